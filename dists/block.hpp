@@ -1,0 +1,186 @@
+// Block: the N-D block distribution. Along a dimension of n indices starting at lo,
+// split over p locales, locale k owns [lo + ceil(n*k/p), lo + ceil(n*(k+1)/p)), so the
+// owner of index i is floor((i - lo) * p / n) (Chapel's BlockDist cut).
+//
+// Chapel's six descriptors, side by side:
+//   GlobalDistribution  block<N>               (target grid, optional bounding box)
+//   GlobalDomain        block_domain<N>        (whole index set; answers for any locale)
+//   LocalDomain         block_local_domain<N>  (this locale's rect and its layout)
+//   GlobalArray / LocalArray: dmap::array<T, N> over dense storage from local_layouts.
+//   LocalDistribution: no state needed; `block<N>::chunk` answers for any locale.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../dsi/concepts.hpp"
+#include "../dsi/rect.hpp"
+#include "../layouts/dense_layout.hpp"
+#include "../runtime/grid.hpp"
+
+namespace dmap {
+
+template <std::size_t N>
+class block_domain;
+
+/// The Block distribution: a target grid of locales, each owning one rectangular chunk of
+/// a bounding box (the domain's own bounds unless one is given).
+template <std::size_t N>
+class block {
+ public:
+  /// Block over all locales, grid factorised like MPI_Dims_create, row-major storage.
+  block() = default;
+  /// Block over the given target grid.
+  explicit block(const target_grid<N>& grid, storage_order order = storage_order::row_major)
+      : grid_(grid), order_(order) {}
+  /// Block of a fixed bounding box over the given grid: indices outside the box belong to
+  /// the nearest edge locale, so domains over this map share one cut (Chapel's
+  /// `boundingBox`).
+  explicit block(const rect<N>& bounding_box, const target_grid<N>& grid = {},
+                 storage_order order = storage_order::row_major)
+      : grid_(grid), box_(bounding_box), order_(order) {
+    for (std::size_t d = 0; d < N; ++d)
+      if (bounding_box.dim(d).stride() != 1)
+        throw argument_error("dmap::block: bounding_box dimension " + std::to_string(d) +
+                             " has stride " + std::to_string(bounding_box.dim(d).stride()) +
+                             "; a bounding box must have stride 1");
+  }
+
+  /// The target grid.
+  const target_grid<N>& targets() const noexcept { return grid_; }
+  /// The fixed bounding box, if one was given.
+  const std::optional<rect<N>>& bounding_box() const noexcept { return box_; }
+  /// How each locale stores its chunk.
+  storage_order order() const noexcept { return order_; }
+  /// "block(grid 2x2)".
+  std::string name() const {
+    std::ostringstream s;
+    s << "block(grid " << grid_;
+    if (box_) s << ", bounding box " << *box_;
+    s << ")";
+    return s.str();
+  }
+  /// A global domain descriptor over `indices`.
+  block_domain<N> new_domain(const rect<N>& indices) const { return block_domain<N>(*this, indices); }
+
+  /// The cut interval [first, last) of part k of p over the bounds [lo, hi); the edge
+  /// parts extend to the whole integer line.
+  static std::pair<index_t, index_t> chunk(index_t lo, index_t hi, int p, int k) noexcept {
+    const detail::wide_int n = hi > lo ? hi - lo : 0;
+    const auto cut = [&](int j) {
+      return static_cast<index_t>(lo + (n * j + p - 1) / p);
+    };
+    const index_t first = k == 0 ? std::numeric_limits<index_t>::min() : cut(k);
+    const index_t last = k == p - 1 ? std::numeric_limits<index_t>::max() : cut(k + 1);
+    return {first, last};
+  }
+  /// The part (0 <= part < p) owning index i for the bounds [lo, hi).
+  static int owner(index_t lo, index_t hi, int p, index_t i) noexcept {
+    if (hi <= lo || i < lo) return 0;
+    if (i >= hi) return p - 1;
+    return static_cast<int>(static_cast<detail::wide_int>(i - lo) * p / (hi - lo));
+  }
+
+  friend bool operator==(const block&, const block&) = default;
+
+ private:
+  target_grid<N> grid_{};
+  std::optional<rect<N>> box_{};
+  storage_order order_ = storage_order::row_major;
+};
+
+/// This locale's part of a Block domain: at most one rect, stored densely.
+template <std::size_t N>
+class block_local_domain {
+ public:
+  block_local_domain() = default;
+  block_local_domain(const rect<N>& mine, storage_order order)
+      : mine_(mine), layout_(dense_layout<N>::make(mine, 0, order)) {}
+
+  /// The owned rect (none when this locale owns nothing).
+  std::vector<rect<N>> subdomains() const {
+    return mine_.empty() ? std::vector<rect<N>>{} : std::vector<rect<N>>{mine_};
+  }
+  /// Its storage layout.
+  std::vector<dense_layout<N>> layouts() const {
+    return mine_.empty() ? std::vector<dense_layout<N>>{} : std::vector<dense_layout<N>>{layout_};
+  }
+  /// The number of owned indices.
+  index_t size() const noexcept { return mine_.size(); }
+  /// True when this locale owns `i`.
+  bool contains(const idx<N>& i) const noexcept { return mine_.contains(i); }
+
+ private:
+  rect<N> mine_{};
+  dense_layout<N> layout_{};
+};
+
+/// The global descriptor of a domain distributed by Block.
+template <std::size_t N>
+class block_domain {
+ public:
+  block_domain(const block<N>& dist, const rect<N>& indices) : dist_(dist) { set_indices(indices); }
+
+  /// The distribution.
+  const block<N>& distribution() const noexcept { return dist_; }
+  /// The target grid.
+  const target_grid<N>& targets() const noexcept { return dist_.targets(); }
+  /// The whole index set.
+  const rect<N>& indices() const noexcept { return whole_; }
+  /// Replaces the index set and recomputes this locale's part.
+  void set_indices(const rect<N>& indices) {
+    whole_ = indices;
+    for (std::size_t d = 0; d < N; ++d) {
+      const range& r = dist_.bounding_box() ? dist_.bounding_box()->dim(d) : indices.dim(d).normalized();
+      bounds_[d] = {r.lo(), std::max(r.lo(), r.hi())};
+    }
+    local_ = block_local_domain<N>(chunk_of(here_or_zero()), dist_.order());
+  }
+
+  /// The locale owning index `i` (indices outside the bounds go to the nearest edge locale).
+  int locale_of(const idx<N>& i) const noexcept {
+    std::array<int, N> c{};
+    for (std::size_t d = 0; d < N; ++d)
+      c[d] = block<N>::owner(bounds_[d].first, bounds_[d].second, targets().extent(d), i[d]);
+    return targets().locale_at(c);
+  }
+  /// The rects locale `locale` owns (none or one).
+  std::vector<rect<N>> local_subdomains(int locale) const {
+    const rect<N> mine = chunk_of(locale);
+    return mine.empty() ? std::vector<rect<N>>{} : std::vector<rect<N>>{mine};
+  }
+  /// How locale `locale` stores its rect.
+  std::vector<dense_layout<N>> local_layouts(int locale) const {
+    const rect<N> mine = chunk_of(locale);
+    if (mine.empty()) return {};
+    return {dense_layout<N>::make(mine, 0, dist_.order())};
+  }
+  /// This locale's local domain descriptor.
+  const block_local_domain<N>& local() const noexcept { return local_; }
+
+ private:
+  rect<N> chunk_of(int locale) const {
+    const auto c = targets().coords_of(locale);
+    rect<N> mine = whole_;
+    for (std::size_t d = 0; d < N; ++d) {
+      const auto [first, last] =
+          block<N>::chunk(bounds_[d].first, bounds_[d].second, targets().extent(d), c[d]);
+      mine.set_dim(d, whole_.dim(d).intersect(range(first, last)));
+    }
+    return mine;
+  }
+  static int here_or_zero() { return detail::current_environment ? here() : 0; }
+
+  block<N> dist_;
+  rect<N> whole_{};
+  std::array<std::pair<index_t, index_t>, N> bounds_{};
+  block_local_domain<N> local_{};
+};
+
+}  // namespace dmap

@@ -1,0 +1,296 @@
+// array<T, N>: elements of type T, one per index of a distributed domain. Each locale
+// stores the indices it owns densely (layouts/); other locales' elements are reached by
+// one-sided access (A[i]) or in bulk (dmap::view(A), operator<<).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../runtime/tasks.hpp"
+#include "../runtime/window.hpp"
+#include "chunks.hpp"
+#include "domain.hpp"
+
+namespace dmap {
+
+template <class T, std::size_t N>
+class array;
+
+namespace detail {
+
+/// One array's local storage: a buffer holding this locale's blocks, exposed to RMA.
+template <class T, std::size_t N>
+class array_storage final : public array_hook<N> {
+ public:
+  array_storage(std::shared_ptr<domain_state<N>> dom, const T& value) : dom_(std::move(dom)) {
+    allocate(value);
+    dom_->arrays.push_back(this);
+  }
+  array_storage(const array_storage&) = delete;
+  array_storage& operator=(const array_storage&) = delete;
+  ~array_storage() override {
+    auto& a = dom_->arrays;
+    a.erase(std::remove(a.begin(), a.end(), this), a.end());
+  }
+
+  void reallocate(const placement<N>& before, const placement<N>& after) override {
+    std::unique_ptr<T[]> old = std::move(buffer_);
+    window_ = rma_window{};
+    allocate(T{});
+    transfer(before, old.get(), after, buffer_.get());
+    window_ = rma_window(buffer_.get(), static_cast<std::size_t>(count_) * sizeof(T), sizeof(T));
+  }
+
+  const std::shared_ptr<domain_state<N>>& dom() const noexcept { return dom_; }
+  T* data() const noexcept { return buffer_.get(); }
+  index_t size() const noexcept { return count_; }
+  const std::vector<local_block<T, N>>& blocks() const noexcept { return blocks_; }
+  const rma_window& window() const noexcept { return window_; }
+  void expose() {
+    window_ = rma_window(buffer_.get(), static_cast<std::size_t>(count_) * sizeof(T), sizeof(T));
+  }
+
+ private:
+  // Allocates this locale's blocks and writes `value` into every element, chunk by chunk on
+  // the threads later loops over the domain use (first touch).
+  void allocate(const T& value) {
+    count_ = 0;
+    for (const auto& l : dom_->my_layouts) count_ = std::max(count_, l.offset + l.size());
+    buffer_ = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(count_));
+    blocks_.clear();
+    for (const auto& l : dom_->my_layouts) blocks_.push_back({l, buffer_.get()});
+    std::vector<dense_rect<N>> pieces;
+    for (std::size_t b = 0; b < blocks_.size(); ++b)
+      pieces.push_back(densify(dom_->whole, blocks_[b].layout.indices));
+    const auto chunks = cut_into_chunks(pieces, num_threads());
+    T* base = buffer_.get();
+    run_tasks(chunks.size(), [&](std::size_t c) {
+      const rect<N> part = undensify(dom_->whole, chunks[c]);
+      for (const auto& b : blocks_)
+        if (b.layout.indices.contains(part))
+          for_each_run(part, b.layout, [&](index_t offset, index_t step, index_t count) {
+            for (index_t k = 0; k < count; ++k) std::construct_at(base + offset + k * step, value);
+          });
+    });
+  }
+
+  std::shared_ptr<domain_state<N>> dom_;
+  std::unique_ptr<T[]> buffer_;
+  index_t count_ = 0;
+  std::vector<local_block<T, N>> blocks_;
+  rma_window window_;
+};
+
+}  // namespace dmap::detail
+
+/// A reference to one element of a distributed array, local or remote: reads fetch and
+/// writes store (one message each when remote).
+template <class T>
+class element_ref {
+ public:
+  element_ref(T* local, const rma_window* window, int owner, index_t offset) noexcept
+      : local_(local), window_(window), owner_(owner), offset_(offset) {}
+  /// The element's value.
+  operator T() const {
+    if (local_) return *local_;
+    T value;
+    window_->get(owner_, offset_, &value);
+    return value;
+  }
+  /// Stores `value` in the element.
+  element_ref& operator=(const T& value) {
+    if (local_) *local_ = value;
+    else window_->put(owner_, offset_, &value);
+    return *this;
+  }
+  /// Copies another element's value.
+  element_ref& operator=(const element_ref& other) { return *this = static_cast<T>(other); }
+  element_ref& operator+=(const T& v) { return *this = static_cast<T>(*this) + v; }
+  element_ref& operator-=(const T& v) { return *this = static_cast<T>(*this) - v; }
+  element_ref& operator*=(const T& v) { return *this = static_cast<T>(*this) * v; }
+  element_ref& operator/=(const T& v) { return *this = static_cast<T>(*this) / v; }
+
+ private:
+  T* local_;
+  const rma_window* window_;
+  int owner_;
+  index_t offset_;
+};
+
+/// A distributed array: one T per index of a domain<N>. Creating, copying, assigning and
+/// printing are collective. T must be trivially copyable (elements travel as bytes).
+template <class T, std::size_t N>
+class array {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "dmap::array<T, N>: T must be trivially copyable (elements travel between "
+                "locales as bytes)");
+
+ public:
+  using value_type = T;
+  static constexpr std::size_t rank = N;
+
+  /// Collective: an array over `d`, every element value-initialised.
+  explicit array(const dmap::domain<N>& d) : array(d, T{}) {}
+  /// Collective: an array over `d`, every element set to `value`.
+  array(const dmap::domain<N>& d, const T& value)
+      : dom_(d), st_(std::make_unique<detail::array_storage<T, N>>(d.state(), value)) {
+    st_->expose();
+  }
+  /// Collective: a copy over the same domain.
+  array(const array& other) : array(other.dom_, T{}) { *this = other; }
+  array(array&&) noexcept = default;
+  /// Collective: copies the elements of `other`, which must have the same indices (any
+  /// distribution: elements move in one message per pair of locales).
+  array& operator=(const array& other) {
+    if (this == &other) return *this;
+    if (!(other.domain().indices() == domain().indices())) {
+      std::ostringstream s;
+      s << "dmap::array::operator=: the right-hand side has indices " << other.domain().indices()
+        << " but the left-hand side has " << domain().indices()
+        << "; assignment between different index sets is not supported yet";
+      throw (other.domain().shape() == domain().shape()
+                 ? static_cast<const error&>(unsupported_error(s.str()))
+                 : static_cast<const error&>(shape_error(s.str())));
+    }
+    const auto& mine = domain().state()->layouts_of_all();
+    const auto& theirs = other.domain().state()->layouts_of_all();
+    transfer(theirs, other.st_->data(), mine, st_->data());
+    return *this;
+  }
+  array& operator=(array&&) noexcept = default;
+
+  /// The domain the array is declared over.
+  const dmap::domain<N>& domain() const noexcept { return dom_; }
+  /// This locale's blocks: (layout, pointer) per owned rect.
+  const std::vector<local_block<T, N>>& local_blocks() const noexcept { return st_->blocks(); }
+  /// The number of elements this locale stores.
+  index_t local_size() const noexcept { return st_->size(); }
+
+  /// The element of `i`, which this locale must own (Chapel's dsiLocalAccess). Throws
+  /// not_local_error otherwise, unless DMAP_NO_CHECKS is defined.
+  T& local(const idx<N>& i) { return *find_local(i); }
+  /// The element of `i`, which this locale must own.
+  const T& local(const idx<N>& i) const { return *find_local(i); }
+
+  /// The element of any index `i` (Chapel's dsiAccess): local elements directly, remote
+  /// ones by one-sided access (one message per read or write). Not collective.
+  element_ref<T> operator[](const idx<N>& i) {
+    check_bounds(i);
+    for (const auto& b : st_->blocks())
+      if (b.layout.indices.contains(i)) return element_ref<T>(&b(i), nullptr, here(), 0);
+    const auto [owner, offset] = remote_offset(i);
+    return element_ref<T>(nullptr, &st_->window(), owner, offset);
+  }
+  /// The value of any index `i`.
+  T operator[](const idx<N>& i) const { return const_cast<array&>(*this)[i]; }
+
+  /// Fetches the elements at global row-major orders [first, first + count) into `out`:
+  /// one message per remote locale holding some of them. Not collective.
+  void fetch(index_t first, index_t count, T* out) const {
+    const rect<N>& whole = domain().indices();
+    const auto& all = dom_.state()->layouts_of_all();
+    std::vector<std::vector<element_run>> runs(all.size());
+    std::vector<std::vector<index_t>> slots(all.size());
+    for (index_t k = 0; k < count; ++k) {
+      const idx<N> i = whole.index_at(first + k);
+      const int owner = dom_.state()->model->locale_of(i);
+      for (const auto& l : all[static_cast<std::size_t>(owner)])
+        if (l.indices.contains(i)) {
+          const index_t offset = l.offset_of(i);
+          if (owner == here()) {
+            out[k] = st_->data()[offset];
+          } else {
+            auto& r = runs[static_cast<std::size_t>(owner)];
+            if (!r.empty() && r.back().first + r.back().count == offset) ++r.back().count;
+            else r.push_back({offset, 1});
+            slots[static_cast<std::size_t>(owner)].push_back(k);
+          }
+          break;
+        }
+    }
+    std::vector<T> incoming;
+    for (std::size_t q = 0; q < runs.size(); ++q) {
+      if (runs[q].empty()) continue;
+      incoming.resize(slots[q].size());
+      st_->window().get(static_cast<int>(q), runs[q], incoming.data());
+      for (std::size_t j = 0; j < slots[q].size(); ++j) out[slots[q][j]] = incoming[j];
+    }
+  }
+
+  /// Collective: every element, in row-major order, on locale 0 (empty elsewhere).
+  std::vector<T> gather() const {
+    const rect<N>& whole = domain().indices();
+    placement<N> to(static_cast<std::size_t>(num_locales()));
+    to[0].push_back(dense_layout<N>::make(whole, 0));
+    std::vector<T> all(here() == 0 ? static_cast<std::size_t>(whole.size()) : 0);
+    transfer(domain().state()->layouts_of_all(), st_->data(), to, all.data());
+    return all;
+  }
+
+  /// Collective; locale 0 writes the array like Chapel (rows on lines, planes separated
+  /// by blank lines), other locales write nothing.
+  friend std::ostream& operator<<(std::ostream& os, const array& a) {
+    const auto all = a.gather();
+    if (here() != 0) return os;
+    const auto shape = a.domain().shape();
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      if (k > 0) {
+        std::size_t boundaries = 0;
+        index_t span = 1;
+        for (std::size_t d = N; d-- > 0;) {
+          span *= shape[d];
+          if (k % static_cast<std::size_t>(span) == 0) ++boundaries;
+          else break;
+        }
+        if (boundaries == 0) os << ' ';
+        else os << (boundaries >= 2 ? "\n\n" : "\n");
+      }
+      os << all[k];
+    }
+    return os;
+  }
+
+ private:
+  T* find_local(const idx<N>& i) const {
+    const auto& blocks = st_->blocks();
+#ifdef DMAP_NO_CHECKS
+    if (blocks.size() == 1) return &blocks.front()(i);
+#endif
+    for (const auto& b : blocks)
+      if (b.layout.indices.contains(i)) return &b(i);
+    std::ostringstream s;
+    s << "dmap::array::local: index " << i << " is not owned by locale " << here();
+    if (domain().contains(i)) s << " (its owner is locale " << dom_.state()->model->locale_of(i) << ")";
+    else s << " (it is not in the domain " << domain().indices() << ")";
+    throw not_local_error(s.str());
+  }
+  void check_bounds(const idx<N>& i) const {
+    if (domain().contains(i)) return;
+    std::ostringstream s;
+    s << "dmap::array::operator[]: index " << i << " is not in the domain " << domain().indices();
+    throw out_of_bounds_error(s.str());
+  }
+  std::pair<int, index_t> remote_offset(const idx<N>& i) const {
+    const int owner = dom_.state()->model->locale_of(i);
+    for (const auto& l : dom_.state()->layouts_of_all()[static_cast<std::size_t>(owner)])
+      if (l.indices.contains(i)) return {owner, l.offset_of(i)};
+    throw runtime_error("dmap::array: the distribution says locale " + std::to_string(owner) +
+                        " owns an index that none of its layouts holds");
+  }
+
+  dmap::domain<N> dom_;
+  std::unique_ptr<detail::array_storage<T, N>> st_;
+};
+
+/// Deduces `array<T, N>` from a domain and a value.
+template <class T, std::size_t N>
+array(const domain<N>&, const T&) -> array<T, N>;
+
+}  // namespace dmap

@@ -1,0 +1,81 @@
+// How a locale's pieces of an index set are cut into chunks (dense rects), one task each.
+// The cut depends only on the pieces and the thread count, so every loop over the same
+// domain meets the same threads (first touch).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "rect.hpp"
+
+namespace dmap {
+
+/// The fewest indices a chunk is given when a piece is split (Chapel's
+/// dataParMinGranularity, raised to amortise task start-up).
+inline constexpr index_t min_chunk_indices = 4096;
+
+namespace detail {
+/// Part k of p of the dense range `r`, cut by Chapel's _computeBlock rule.
+inline range cut_range(const range& r, index_t parts, index_t k) {
+  const index_t n = r.size();
+  const index_t begin = n * k / parts, end = n * (k + 1) / parts;
+  return range::counted(r.first() + begin * r.stride(), end - begin, r.stride());
+}
+}  // namespace detail
+
+/// Cuts `pieces` (dense rects) into chunks for `threads` threads: a piece becomes
+/// ceil(threads * |piece| / total) chunks (at least min_chunk_indices each), split along the
+/// first dimension long enough (Chapel's _computeChunkStuff), else its longest one.
+template <std::size_t N>
+std::vector<dense_rect<N>> cut_into_chunks(const std::vector<dense_rect<N>>& pieces, int threads) {
+  std::vector<dense_rect<N>> chunks;
+  index_t total = 0;
+  for (const auto& p : pieces) total += p.size();
+  if (total == 0) return chunks;
+  for (const auto& p : pieces) {
+    const index_t size = p.size();
+    if (size == 0) continue;
+    index_t parts = (static_cast<index_t>(threads) * size + total - 1) / total;
+    parts = std::max<index_t>(1, std::min(parts, size / min_chunk_indices));
+    if (parts == 1) {
+      chunks.push_back(p);
+      continue;
+    }
+    std::size_t dim = N;
+    for (std::size_t d = 0; d < N && dim == N; ++d)
+      if (p.dim(d).size() >= parts) dim = d;
+    if (dim == N) {
+      dim = 0;
+      for (std::size_t d = 1; d < N; ++d)
+        if (p.dim(d).size() > p.dim(dim).size()) dim = d;
+      parts = p.dim(dim).size();
+    }
+    for (index_t k = 0; k < parts; ++k) {
+      dense_rect<N> c = p;
+      c.set_dim(dim, detail::cut_range(p.dim(dim), parts, k));
+      chunks.push_back(c);
+    }
+  }
+  return chunks;
+}
+
+/// Calls `f(k)` for every combination k of positions in the first N-1 dimensions of
+/// `extents` (k[N-1] stays 0), in row-major order: one call per row of a block.
+template <std::size_t N, class F>
+void for_each_row_start(const std::array<index_t, N>& extents, F&& f) {
+  for (std::size_t d = 0; d < N; ++d)
+    if (extents[d] <= 0) return;
+  std::array<index_t, N> k{};
+  while (true) {
+    f(static_cast<const std::array<index_t, N>&>(k));
+    std::size_t d = N - 1;
+    while (d-- > 0) {
+      if (++k[d] < extents[d]) break;
+      k[d] = 0;
+    }
+    if (d == static_cast<std::size_t>(-1)) return;
+  }
+}
+
+}  // namespace dmap

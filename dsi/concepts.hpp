@@ -1,0 +1,88 @@
+// The Domain map Standard Interface (DSI) as C++20 concepts. A type is a distribution
+// because it satisfies these concepts, not because it inherits from anything.
+#pragma once
+
+#include <concepts>
+#include <string>
+#include <cstddef>
+#include <vector>
+
+#include "../layouts/dense_layout.hpp"
+#include "../runtime/grid.hpp"
+#include "rect.hpp"
+
+namespace dmap {
+
+/// A local domain descriptor: what one locale owns of a distributed domain.
+///
+/// | Chapel DSI (LocalDomain)        | dmap                      | meaning                               |
+/// |---------------------------------|---------------------------|---------------------------------------|
+/// | `myBlock` / dsiLocalSubdomains  | `subdomains()`            | the owned indices, as disjoint rects  |
+/// | (the local array's layout)      | `layouts()`               | where each owned index is stored      |
+/// | `myBlock.size`                  | `size()`                  | the number of owned indices           |
+/// | `myBlock.contains(i)`           | `contains(i)`             | whether this locale owns `i`          |
+template <class L, std::size_t N>
+concept local_domain_descriptor = requires(const L& l, const idx<N>& i) {
+  { l.subdomains() } -> std::convertible_to<std::vector<rect<N>>>;
+  { l.layouts() } -> std::convertible_to<std::vector<dense_layout<N>>>;
+  { l.size() } -> std::convertible_to<index_t>;
+  { l.contains(i) } -> std::convertible_to<bool>;
+};
+
+/// A global domain descriptor: the whole distributed index set; every locale holds its own
+/// copy (privatised by construction in SPMD).
+///
+/// | Chapel DSI (GlobalDomain)                  | dmap                          | meaning                                   |
+/// |--------------------------------------------|-------------------------------|-------------------------------------------|
+/// | dsiMyDist                                  | `distribution()`              | the distribution it was created by        |
+/// | dsiGetIndices                              | `indices()`                   | the whole index set                       |
+/// | dsiSetIndices (arrays: dsiReallocate)      | `set_indices(r)`              | change the index set (collective)         |
+/// | dsiIndexToLocale                           | `locale_of(i)`                | the locale owning index `i`               |
+/// | dsiLocalSubdomain(s)(loc)                  | `local_subdomains(locale)`    | the rects any locale owns (no messages)   |
+/// | (layout of LocalArray on `loc`)            | `local_layouts(locale)`       | how any locale stores them (no messages)  |
+/// | `locDoms[here]`                            | `local()`                     | this locale's local domain descriptor     |
+/// | dsiTargetLocales                           | `targets()`                   | the target grid                           |
+/// | dsiBuildArray                              | `dmap::array<T, N>{domain}`   | storage comes from `local_layouts`        |
+template <class G, std::size_t N>
+concept domain_descriptor =
+    std::copy_constructible<G> &&
+    requires(G& g, const G& cg, const rect<N>& r, const idx<N>& i, int locale) {
+      { cg.indices() } -> std::convertible_to<rect<N>>;
+      { g.set_indices(r) };
+      { cg.locale_of(i) } -> std::convertible_to<int>;
+      { cg.local_subdomains(locale) } -> std::convertible_to<std::vector<rect<N>>>;
+      { cg.local_layouts(locale) } -> std::convertible_to<std::vector<dense_layout<N>>>;
+      { cg.local() } -> local_domain_descriptor<N>;
+      { cg.targets() };
+    };
+
+/// A global distribution descriptor: the domain map itself.
+///
+/// | Chapel DSI (GlobalDistribution)  | dmap                    | meaning                                    |
+/// |----------------------------------|-------------------------|--------------------------------------------|
+/// | dsiNewRectangularDom             | `new_domain(r)`         | a global domain descriptor over `r`        |
+/// | dsiClone / dsiEqualDMaps         | copy / `operator==`     | equal maps place equal indices alike       |
+/// | dsiTargetLocales                 | `targets()`             | the locales it maps onto (a target grid)   |
+/// | dsiDisplayRepresentation         | `name()`                | a short description for messages           |
+template <class D, std::size_t N>
+concept distribution =
+    std::copy_constructible<D> && std::equality_comparable<D> &&
+    requires(const D& d, const rect<N>& r) {
+      { d.new_domain(r) } -> domain_descriptor<N>;
+      { d.targets() };
+      { d.name() } -> std::convertible_to<std::string>;
+    };
+
+/// A local array descriptor: one locale's elements, as blocks of (pointer, layout).
+///
+/// | Chapel DSI (LocalArray)  | dmap         | meaning                                  |
+/// |--------------------------|--------------|------------------------------------------|
+/// | `myElems`                | `blocks()`   | the local elements, one block per piece  |
+/// | `myElems.size`           | `size()`     | the number of local elements             |
+template <class A, class T, std::size_t N>
+concept local_array_descriptor = requires(const A& a) {
+  { a.blocks() } -> std::convertible_to<std::vector<local_block<T, N>>>;
+  { a.size() } -> std::convertible_to<index_t>;
+};
+
+}  // namespace dmap

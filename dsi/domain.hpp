@@ -1,0 +1,267 @@
+// domain<N>: the user-facing distributed domain, a handle to any global domain descriptor
+// that meets the dsi concepts, plus the arrays declared over it.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include "../runtime/agreement.hpp"
+#include "concepts.hpp"
+#include "rect.hpp"
+#include "transfer.hpp"
+
+namespace dmap {
+
+template <std::size_t N>
+class domain;
+
+namespace detail {
+
+/// Implemented by every array's storage, so a domain can reallocate its arrays.
+template <std::size_t N>
+class array_hook {
+ public:
+  virtual ~array_hook() = default;
+  /// Collective: move to the new placement, keeping the values of surviving indices.
+  virtual void reallocate(const placement<N>& before, const placement<N>& after) = 0;
+};
+
+/// A global domain descriptor behind a virtual interface (called per loop, not per element).
+template <std::size_t N>
+class domain_model_base {
+ public:
+  virtual ~domain_model_base() = default;
+  virtual rect<N> indices() const = 0;
+  virtual void set_indices(const rect<N>& r) = 0;
+  virtual int locale_of(const idx<N>& i) const = 0;
+  virtual std::vector<rect<N>> local_subdomains(int locale) const = 0;
+  virtual std::vector<dense_layout<N>> local_layouts(int locale) const = 0;
+  virtual std::string name() const = 0;
+  virtual bool same_map(const domain_model_base& other) const = 0;
+  virtual std::unique_ptr<domain_model_base> with_indices(const rect<N>& r) const = 0;
+};
+
+template <std::size_t N, class Dist, class Desc>
+class domain_model final : public domain_model_base<N> {
+ public:
+  domain_model(const Dist& dist, Desc desc) : dist_(dist), desc_(std::move(desc)) {}
+  rect<N> indices() const override { return desc_.indices(); }
+  void set_indices(const rect<N>& r) override { desc_.set_indices(r); }
+  int locale_of(const idx<N>& i) const override { return desc_.locale_of(i); }
+  std::vector<rect<N>> local_subdomains(int locale) const override {
+    return desc_.local_subdomains(locale);
+  }
+  std::vector<dense_layout<N>> local_layouts(int locale) const override {
+    return desc_.local_layouts(locale);
+  }
+  std::string name() const override { return dist_.name(); }
+  bool same_map(const domain_model_base<N>& other) const override {
+    const auto* o = dynamic_cast<const domain_model*>(&other);
+    return o != nullptr && o->dist_ == dist_;
+  }
+  std::unique_ptr<domain_model_base<N>> with_indices(const rect<N>& r) const override {
+    return std::make_unique<domain_model>(dist_, dist_.new_domain(r));
+  }
+
+ private:
+  Dist dist_;
+  Desc desc_;
+};
+
+/// What all handles of one domain share.
+template <std::size_t N>
+struct domain_state {
+  std::unique_ptr<domain_model_base<N>> model;
+  rect<N> whole;                           // cached model->indices()
+  std::vector<rect<N>> my_subdomains;      // this locale's pieces
+  std::vector<dense_layout<N>> my_layouts; // and their storage
+  index_t my_size = 0;
+  std::vector<array_hook<N>*> arrays;      // arrays declared over the domain
+  std::uint64_t generation = 0;            // bumps on every set_indices
+  mutable std::optional<placement<N>> all_layouts;  // every locale's layouts, on demand
+
+  void refresh() {
+    whole = model->indices();
+    my_subdomains = model->local_subdomains(here());
+    my_layouts = model->local_layouts(here());
+    my_size = 0;
+    for (const auto& l : my_layouts) my_size += l.size();
+    all_layouts.reset();
+    ++generation;
+  }
+  const placement<N>& layouts_of_all() const {
+    if (!all_layouts) {
+      placement<N> p(static_cast<std::size_t>(num_locales()));
+      for (int q = 0; q < num_locales(); ++q) p[q] = model->local_layouts(q);
+      all_layouts = std::move(p);
+    }
+    return *all_layouts;
+  }
+};
+
+/// A 64-bit fingerprint of a rect and a map name, to check that all locales agree.
+template <std::size_t N>
+std::uint64_t fingerprint(const rect<N>& r, const std::string& name) {
+  std::uint64_t h = 1469598103934665603ull;
+  const auto mix = [&](std::uint64_t v) {
+    for (int b = 0; b < 8; ++b) h = (h ^ ((v >> (8 * b)) & 0xff)) * 1099511628211ull;
+  };
+  for (const auto& d : r.dims()) {
+    mix(static_cast<std::uint64_t>(d.lo()));
+    mix(static_cast<std::uint64_t>(d.hi()));
+    mix(static_cast<std::uint64_t>(d.stride()));
+    mix(static_cast<std::uint64_t>(d.alignment()));
+  }
+  for (char c : name) mix(static_cast<unsigned char>(c));
+  return h;
+}
+
+/// Collective: throws on every locale unless all passed the same (rect, map).
+template <std::size_t N>
+void check_same_on_all_locales(const char* what, const rect<N>& r, const std::string& name) {
+  const auto mine = fingerprint(r, name);
+  const auto all = all_gather(mine);
+  for (int q = 0; q < static_cast<int>(all.size()); ++q)
+    if (all[q] != all[0]) {
+      std::ostringstream s;
+      s << what << ": locales 0 and " << q
+        << " passed different index sets or distributions (here: " << r << " over " << name
+        << "); it is a collective call and every locale must pass the same arguments";
+      throw argument_error(s.str());
+    }
+}
+
+}  // namespace detail
+
+/// A distributed index set: a rect placed on locales by a distribution. Copies are handles
+/// to the same domain. Creating one and changing its indices are collective.
+template <std::size_t N>
+class domain {
+ public:
+  /// Collective: the domain of `indices` distributed by `dist` (any type meeting
+  /// dmap::distribution).
+  template <class Dist>
+    requires distribution<Dist, N>
+  domain(const Dist& dist, const rect<N>& indices) : state_(std::make_shared<detail::domain_state<N>>()) {
+    detail::check_same_on_all_locales("dmap::domain", indices, dist.name());
+    using desc_t = decltype(dist.new_domain(indices));
+    state_->model = std::make_unique<detail::domain_model<N, Dist, desc_t>>(
+        dist, agreed([&] { return dist.new_domain(indices); }));
+    state_->refresh();
+  }
+
+  /// The whole index set.
+  const rect<N>& indices() const noexcept { return state_->whole; }
+  /// The ranges, one per dimension (Chapel's dsiDims).
+  const std::array<range, N>& dims() const noexcept { return indices().dims(); }
+  /// The range of dimension d.
+  const range& dim(std::size_t d) const noexcept { return indices().dim(d); }
+  /// Lower bounds (Chapel's dsiLow).
+  idx<N> low() const noexcept { return indices().low(); }
+  /// Upper (exclusive) bounds.
+  idx<N> high() const noexcept { return indices().high(); }
+  /// Strides.
+  idx<N> stride() const noexcept { return indices().stride(); }
+  /// Indices per dimension.
+  std::array<index_t, N> shape() const noexcept { return indices().shape(); }
+  /// The number of indices (Chapel's dsiNumIndices).
+  index_t size() const noexcept { return indices().size(); }
+  /// True when `i` is an index of the domain (Chapel's dsiMember).
+  bool contains(const idx<N>& i) const noexcept { return indices().contains(i); }
+
+  /// The locale owning index `i`; throws out_of_bounds_error when `i` is not an index.
+  int locale_of(const idx<N>& i) const {
+    if (!contains(i)) {
+      std::ostringstream s;
+      s << "dmap::domain::locale_of: index " << i << " is not in the domain " << indices();
+      throw out_of_bounds_error(s.str());
+    }
+    return state_->model->locale_of(i);
+  }
+  /// The rects locale `locale` owns (Chapel's dsiLocalSubdomains); this locale by default.
+  std::vector<rect<N>> local_subdomains(int locale) const {
+    check_locale(locale);
+    return locale == here() ? state_->my_subdomains : state_->model->local_subdomains(locale);
+  }
+  /// The rects this locale owns.
+  const std::vector<rect<N>>& local_subdomains() const noexcept { return state_->my_subdomains; }
+  /// The one rect this locale owns (empty if none); throws when it owns several.
+  rect<N> local_subdomain() const {
+    const auto& s = state_->my_subdomains;
+    if (s.size() > 1)
+      throw unsupported_error("dmap::domain::local_subdomain: this locale owns " +
+                              std::to_string(s.size()) +
+                              " rects under " + name() + "; use local_subdomains()");
+    if (s.empty()) {
+      rect<N> none = indices();
+      for (std::size_t d = 0; d < N; ++d) none.set_dim(d, range(0, 0));
+      return none;
+    }
+    return s.front();
+  }
+  /// How locale `locale` stores its indices.
+  std::vector<dense_layout<N>> local_layouts(int locale) const {
+    check_locale(locale);
+    return state_->layouts_of_all()[static_cast<std::size_t>(locale)];
+  }
+  /// The number of indices this locale owns.
+  index_t local_size() const noexcept { return state_->my_size; }
+  /// The distribution's description, e.g. "block(grid 2x1)".
+  std::string name() const { return state_->model->name(); }
+  /// True when both domains are placed by equal distributions.
+  bool same_map(const domain& other) const { return state_->model->same_map(*other.state_->model); }
+
+  /// Collective: replaces the index set; every array over the domain is reallocated and
+  /// keeps the values of the indices that survive (Chapel's dsiSetIndices/dsiReallocate).
+  void set_indices(const rect<N>& indices) {
+    detail::check_same_on_all_locales("dmap::domain::set_indices", indices, name());
+    const placement<N> before = state_->layouts_of_all();
+    agreed([&] { state_->model->set_indices(indices); });
+    state_->refresh();
+    const placement<N>& after = state_->layouts_of_all();
+    for (auto* a : state_->arrays) a->reallocate(before, after);
+  }
+
+  /// Collective: a new domain with the same distribution over other indices.
+  domain with_indices(const rect<N>& indices) const {
+    detail::check_same_on_all_locales("dmap::domain::with_indices", indices, name());
+    domain d(state_->model->name());
+    d.state_->model = agreed([&] { return state_->model->with_indices(indices); });
+    d.state_->refresh();
+    return d;
+  }
+
+  /// Both handles name the same domain.
+  friend bool operator==(const domain& a, const domain& b) noexcept { return a.state_ == b.state_; }
+
+  /// Collective; locale 0 writes the index set in Chapel notation, others nothing.
+  friend std::ostream& operator<<(std::ostream& os, const domain& d) {
+    barrier();
+    if (here() == 0) os << d.indices();
+    return os;
+  }
+
+  /// The shared state (for the iteration engine and arrays; not for users).
+  const std::shared_ptr<detail::domain_state<N>>& state() const noexcept { return state_; }
+
+ private:
+  explicit domain(const std::string&) : state_(std::make_shared<detail::domain_state<N>>()) {}
+  static void check_locale(int locale) {
+    if (locale < 0 || locale >= num_locales())
+      throw argument_error("dmap::domain: locale " + std::to_string(locale) + " is outside [0, " +
+                           std::to_string(num_locales()) + ")");
+  }
+
+  std::shared_ptr<detail::domain_state<N>> state_;
+};
+
+}  // namespace dmap

@@ -1,0 +1,155 @@
+// The iteration engine behind forall and reduce: the leader's local pieces become dense
+// rects, cut into chunks on oneTBB; each operand follows a chunk with a row cursor, and the
+// body runs over each row in a plain loop (contiguous rows vectorise).
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "../dsi/chunks.hpp"
+#include "../runtime/agreement.hpp"
+#include "../runtime/tasks.hpp"
+#include "operands.hpp"
+#include "zip.hpp"
+
+namespace dmap::detail {
+
+/// The operands of one loop (1 for a plain iterand, several for a zip), leader first.
+template <class... X>
+struct loop_operands {
+  std::tuple<operand<X>...> ops;
+  static constexpr std::size_t N = std::tuple_element_t<0, std::tuple<operand<X>...>>::rank;
+  static_assert(((operand<X>::rank == N) && ...),
+                "dmap::zip: all iterands must have the same number of dimensions");
+};
+
+template <class X>
+loop_operands<X> operands_of(X& x) {
+  return {std::tuple<operand<X>>(operand<X>{x})};
+}
+template <class... X>
+loop_operands<X...> operands_of(zipped<X...>& z) {
+  return std::apply([](auto&... x) { return loop_operands<X...>{std::tuple<operand<X>...>(operand<X>{x}...)}; },
+                    z.iterands);
+}
+template <class... X>
+loop_operands<X...> operands_of(zipped<X...>&& z) {
+  return operands_of(z);
+}
+
+/// Throws shape_error unless every operand has the leader's shape.
+template <class Ops>
+void check_shapes(const Ops& ops) {
+  const auto& lead = std::get<0>(ops.ops);
+  std::apply(
+      [&](const auto&... op) {
+        std::size_t k = 0;
+        ((++k, op.whole().shape() == lead.whole().shape()
+                   ? void()
+                   : throw shape_error("dmap::zip: operand " + std::to_string(k - 1) + " (" +
+                                       op.describe() + ") has another shape than the leader (" +
+                                       lead.describe() + "); zipped iterands need equal shapes")),
+         ...);
+      },
+      ops.ops);
+}
+
+/// Collective. Checks that every follower can serve each of the leader's pieces from local
+/// storage; throws unsupported_error on every locale when one cannot.
+template <class Ops, std::size_t N>
+void check_aligned(const Ops& ops, const std::vector<dense_rect<N>>& dense_pieces) {
+  const auto* lead_state = std::get<0>(ops.ops).state();
+  bool trivially = true;
+  std::apply([&](const auto&... op) { ((trivially = trivially && op.state() == lead_state), ...); },
+             ops.ops);
+  if (trivially) return;
+  int bad = -1;
+  std::apply(
+      [&](const auto&... op) {
+        int k = 0;
+        (([&] {
+           for (const auto& p : dense_pieces)
+             if (bad < 0 && !op.follow(undensify(op.whole(), p))) bad = k;
+           ++k;
+         }()),
+         ...);
+      },
+      ops.ops);
+  const int worst = all_reduce_max(bad);
+  if (worst < 0) return;
+  std::string which;
+  std::apply(
+      [&](const auto&... op) {
+        int k = 0;
+        ((which += (k++ == worst ? op.describe() : std::string())), ...);
+      },
+      ops.ops);
+  throw unsupported_error("dmap::zip: operand " + std::to_string(worst) + " (" + which +
+                          ") is not aligned with the leader (" + std::get<0>(ops.ops).describe() +
+                          "): zips across different distributions or index sets are not "
+                          "supported yet");
+}
+
+/// The leader's local pieces as dense rects, cut into chunks for this locale's threads.
+template <class Ops>
+auto leader_chunks(const Ops& ops) {
+  constexpr std::size_t N = Ops::N;
+  const auto& lead = std::get<0>(ops.ops);
+  std::vector<dense_rect<N>> dense;
+  for (const auto& p : lead.pieces()) dense.push_back(densify(lead.whole(), p));
+  return std::pair{dense, cut_into_chunks(dense, num_threads())};
+}
+
+/// Runs `per_chunk(chunk_index, cursors...)`-style work: calls `row_fn(length, rows...)`
+/// for every row of chunk `c`, with each operand's row.
+template <class Ops, class RowFn>
+void run_chunk(const Ops& ops, const dense_rect<Ops::N>& chunk, RowFn&& row_fn) {
+  constexpr std::size_t N = Ops::N;
+  auto cursors = std::apply(
+      [&](const auto&... op) { return std::tuple{*op.follow(undensify(op.whole(), chunk))...}; },
+      ops.ops);
+  const auto extents = chunk.shape();
+  for_each_row_start<N>(extents, [&](const std::array<index_t, N>& k) {
+    std::apply([&](const auto&... c) { row_fn(extents[N - 1], c.row(k)...); }, cursors);
+  });
+}
+
+/// Collective. The whole protocol of one parallel loop: shape and alignment checks, chunks
+/// on the arena, then error agreement so a throw on one locale reaches all of them.
+/// `before(chunk_count)` runs once the chunks are known, before any chunk.
+template <class Ops, class ChunkFn, class Before>
+void run_loop(const Ops& ops, ChunkFn&& chunk_fn, Before&& before) {
+  check_shapes(ops);
+  auto [dense, chunks] = leader_chunks(ops);
+  check_aligned(ops, dense);
+  before(chunks.size());
+  std::exception_ptr failure;
+  try {
+    run_tasks(chunks.size(), [&](std::size_t c) { chunk_fn(c, chunks[c]); });
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree(failure);
+}
+template <class Ops, class ChunkFn>
+void run_loop(const Ops& ops, ChunkFn&& chunk_fn) {
+  run_loop(ops, std::forward<ChunkFn>(chunk_fn), [](std::size_t) {});
+}
+
+/// Calls body(rows.at(k)...) for k in [0, length), with a unit-stride loop when every row
+/// is contiguous so the compiler can vectorise it.
+template <class Body, class... Rows>
+inline void for_row(Body& body, index_t length, const Rows&... rows) {
+  if ((rows.contiguous() && ...)) {
+    for (index_t k = 0; k < length; ++k) body(rows.unit(k)...);
+  } else {
+    for (index_t k = 0; k < length; ++k) body(rows.at(k)...);
+  }
+}
+
+}  // namespace dmap::detail

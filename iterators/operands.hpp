@@ -1,0 +1,131 @@
+// How the iteration engine sees each kind of iterand: its whole index set, the pieces this
+// locale owns (when it leads), and a row cursor over any chunk it follows.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "../dsi/array.hpp"
+#include "../dsi/domain.hpp"
+
+namespace dmap::detail {
+
+/// A row of array elements: element k is p[k * s].
+template <class T>
+struct element_row {
+  T* p;
+  index_t s;
+  T& at(index_t k) const noexcept { return p[k * s]; }
+  T& unit(index_t k) const noexcept { return p[k]; }
+  bool contiguous() const noexcept { return s == 1; }
+};
+
+/// A row of domain indices: index k is start with the last coordinate moved by k * s.
+template <std::size_t N>
+struct index_row {
+  idx<N> start;
+  index_t s;
+  idx<N> at(index_t k) const noexcept {
+    idx<N> i = start;
+    i[N - 1] += k * s;
+    return i;
+  }
+  idx<N> unit(index_t k) const noexcept { return at(k); }
+  bool contiguous() const noexcept { return true; }
+};
+
+/// A follower's cursor over one chunk: the start of row k (outer positions) and the step
+/// along the row.
+template <class Row, std::size_t N>
+struct chunk_cursor;
+
+template <class T, std::size_t N>
+struct chunk_cursor<element_row<T>, N> {
+  T* base;
+  std::array<index_t, N> step;
+  element_row<T> row(const std::array<index_t, N>& k) const noexcept {
+    index_t offset = 0;
+    for (std::size_t d = 0; d + 1 < N; ++d) offset += k[d] * step[d];
+    return {base + offset, step[N - 1]};
+  }
+};
+
+template <std::size_t N>
+struct chunk_cursor<index_row<N>, N> {
+  idx<N> first;
+  std::array<index_t, N> step;
+  index_row<N> row(const std::array<index_t, N>& k) const noexcept {
+    idx<N> i = first;
+    for (std::size_t d = 0; d + 1 < N; ++d) i[d] += k[d] * step[d];
+    return {i, step[N - 1]};
+  }
+};
+
+template <class X>
+struct operand;
+
+/// A domain iterand yields its indices.
+template <std::size_t N>
+struct operand<const domain<N>> {
+  static constexpr std::size_t rank = N;
+  using row_type = index_row<N>;
+  const domain<N>& d;
+
+  const rect<N>& whole() const noexcept { return d.indices(); }
+  const std::vector<rect<N>>& pieces() const noexcept { return d.local_subdomains(); }
+  const domain_state<N>* state() const noexcept { return d.state().get(); }
+  std::string describe() const { return d.name() + " domain over " + to_text(d.indices()); }
+  std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part) const {
+    chunk_cursor<row_type, N> c{part.first(), {}};
+    for (std::size_t dim = 0; dim < N; ++dim) c.step[dim] = part.dim(dim).stride();
+    return c;
+  }
+  static std::string to_text(const rect<N>& r) {
+    std::ostringstream s;
+    s << r;
+    return s.str();
+  }
+};
+template <std::size_t N>
+struct operand<domain<N>> : operand<const domain<N>> {};
+
+/// An array iterand yields references to its elements (const ones for a const array).
+template <class A>
+  requires requires { typename std::remove_const_t<A>::value_type; }
+struct operand<A> {
+  using array_type = std::remove_const_t<A>;
+  using value_type = typename array_type::value_type;
+  using element_type = std::conditional_t<std::is_const_v<A>, const value_type, value_type>;
+  static constexpr std::size_t rank = array_type::rank;
+  static constexpr std::size_t N = rank;
+  using row_type = element_row<element_type>;
+  A& a;
+
+  const rect<N>& whole() const noexcept { return a.domain().indices(); }
+  std::vector<rect<N>> pieces() const {
+    std::vector<rect<N>> p;
+    for (const auto& b : a.local_blocks()) p.push_back(b.layout.indices);
+    return p;
+  }
+  const domain_state<N>* state() const noexcept { return a.domain().state().get(); }
+  std::string describe() const {
+    return a.domain().name() + " array over " + operand<const domain<N>>::to_text(whole());
+  }
+  std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part) const {
+    for (const auto& b : a.local_blocks()) {
+      const auto& l = b.layout;
+      if (!l.indices.contains(part)) continue;
+      chunk_cursor<row_type, N> c{b.base + l.offset_of(part.first()), {}};
+      for (std::size_t d = 0; d < N; ++d)
+        c.step[d] = part.dim(d).size() == 1
+                        ? 0
+                        : part.dim(d).stride() / l.indices.dim(d).stride() * l.strides[d];
+      return c;
+    }
+    return std::nullopt;
+  }
+};
+
+}  // namespace dmap::detail

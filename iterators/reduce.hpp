@@ -1,0 +1,104 @@
+// reduce: combine one value per index of a domain, an array or a zip, across threads and
+// locales, deterministically (per chunk, then in chunk order, then in locale order).
+#pragma once
+
+#include <functional>
+#include <type_traits>
+#include <vector>
+
+#include "../runtime/collectives.hpp"
+#include "engine.hpp"
+
+namespace dmap {
+
+/// The smaller of two values, as a reduction operation.
+struct minimum {
+  template <class T>
+  constexpr T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+};
+/// The larger of two values, as a reduction operation.
+struct maximum {
+  template <class T>
+  constexpr T operator()(const T& a, const T& b) const { return a < b ? b : a; }
+};
+
+namespace detail {
+/// Passes a single element through unchanged.
+struct identity_transform {
+  template <class U>
+  constexpr decltype(auto) operator()(U&& u) const { return std::forward<U>(u); }
+};
+
+template <class T, class Op, class Transform, class... Rows>
+inline void reduce_row(T& acc, bool& has, Op& op, Transform& tr, index_t length, const Rows&... rows) {
+  index_t k = 0;
+  if (length == 0) return;
+  if (!has) {
+    acc = static_cast<T>(tr(rows.at(0)...));
+    has = true;
+    k = 1;
+  }
+  if ((rows.contiguous() && ...)) {
+    // Four values combined pairwise per step, like libstdc++'s transform_reduce.
+    for (; k + 4 <= length; k += 4) {
+      const T v1 = op(static_cast<T>(tr(rows.unit(k)...)), static_cast<T>(tr(rows.unit(k + 1)...)));
+      const T v2 = op(static_cast<T>(tr(rows.unit(k + 2)...)), static_cast<T>(tr(rows.unit(k + 3)...)));
+      acc = op(acc, op(v1, v2));
+    }
+    for (; k < length; ++k) acc = op(acc, static_cast<T>(tr(rows.unit(k)...)));
+  } else {
+    for (; k < length; ++k) acc = op(acc, static_cast<T>(tr(rows.at(k)...)));
+  }
+}
+
+template <class T>
+struct partial {
+  T value;
+  int has;
+};
+}  // namespace detail
+
+/// Collective. Folds `transform(elements...)` of every index with `op`, starting from
+/// `init`, and returns the same result on every locale. `op` must be associative and
+/// commutative; the grouping is fixed by the data layout and thread count, so repeated
+/// runs give bit-identical results. T must be trivially copyable.
+///   reduce(A, 0.0, std::plus<>{})                                      sum of A
+///   reduce(zip(A, B), 0.0, std::plus<>{}, [](double a, double b) { return a * b; })
+template <class Iterand, class T, class Op, class Transform>
+T reduce(Iterand&& iterand, T init, Op op, Transform transform) {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "dmap::reduce: the result type must be trivially copyable");
+  const auto ops = detail::operands_of(iterand);
+  std::vector<detail::partial<T>> partials;
+  detail::run_loop(
+      ops,
+      [&](std::size_t c, const auto& chunk) {
+    T acc = init;
+    bool has = false;
+    detail::run_chunk(ops, chunk, [&](index_t length, const auto&... rows) {
+      detail::reduce_row(acc, has, op, transform, length, rows...);
+    });
+    partials[c] = {acc, has ? 1 : 0};
+      },
+      [&](std::size_t chunk_count) { partials.assign(chunk_count, detail::partial<T>{init, 0}); });
+  detail::partial<T> mine{init, 0};
+  for (const auto& p : partials)
+    if (p.has) mine = {mine.has ? op(mine.value, p.value) : p.value, 1};
+  T result = init;
+  if (num_locales() == 1) return mine.has ? op(result, mine.value) : result;
+  for (const auto& p : all_gather(mine))
+    if (p.has) result = op(result, p.value);
+  return result;
+}
+
+/// Collective. Folds the elements of an array (or the indices of a domain) with `op`,
+/// starting from `init`.
+template <class Iterand, class T, class Op>
+T reduce(Iterand&& iterand, T init, Op op) {
+  static_assert(!requires { iterand.iterands; },
+                "dmap::reduce over a zip needs a transform combining the zipped elements: "
+                "reduce(zip(A, B), init, op, [](auto a, auto b) { ... })");
+  return reduce(std::forward<Iterand>(iterand), init, op, detail::identity_transform{});
+}
+
+}  // namespace dmap

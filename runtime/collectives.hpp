@@ -1,0 +1,154 @@
+// Typed wrappers of the MPI collectives dmap uses; each counts itself in the counters.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "environment.hpp"
+
+namespace dmap {
+
+/// A value that can travel between locales as raw bytes.
+template <class T>
+concept transferable = std::is_trivially_copyable_v<T>;
+
+namespace detail {
+
+template <class T>
+MPI_Datatype mpi_type() {
+  if constexpr (std::is_same_v<T, int>) return MPI_INT;
+  else if constexpr (std::is_same_v<T, long>) return MPI_LONG;
+  else if constexpr (std::is_same_v<T, long long>) return MPI_LONG_LONG;
+  else if constexpr (std::is_same_v<T, unsigned>) return MPI_UNSIGNED;
+  else if constexpr (std::is_same_v<T, unsigned long>) return MPI_UNSIGNED_LONG;
+  else if constexpr (std::is_same_v<T, unsigned long long>) return MPI_UNSIGNED_LONG_LONG;
+  else if constexpr (std::is_same_v<T, float>) return MPI_FLOAT;
+  else if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
+  else if constexpr (std::is_same_v<T, long double>) return MPI_LONG_DOUBLE;
+  else static_assert(sizeof(T) == 0, "dmap: no MPI datatype for this arithmetic type");
+}
+
+inline void count_collective() { ++env().counters().collectives; }
+
+template <class T>
+T all_reduce(T value, MPI_Op op, const char* name) {
+  count_collective();
+  T result{};
+  check_mpi(MPI_Allreduce(&value, &result, 1, mpi_type<T>(), op, env().comm()), name);
+  return result;
+}
+
+}  // namespace detail
+
+/// Waits until every locale arrives.
+inline void barrier() {
+  detail::count_collective();
+  detail::check_mpi(MPI_Barrier(detail::env().comm()), "MPI_Barrier");
+}
+
+/// The sum of `value` over all locales.
+template <class T>
+  requires std::is_arithmetic_v<T>
+T all_reduce_sum(T value) { return detail::all_reduce(value, MPI_SUM, "MPI_Allreduce(sum)"); }
+/// The minimum of `value` over all locales.
+template <class T>
+  requires std::is_arithmetic_v<T>
+T all_reduce_min(T value) { return detail::all_reduce(value, MPI_MIN, "MPI_Allreduce(min)"); }
+/// The maximum of `value` over all locales.
+template <class T>
+  requires std::is_arithmetic_v<T>
+T all_reduce_max(T value) { return detail::all_reduce(value, MPI_MAX, "MPI_Allreduce(max)"); }
+/// True on every locale iff `value` is true on every locale.
+inline bool all_of_locales(bool value) { return all_reduce_min(int{value}) != 0; }
+/// True on every locale iff `value` is true on some locale.
+inline bool any_of_locales(bool value) { return all_reduce_max(int{value}) != 0; }
+
+/// Every locale's `value`, indexed by locale.
+template <transferable T>
+std::vector<T> all_gather(const T& value) {
+  detail::count_collective();
+  std::vector<T> result(static_cast<std::size_t>(num_locales()));
+  detail::check_mpi(MPI_Allgather(&value, sizeof(T), MPI_BYTE, result.data(), sizeof(T), MPI_BYTE,
+                                  detail::env().comm()),
+                    "MPI_Allgather");
+  return result;
+}
+
+/// Copies `value` from locale `root` to every locale.
+template <transferable T>
+void broadcast(T& value, int root) {
+  detail::count_collective();
+  detail::check_mpi(MPI_Bcast(&value, sizeof(T), MPI_BYTE, root, detail::env().comm()),
+                    "MPI_Bcast");
+}
+
+/// Copies the string `text` from locale `root` to every locale.
+inline void broadcast(std::string& text, int root) {
+  std::uint64_t length = text.size();
+  broadcast(length, root);
+  text.resize(length);
+  detail::count_collective();
+  detail::check_mpi(MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, root,
+                              detail::env().comm()),
+                    "MPI_Bcast");
+}
+
+/// One byte buffer per locale, indexed by locale: what a locale sends to / received from each.
+using byte_buffers = std::vector<std::vector<std::byte>>;
+
+/// Sends `outgoing[p]` to every locale p and returns what each locale sent here. Only
+/// non-empty buffers travel: one message per peer and direction; the buffer to oneself is
+/// moved without communication.
+inline byte_buffers exchange(byte_buffers outgoing) {
+  auto& e = detail::env();
+  const int p = e.size();
+  const int me = e.rank();
+  if (static_cast<int>(outgoing.size()) != p)
+    throw argument_error("dmap::exchange: outgoing has " + std::to_string(outgoing.size()) +
+                         " buffers, must have one per locale (" + std::to_string(p) + ")");
+  std::vector<std::uint64_t> send_sizes(p), recv_sizes(p);
+  for (int q = 0; q < p; ++q) send_sizes[q] = outgoing[q].size();
+  detail::count_collective();
+  detail::check_mpi(MPI_Alltoall(send_sizes.data(), 1, MPI_UINT64_T, recv_sizes.data(), 1,
+                                 MPI_UINT64_T, e.comm()),
+                    "MPI_Alltoall");
+  std::uint64_t largest = 0;
+  for (int q = 0; q < p; ++q) largest = std::max({largest, send_sizes[q], recv_sizes[q]});
+  if (all_reduce_max(largest) > static_cast<std::uint64_t>(INT32_MAX))
+    throw unsupported_error("dmap::exchange: a message exceeds 2^31-1 bytes; split the transfer");
+  byte_buffers incoming(p);
+  std::vector<MPI_Request> requests;
+  requests.reserve(2 * static_cast<std::size_t>(p));
+  constexpr int tag = 0x646d;
+  for (int q = 0; q < p; ++q) {
+    if (q == me || recv_sizes[q] == 0) continue;
+    incoming[q].resize(recv_sizes[q]);
+    requests.emplace_back();
+    detail::check_mpi(MPI_Irecv(incoming[q].data(), static_cast<int>(recv_sizes[q]), MPI_BYTE, q,
+                                tag, e.comm(), &requests.back()),
+                      "MPI_Irecv");
+    ++e.counters().messages_received;
+    e.counters().bytes_received += recv_sizes[q];
+  }
+  for (int q = 0; q < p; ++q) {
+    if (q == me || send_sizes[q] == 0) continue;
+    requests.emplace_back();
+    detail::check_mpi(MPI_Isend(outgoing[q].data(), static_cast<int>(send_sizes[q]), MPI_BYTE, q,
+                                tag, e.comm(), &requests.back()),
+                      "MPI_Isend");
+    ++e.counters().messages_sent;
+    e.counters().bytes_sent += send_sizes[q];
+  }
+  detail::check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
+                                MPI_STATUSES_IGNORE),
+                    "MPI_Waitall");
+  incoming[me] = std::move(outgoing[me]);
+  return incoming;
+}
+
+}  // namespace dmap

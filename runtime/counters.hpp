@@ -1,0 +1,30 @@
+// Communication counters: exact, machine-independent totals of what this locale moved.
+#pragma once
+
+#include <cstdint>
+
+namespace dmap {
+
+/// Totals of the communication one locale performed since the last reset.
+/// `messages_*`/`bytes_*` count payload moved between distinct locales (exchanges,
+/// remote element access, gathers); a message to oneself is not counted. Synchronising
+/// collectives (error agreement, scalar reductions, count exchanges) are counted in
+/// `collectives` only.
+struct comm_counters {
+  std::uint64_t messages_sent = 0;      ///< point-to-point messages and RMA puts issued
+  std::uint64_t bytes_sent = 0;         ///< payload bytes of those messages
+  std::uint64_t messages_received = 0;  ///< point-to-point messages received and RMA gets issued
+  std::uint64_t bytes_received = 0;     ///< payload bytes of those messages
+  std::uint64_t collectives = 0;        ///< collective calls (barrier, allreduce, allgather, ...)
+
+  friend bool operator==(const comm_counters&, const comm_counters&) = default;
+};
+
+/// The difference `later - earlier`, field by field.
+inline comm_counters operator-(const comm_counters& later, const comm_counters& earlier) {
+  return {later.messages_sent - earlier.messages_sent, later.bytes_sent - earlier.bytes_sent,
+          later.messages_received - earlier.messages_received,
+          later.bytes_received - earlier.bytes_received, later.collectives - earlier.collectives};
+}
+
+}  // namespace dmap

@@ -1,0 +1,138 @@
+// The program environment: MPI (locales), the oneTBB arena of this locale, counters.
+#pragma once
+
+// dmap uses MPI's C API only; the deprecated C++ bindings warn under -Wextra.
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+#include <oneapi/tbb/info.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "counters.hpp"
+#include "errors.hpp"
+
+namespace dmap {
+
+class environment;
+
+namespace detail {
+/// The one piece of global state dmap has: the live environment, if any.
+inline environment* current_environment = nullptr;
+
+/// Throws a runtime_error naming the MPI call when `code` is not MPI_SUCCESS.
+inline void check_mpi(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw runtime_error(std::string("dmap: ") + call + " failed: " + std::string(text, length));
+}
+}  // namespace detail
+
+/// Starts MPI (thread level FUNNELED or higher) and a oneTBB arena for this locale; one
+/// per program, created first in main. Without mpirun the program is one locale.
+/// The arena width is DMAP_NUM_THREADS if set, else the cores this process may use.
+class environment {
+ public:
+  environment(int& argc, char**& argv) { start(&argc, &argv); }
+  /// Starts the environment without command-line arguments.
+  environment() { start(nullptr, nullptr); }
+  environment(const environment&) = delete;
+  environment& operator=(const environment&) = delete;
+
+  ~environment() {
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (owns_mpi_ && !finalized) MPI_Finalize();
+    detail::current_environment = nullptr;
+  }
+
+  /// This locale's id (its rank in the library's communicator).
+  int rank() const noexcept { return rank_; }
+  /// The number of locales.
+  int size() const noexcept { return size_; }
+  /// The number of threads this locale's arena runs.
+  int threads() const noexcept { return threads_; }
+  /// The library's private communicator (a duplicate of MPI_COMM_WORLD).
+  MPI_Comm comm() const noexcept { return comm_; }
+  /// The oneTBB arena every parallel loop of this locale runs in.
+  oneapi::tbb::task_arena& arena() noexcept { return *arena_; }
+  /// The live communication counters of this locale.
+  comm_counters& counters() noexcept { return counters_; }
+
+ private:
+  void start(int* argc, char*** argv) {
+    if (detail::current_environment != nullptr)
+      throw runtime_error("dmap::environment: an environment already exists; create exactly one");
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    int provided = 0;
+    if (!initialized) {
+      detail::check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided),
+                        "MPI_Init_thread");
+      owns_mpi_ = true;
+    } else {
+      MPI_Query_thread(&provided);
+    }
+    if (provided < MPI_THREAD_FUNNELED)
+      throw runtime_error("dmap::environment: MPI provides thread level " +
+                          std::to_string(provided) + ", dmap needs MPI_THREAD_FUNNELED or higher");
+    detail::check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+    threads_ = oneapi::tbb::info::default_concurrency();
+    if (const char* text = std::getenv("DMAP_NUM_THREADS"); text != nullptr && *text != '\0') {
+      char* end = nullptr;
+      const long value = std::strtol(text, &end, 10);
+      if (*end != '\0' || value < 1 || value > 4096)
+        throw argument_error(std::string("dmap::environment: DMAP_NUM_THREADS='") + text +
+                             "' must be an integer in [1, 4096]");
+      threads_ = static_cast<int>(value);
+    }
+    arena_ = std::make_unique<oneapi::tbb::task_arena>(threads_);
+    detail::current_environment = this;
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  bool owns_mpi_ = false;
+  int rank_ = 0;
+  int size_ = 1;
+  int threads_ = 1;
+  std::unique_ptr<oneapi::tbb::task_arena> arena_;
+  comm_counters counters_;
+};
+
+namespace detail {
+/// The live environment; throws when none exists.
+inline environment& env() {
+  if (current_environment == nullptr)
+    throw runtime_error(
+        "dmap: no dmap::environment exists; create one at the start of main before using dmap");
+  return *current_environment;
+}
+}  // namespace detail
+
+/// This locale's id, 0 <= here() < num_locales().
+inline int here() { return detail::env().rank(); }
+/// The number of locales the program runs on.
+inline int num_locales() { return detail::env().size(); }
+/// The number of threads a parallel loop uses on this locale.
+inline int num_threads() { return detail::env().threads(); }
+
+/// A copy of this locale's communication counters.
+inline comm_counters counters() { return detail::env().counters(); }
+/// Sets this locale's communication counters to zero.
+inline void reset_counters() { detail::env().counters() = {}; }
+
+}  // namespace dmap

@@ -1,0 +1,102 @@
+// target_grid<N>: the N-D Cartesian grid of locales a distribution maps onto, with
+// rank <-> coordinates in C order (as MPI_Cart_create and DAP proc_grid_rank).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "environment.hpp"
+#include "errors.hpp"
+
+namespace dmap {
+
+/// An N-D grid of locales: shape[d] locales along dimension d, locale ids in C order.
+template <std::size_t N>
+class target_grid {
+ public:
+  /// A grid over all locales of the program, factorised like MPI_Dims_create.
+  target_grid() : target_grid(balanced(num_locales())) {}
+  /// A grid of the given shape; its locale count must equal num_locales().
+  explicit target_grid(const std::array<int, N>& shape) : target_grid(shape, num_locales()) {}
+  /// A grid of the given shape over `locales` locales (for index math without MPI).
+  target_grid(const std::array<int, N>& shape, int locales) : shape_(shape) {
+    long long product = 1;
+    for (std::size_t d = 0; d < N; ++d) {
+      if (shape[d] < 1)
+        throw argument_error("dmap::target_grid: shape[" + std::to_string(d) + "] is " +
+                             std::to_string(shape[d]) + "; every extent must be >= 1");
+      product *= shape[d];
+    }
+    if (product != locales)
+      throw argument_error("dmap::target_grid: shape " + describe(shape) + " holds " +
+                           std::to_string(product) + " locales; it must hold exactly " +
+                           std::to_string(locales) + " (the locale count)");
+  }
+
+  /// The balanced factorisation of `locales` into N extents, largest first, as
+  /// MPI_Dims_create computes it.
+  static target_grid balanced(int locales) {
+    if (locales < 1)
+      throw argument_error("dmap::target_grid::balanced: locales is " + std::to_string(locales) +
+                           "; it must be >= 1");
+    std::vector<int> primes;
+    int n = locales;
+    for (int f = 2; static_cast<long long>(f) * f <= n; ++f)
+      while (n % f == 0) primes.push_back(f), n /= f;
+    if (n > 1) primes.push_back(n);
+    std::array<int, N> shape{};
+    shape.fill(1);
+    std::sort(primes.begin(), primes.end(), std::greater<>());
+    for (int p : primes) *std::min_element(shape.begin(), shape.end()) *= p;
+    std::sort(shape.begin(), shape.end(), std::greater<>());
+    return target_grid(shape, locales);
+  }
+
+  /// Locales along each dimension.
+  const std::array<int, N>& shape() const noexcept { return shape_; }
+  /// Locales along dimension d.
+  int extent(std::size_t d) const noexcept { return shape_[d]; }
+  /// The number of locales in the grid.
+  int size() const noexcept {
+    int s = 1;
+    for (int e : shape_) s *= e;
+    return s;
+  }
+  /// The locale id at grid coordinates `c` (C order: the last coordinate varies fastest).
+  int locale_at(const std::array<int, N>& c) const noexcept {
+    int r = 0;
+    for (std::size_t d = 0; d < N; ++d) r = r * shape_[d] + c[d];
+    return r;
+  }
+  /// The grid coordinates of locale `locale`.
+  std::array<int, N> coords_of(int locale) const noexcept {
+    std::array<int, N> c{};
+    for (std::size_t d = N; d-- > 0;) {
+      c[d] = locale % shape_[d];
+      locale /= shape_[d];
+    }
+    return c;
+  }
+
+  friend bool operator==(const target_grid&, const target_grid&) = default;
+  /// `2x3`.
+  friend std::ostream& operator<<(std::ostream& os, const target_grid& g) {
+    return os << describe(g.shape_);
+  }
+
+ private:
+  static std::string describe(const std::array<int, N>& shape) {
+    std::string s;
+    for (std::size_t d = 0; d < N; ++d) s += (d ? "x" : "") + std::to_string(shape[d]);
+    return s;
+  }
+
+  std::array<int, N> shape_{};
+};
+
+}  // namespace dmap

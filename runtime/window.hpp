@@ -1,0 +1,117 @@
+// rma_window: one-sided access to another locale's memory (MPI passive-target RMA), used
+// for single remote elements and bulk fetches of scattered elements.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "collectives.hpp"
+
+namespace dmap {
+
+/// A run of contiguous elements in a remote buffer: first element and count.
+struct element_run {
+  std::int64_t first = 0;
+  std::int64_t count = 0;
+};
+
+/// Exposes a buffer of this locale to one-sided reads and writes by every locale.
+/// Creating and destroying a window is collective. With one locale there is nothing
+/// remote and no MPI window is made.
+class rma_window {
+ public:
+  rma_window() = default;
+  /// Collective: exposes `bytes` bytes at `base`, elements of `element_size` bytes.
+  rma_window(void* base, std::size_t bytes, std::size_t element_size)
+      : element_size_(element_size) {
+    if (num_locales() == 1) return;
+    detail::count_collective();
+    detail::check_mpi(MPI_Win_create(base, static_cast<MPI_Aint>(bytes),
+                                     static_cast<int>(element_size), MPI_INFO_NULL,
+                                     detail::env().comm(), &win_),
+                      "MPI_Win_create");
+  }
+  rma_window(const rma_window&) = delete;
+  rma_window& operator=(const rma_window&) = delete;
+  rma_window(rma_window&& other) noexcept { swap(other); }
+  rma_window& operator=(rma_window&& other) noexcept {
+    rma_window moved(std::move(other));
+    swap(moved);
+    return *this;
+  }
+  /// Collective (frees the MPI window).
+  ~rma_window() { release(); }
+
+  /// Copies `runs` of the buffer of `locale` (element units) into `out`, contiguously, in
+  /// one message.
+  void get(int locale, const std::vector<element_run>& runs, void* out) const {
+    if (runs.empty()) return;
+    std::vector<int> lengths;
+    std::vector<MPI_Aint> displacements;
+    std::int64_t total = 0;
+    for (const auto& r : runs) {
+      lengths.push_back(static_cast<int>(r.count * static_cast<std::int64_t>(element_size_)));
+      displacements.push_back(static_cast<MPI_Aint>(r.first * static_cast<std::int64_t>(element_size_)));
+      total += r.count;
+    }
+    const std::int64_t bytes = total * static_cast<std::int64_t>(element_size_);
+    MPI_Datatype target_type;
+    detail::check_mpi(MPI_Type_create_hindexed(static_cast<int>(runs.size()), lengths.data(),
+                                               displacements.data(), MPI_BYTE, &target_type),
+                      "MPI_Type_create_hindexed");
+    MPI_Type_commit(&target_type);
+    lock(locale, MPI_LOCK_SHARED);
+    const int code = MPI_Get(out, static_cast<int>(bytes), MPI_BYTE, locale, 0, 1, target_type, win_);
+    unlock(locale);
+    MPI_Type_free(&target_type);
+    detail::check_mpi(code, "MPI_Get");
+    auto& c = detail::env().counters();
+    ++c.messages_received;
+    c.bytes_received += static_cast<std::uint64_t>(bytes);
+  }
+  /// Copies one element at element offset `offset` of `locale` into `out`.
+  void get(int locale, std::int64_t offset, void* out) const {
+    get(locale, std::vector<element_run>{{offset, 1}}, out);
+  }
+  /// Writes one element from `in` to element offset `offset` of `locale`; complete at
+  /// the target when the call returns.
+  void put(int locale, std::int64_t offset, const void* in) const {
+    lock(locale, MPI_LOCK_EXCLUSIVE);
+    const int code = MPI_Put(in, static_cast<int>(element_size_), MPI_BYTE, locale,
+                             static_cast<MPI_Aint>(offset), static_cast<int>(element_size_),
+                             MPI_BYTE, win_);
+    unlock(locale);
+    detail::check_mpi(code, "MPI_Put");
+    auto& c = detail::env().counters();
+    ++c.messages_sent;
+    c.bytes_sent += element_size_;
+  }
+
+ private:
+  void lock(int locale, int type) const {
+    if (win_ == MPI_WIN_NULL)
+      throw runtime_error("dmap::rma_window: no window to access locale " + std::to_string(locale));
+    detail::check_mpi(MPI_Win_lock(type, locale, 0, win_), "MPI_Win_lock");
+  }
+  void unlock(int locale) const { detail::check_mpi(MPI_Win_unlock(locale, win_), "MPI_Win_unlock"); }
+  void release() noexcept {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (win_ != MPI_WIN_NULL && !finalized) {
+      if (detail::current_environment) detail::count_collective();
+      MPI_Win_free(&win_);
+    }
+    win_ = MPI_WIN_NULL;
+  }
+  void swap(rma_window& other) noexcept {
+    std::swap(win_, other.win_);
+    std::swap(element_size_, other.element_size_);
+  }
+
+  MPI_Win win_ = MPI_WIN_NULL;
+  std::size_t element_size_ = 1;
+};
+
+}  // namespace dmap

@@ -30,25 +30,32 @@ struct identity_transform {
 };
 
 template <class T, class Op, class Transform, class... Rows>
-inline void reduce_row(T& acc, bool& has, Op& op, Transform& tr, index_t length, const Rows&... rows) {
-  index_t k = 0;
+inline void reduce_row(T& acc_ref, bool& has, Op& op, Transform& tr, index_t length,
+                       const Rows&... rows) {
   if (length == 0) return;
-  if (!has) {
-    acc = static_cast<T>(tr(rows.at(0)...));
-    has = true;
-    k = 1;
-  }
-  if ((rows.contiguous() && ...)) {
-    // Four values combined pairwise per step, like libstdc++'s transform_reduce.
+  const auto value = [&](index_t k) { return static_cast<T>(tr(rows.unit(k)...)); };
+  if ((rows.contiguous() && ...) && length >= 8) {
+    // Four independent accumulators (positions k mod 4), combined pairwise at the end of
+    // the row: no dependency chain between neighbours, and the compiler vectorises them.
+    T a0 = value(0), a1 = value(1), a2 = value(2), a3 = value(3);
+    index_t k = 4;
     for (; k + 4 <= length; k += 4) {
-      const T v1 = op(static_cast<T>(tr(rows.unit(k)...)), static_cast<T>(tr(rows.unit(k + 1)...)));
-      const T v2 = op(static_cast<T>(tr(rows.unit(k + 2)...)), static_cast<T>(tr(rows.unit(k + 3)...)));
-      acc = op(acc, op(v1, v2));
+      a0 = op(a0, value(k));
+      a1 = op(a1, value(k + 1));
+      a2 = op(a2, value(k + 2));
+      a3 = op(a3, value(k + 3));
     }
-    for (; k < length; ++k) acc = op(acc, static_cast<T>(tr(rows.unit(k)...)));
+    T acc = op(op(a0, a1), op(a2, a3));
+    for (; k < length; ++k) acc = op(acc, value(k));
+    acc_ref = has ? op(acc_ref, acc) : acc;
   } else {
+    index_t k = 0;
+    T acc = has ? acc_ref : static_cast<T>(tr(rows.at(0)...));
+    if (!has) k = 1;
     for (; k < length; ++k) acc = op(acc, static_cast<T>(tr(rows.at(k)...)));
+    acc_ref = acc;
   }
+  has = true;
 }
 
 template <class T>

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Build the benchmarks (Release) and run each in every configuration below; prints their "bench ..." lines.
+#   bash scripts/bench.sh            # all benches in BENCHES
+#   bash scripts/bench.sh stream     # only the named ones
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# Benchmarks to run: bench/<name>.cpp (or bench/<name>/main.cpp) -> target bench_<name>.
+BENCHES=(stream)
+# Configurations "RANKSxTHREADS": MPI ranks (mpirun -n) times oneTBB threads per rank (DMAP_NUM_THREADS).
+CONFIGS=(1x2 2x1)
+
+BUILD_DIR=build
+JOBS=${DMAP_JOBS:-2}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+if [[ $# -gt 0 ]]; then BENCHES=("$@"); fi
+
+bash scripts/install-deps.sh
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
+targets=()
+for b in "${BENCHES[@]}"; do targets+=("bench_$b"); done
+cmake --build "$BUILD_DIR" --target "${targets[@]}" -j "$JOBS"
+
+status=0
+for b in "${BENCHES[@]}"; do
+  exe="$BUILD_DIR/bench/bench_$b"
+  for cfg in "${CONFIGS[@]}"; do
+    ranks=${cfg%x*}
+    threads=${cfg#*x}
+    echo "== bench_$b: $ranks rank(s) x $threads thread(s) =="
+    if out=$(DMAP_NUM_THREADS=$threads mpirun -n "$ranks" --oversubscribe --bind-to none "$exe" 2>&1); then
+      grep '^bench ' <<<"$out" || echo "(bench_$b printed no 'bench ...' line)"
+    else
+      rc=$?
+      printf '%s\n' "$out"
+      echo "bench_$b failed in configuration $cfg (exit $rc)" >&2
+      status=1
+    fi
+  done
+done
+exit $status

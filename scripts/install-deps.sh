@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install the Debian 12 packages dmap needs to build and test. Installs only what is missing and runs
+# `apt-get update` only then; a no-op on a ready machine. Works as root (no sudo needed) or via sudo.
+set -euo pipefail
+
+# Add packages here (one list for build, test and demo).
+PACKAGES=(build-essential cmake pkg-config librange-v3-dev libtbb-dev libopenmpi-dev openmpi-bin catch2)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+  if [[ "$status" != "installed" ]]; then
+    missing+=("$pkg")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+if [[ $(id -u) -eq 0 ]]; then
+  SUDO=()
+elif command -v sudo >/dev/null 2>&1; then
+  SUDO=(sudo)
+else
+  echo "install-deps: need root (or sudo) to install: ${missing[*]}" >&2
+  exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"

@@ -15,7 +15,9 @@
 
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "counters.hpp"
 #include "errors.hpp"
@@ -38,9 +40,11 @@ inline void check_mpi(int code, const char* call) {
 }
 }  // namespace detail
 
-/// Starts MPI (thread level FUNNELED or higher) and a oneTBB arena for this locale; one
-/// per program, created first in main. Without mpirun the program is one locale.
-/// The arena width is DMAP_NUM_THREADS if set, else the cores this process may use.
+/// Starts MPI and a oneTBB arena for this locale; one per program, created first in main.
+/// Without mpirun the program is one locale. The arena width is DMAP_NUM_THREADS if set,
+/// else the cores this process may use. MPI is asked for MPI_THREAD_SERIALIZED so that
+/// remote element access works from loop bodies on any thread (serialised by a lock);
+/// MPI_THREAD_FUNNELED is accepted, and then only the main thread may access remote elements.
 class environment {
  public:
   environment(int& argc, char**& argv) { start(&argc, &argv); }
@@ -69,6 +73,12 @@ class environment {
   oneapi::tbb::task_arena& arena() noexcept { return *arena_; }
   /// The live communication counters of this locale.
   comm_counters& counters() noexcept { return counters_; }
+  /// The MPI thread level provided.
+  int thread_level() const noexcept { return thread_level_; }
+  /// Serialises MPI calls made from loop bodies (remote element access).
+  std::mutex& mpi_mutex() noexcept { return mpi_mutex_; }
+  /// True on the thread that created the environment.
+  bool on_main_thread() const noexcept { return std::this_thread::get_id() == main_thread_; }
 
  private:
   void start(int* argc, char*** argv) {
@@ -78,7 +88,7 @@ class environment {
     MPI_Initialized(&initialized);
     int provided = 0;
     if (!initialized) {
-      detail::check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided),
+      detail::check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided),
                         "MPI_Init_thread");
       owns_mpi_ = true;
     } else {
@@ -87,6 +97,8 @@ class environment {
     if (provided < MPI_THREAD_FUNNELED)
       throw runtime_error("dmap::environment: MPI provides thread level " +
                           std::to_string(provided) + ", dmap needs MPI_THREAD_FUNNELED or higher");
+    thread_level_ = provided;
+    main_thread_ = std::this_thread::get_id();
     detail::check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
     MPI_Comm_rank(comm_, &rank_);
@@ -111,6 +123,9 @@ class environment {
   int threads_ = 1;
   std::unique_ptr<oneapi::tbb::task_arena> arena_;
   comm_counters counters_;
+  int thread_level_ = MPI_THREAD_SINGLE;
+  std::thread::id main_thread_;
+  std::mutex mpi_mutex_;
 };
 
 namespace detail {

@@ -1,9 +1,12 @@
 // rma_window: one-sided access to another locale's memory (MPI passive-target RMA), used
-// for single remote elements and bulk fetches of scattered elements.
+// for single remote elements and bulk fetches of scattered elements. The window stays in
+// one shared-lock epoch for its whole life (MPI_Win_lock_all); each access completes with
+// MPI_Win_flush, so accesses from several threads only need to be serialised.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -32,6 +35,7 @@ class rma_window {
                                      static_cast<int>(element_size), MPI_INFO_NULL,
                                      detail::env().comm(), &win_),
                       "MPI_Win_create");
+    detail::check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
   }
   rma_window(const rma_window&) = delete;
   rma_window& operator=(const rma_window&) = delete;
@@ -62,9 +66,9 @@ class rma_window {
                                                displacements.data(), MPI_BYTE, &target_type),
                       "MPI_Type_create_hindexed");
     MPI_Type_commit(&target_type);
-    lock(locale, MPI_LOCK_SHARED);
-    const int code = MPI_Get(out, static_cast<int>(bytes), MPI_BYTE, locale, 0, 1, target_type, win_);
-    unlock(locale);
+    const auto guard = access(locale);
+    int code = MPI_Get(out, static_cast<int>(bytes), MPI_BYTE, locale, 0, 1, target_type, win_);
+    if (code == MPI_SUCCESS) code = MPI_Win_flush(locale, win_);
     MPI_Type_free(&target_type);
     detail::check_mpi(code, "MPI_Get");
     auto& c = detail::env().counters();
@@ -78,11 +82,11 @@ class rma_window {
   /// Writes one element from `in` to element offset `offset` of `locale`; complete at
   /// the target when the call returns.
   void put(int locale, std::int64_t offset, const void* in) const {
-    lock(locale, MPI_LOCK_EXCLUSIVE);
-    const int code = MPI_Put(in, static_cast<int>(element_size_), MPI_BYTE, locale,
-                             static_cast<MPI_Aint>(offset), static_cast<int>(element_size_),
-                             MPI_BYTE, win_);
-    unlock(locale);
+    const auto guard = access(locale);
+    int code = MPI_Put(in, static_cast<int>(element_size_), MPI_BYTE, locale,
+                       static_cast<MPI_Aint>(offset), static_cast<int>(element_size_), MPI_BYTE,
+                       win_);
+    if (code == MPI_SUCCESS) code = MPI_Win_flush(locale, win_);
     detail::check_mpi(code, "MPI_Put");
     auto& c = detail::env().counters();
     ++c.messages_sent;
@@ -90,17 +94,24 @@ class rma_window {
   }
 
  private:
-  void lock(int locale, int type) const {
+  // Checks the access is possible from this thread and serialises it with other threads.
+  std::unique_lock<std::mutex> access(int locale) const {
+    auto& e = detail::env();
     if (win_ == MPI_WIN_NULL)
       throw runtime_error("dmap::rma_window: no window to access locale " + std::to_string(locale));
-    detail::check_mpi(MPI_Win_lock(type, locale, 0, win_), "MPI_Win_lock");
+    if (e.thread_level() < MPI_THREAD_SERIALIZED && !e.on_main_thread())
+      throw unsupported_error(
+          "dmap: remote element access from a loop body needs MPI_THREAD_SERIALIZED; this MPI "
+          "provides only MPI_THREAD_FUNNELED (run with DMAP_NUM_THREADS=1 or read the element "
+          "outside the loop)");
+    return std::unique_lock<std::mutex>(e.mpi_mutex());
   }
-  void unlock(int locale) const { detail::check_mpi(MPI_Win_unlock(locale, win_), "MPI_Win_unlock"); }
   void release() noexcept {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (win_ != MPI_WIN_NULL && !finalized) {
       if (detail::current_environment) detail::count_collective();
+      MPI_Win_unlock_all(win_);
       MPI_Win_free(&win_);
     }
     win_ = MPI_WIN_NULL;

@@ -234,7 +234,7 @@ class domain {
   /// Collective: a new domain with the same distribution over other indices.
   domain with_indices(const rect<N>& indices) const {
     detail::check_same_on_all_locales("dmap::domain::with_indices", indices, name());
-    domain d(state_->model->name());
+    domain d{empty_tag{}};
     d.state_->model = agreed([&] { return state_->model->with_indices(indices); });
     d.state_->refresh();
     return d;
@@ -243,9 +243,9 @@ class domain {
   /// Both handles name the same domain.
   friend bool operator==(const domain& a, const domain& b) noexcept { return a.state_ == b.state_; }
 
-  /// Collective; locale 0 writes the index set in Chapel notation, others nothing.
+  /// Locale 0 writes the index set in Chapel notation, other locales nothing (call it on
+  /// every locale, like the array's operator<<).
   friend std::ostream& operator<<(std::ostream& os, const domain& d) {
-    barrier();
     if (here() == 0) os << d.indices();
     return os;
   }
@@ -254,7 +254,8 @@ class domain {
   const std::shared_ptr<detail::domain_state<N>>& state() const noexcept { return state_; }
 
  private:
-  explicit domain(const std::string&) : state_(std::make_shared<detail::domain_state<N>>()) {}
+  struct empty_tag {};
+  explicit domain(empty_tag) : state_(std::make_shared<detail::domain_state<N>>()) {}
   static void check_locale(int locale) {
     if (locale < 0 || locale >= num_locales())
       throw argument_error("dmap::domain: locale " + std::to_string(locale) + " is outside [0, " +

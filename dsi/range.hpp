@@ -66,11 +66,13 @@ class range {
   /// The residue mod |stride| every index has, in [0, |stride|).
   constexpr index_t alignment() const noexcept { return align_; }
 
-  /// The smallest index of the range (lo when the range is empty).
+  /// The smallest integer >= lo congruent to the alignment (the smallest index when the
+  /// range is not empty).
   constexpr index_t aligned_low() const noexcept {
     return lo_ + detail::floor_mod(align_ - lo_, abs_stride());
   }
-  /// The largest index of the range (hi - 1 when the range is empty).
+  /// The largest integer <= hi - 1 congruent to the alignment (the largest index when the
+  /// range is not empty).
   constexpr index_t aligned_high() const noexcept {
     return (hi_ - 1) - detail::floor_mod((hi_ - 1) - align_, abs_stride());
   }
@@ -125,15 +127,17 @@ class range {
     return range(lo_ - amount, hi_ + amount, stride_, align_);
   }
   /// The indices within `width` of the upper bound (width > 0) or of the lower bound
-  /// (width < 0), inside the range: Chapel's `interior`.
+  /// (width < 0), inside the range: Chapel's `interior`; width 0 keeps the range.
   constexpr range interior(index_t width) const {
-    if (width >= 0) return range(std::max(lo_, hi_ - width), hi_, stride_, align_);
+    if (width == 0) return *this;
+    if (width > 0) return range(std::max(lo_, hi_ - width), hi_, stride_, align_);
     return range(lo_, std::min(hi_, lo_ - width), stride_, align_);
   }
   /// The indices within `width` beyond the upper bound (width > 0) or below the lower bound
-  /// (width < 0), outside the range: Chapel's `exterior`.
+  /// (width < 0), outside the range: Chapel's `exterior`; width 0 keeps the range.
   constexpr range exterior(index_t width) const {
-    if (width >= 0) return range(hi_, hi_ + width, stride_, align_);
+    if (width == 0) return *this;
+    if (width > 0) return range(hi_, hi_ + width, stride_, align_);
     return range(lo_ + width, lo_, stride_, align_);
   }
   /// The same sequence with bounds tightened to its first and last index.

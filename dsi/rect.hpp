@@ -149,16 +149,14 @@ class rect : private detail::rect_storage<N> {
   /// dimension with width 0 is kept whole (Chapel's domain `interior`).
   constexpr rect interior(const idx<N>& width) const {
     rect r = *this;
-    for (std::size_t d = 0; d < N; ++d)
-      if (width[d] != 0) r.dims_[d] = dims_[d].interior(width[d]);
+    for (std::size_t d = 0; d < N; ++d) r.dims_[d] = dims_[d].interior(width[d]);
     return r;
   }
   /// Per dimension, the part within `width[d]` beyond the high (> 0) or low (< 0) bound; a
   /// dimension with width 0 is kept whole (Chapel's domain `exterior`).
   constexpr rect exterior(const idx<N>& width) const {
     rect r = *this;
-    for (std::size_t d = 0; d < N; ++d)
-      if (width[d] != 0) r.dims_[d] = dims_[d].exterior(width[d]);
+    for (std::size_t d = 0; d < N; ++d) r.dims_[d] = dims_[d].exterior(width[d]);
     return r;
   }
 
@@ -210,6 +208,7 @@ class dense_rect : public rect<N> {
 template <std::size_t N>
 constexpr dense_rect<N> densify(const rect<N>& whole, const rect<N>& sub) {
   rect<N> r;
+  if (sub.empty()) return dense_rect<N>(r);  // no index, so a subset of anything
   for (std::size_t d = 0; d < N; ++d) r.set_dim(d, densify(whole.dim(d), sub.dim(d)));
   return dense_rect<N>(r);
 }

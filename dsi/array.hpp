@@ -58,27 +58,32 @@ class array_storage final : public array_hook<N> {
   }
 
  private:
-  // Allocates this locale's blocks and writes `value` into every element, chunk by chunk on
-  // the threads later loops over the domain use (first touch).
+  // Allocates this locale's blocks and writes `value` into every element: the owned ones
+  // chunk by chunk on the threads later loops over the domain use (first touch), then any
+  // extra storage (ghost cells).
   void allocate(const T& value) {
     count_ = 0;
     for (const auto& l : dom_->my_layouts) count_ = std::max(count_, l.offset + l.size());
     buffer_ = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(count_));
     blocks_.clear();
     for (const auto& l : dom_->my_layouts) blocks_.push_back({l, buffer_.get()});
+    const auto& owned = dom_->my_subdomains;
     std::vector<dense_rect<N>> pieces;
-    for (std::size_t b = 0; b < blocks_.size(); ++b)
-      pieces.push_back(densify(dom_->whole, blocks_[b].layout.indices));
+    for (const auto& r : owned) pieces.push_back(densify(dom_->whole, r));
     const auto chunks = cut_into_chunks(pieces, num_threads());
     T* base = buffer_.get();
+    const auto fill = [&](const rect<N>& part, const dense_layout<N>& layout) {
+      for_each_run(part, layout, [&](index_t offset, index_t step, index_t count) {
+        for (index_t k = 0; k < count; ++k) std::construct_at(base + offset + k * step, value);
+      });
+    };
     run_tasks(chunks.size(), [&](std::size_t c) {
       const rect<N> part = undensify(dom_->whole, chunks[c]);
-      for (const auto& b : blocks_)
-        if (b.layout.indices.contains(part))
-          for_each_run(part, b.layout, [&](index_t offset, index_t step, index_t count) {
-            for (index_t k = 0; k < count; ++k) std::construct_at(base + offset + k * step, value);
-          });
+      for (std::size_t b = 0; b < owned.size(); ++b)
+        if (owned[b].contains(part)) fill(part, blocks_[b].layout);
     });
+    for (std::size_t b = 0; b < owned.size(); ++b)
+      for (const auto& slab : difference(blocks_[b].layout.indices, owned[b])) fill(slab, blocks_[b].layout);
   }
 
   std::shared_ptr<domain_state<N>> dom_;
@@ -90,23 +95,24 @@ class array_storage final : public array_hook<N> {
 
 }  // namespace dmap::detail
 
-/// A reference to one element of a distributed array, local or remote: reads fetch and
-/// writes store (one message each when remote).
+/// A reference to one element of a distributed array, local or remote. Reads come from
+/// this locale's storage when it holds the index (owned or ghost copy), else from the owner;
+/// writes go to the owner. Remote reads and writes are one message each.
 template <class T>
 class element_ref {
  public:
-  element_ref(T* local, const rma_window* window, int owner, index_t offset) noexcept
-      : local_(local), window_(window), owner_(owner), offset_(offset) {}
+  element_ref(const T* read, T* write, const rma_window* window, int owner, index_t offset) noexcept
+      : read_(read), write_(write), window_(window), owner_(owner), offset_(offset) {}
   /// The element's value.
   operator T() const {
-    if (local_) return *local_;
+    if (read_) return *read_;
     T value;
     window_->get(owner_, offset_, &value);
     return value;
   }
   /// Stores `value` in the element.
   element_ref& operator=(const T& value) {
-    if (local_) *local_ = value;
+    if (write_) *write_ = value;
     else window_->put(owner_, offset_, &value);
     return *this;
   }
@@ -118,7 +124,8 @@ class element_ref {
   element_ref& operator/=(const T& v) { return *this = static_cast<T>(*this) / v; }
 
  private:
-  T* local_;
+  const T* read_;
+  T* write_;
   const rma_window* window_;
   int owner_;
   index_t offset_;
@@ -159,8 +166,8 @@ class array {
                  ? static_cast<const error&>(unsupported_error(s.str()))
                  : static_cast<const error&>(shape_error(s.str())));
     }
-    const auto& mine = domain().state()->layouts_of_all();
-    const auto& theirs = other.domain().state()->layouts_of_all();
+    const auto& mine = domain().state()->blocks_of_all();
+    const auto& theirs = other.domain().state()->blocks_of_all();
     transfer(theirs, other.st_->data(), mine, st_->data());
     return *this;
   }
@@ -168,7 +175,8 @@ class array {
 
   /// The domain the array is declared over.
   const dmap::domain<N>& domain() const noexcept { return dom_; }
-  /// This locale's blocks: (layout, pointer) per owned rect.
+  /// This locale's storage: (layout, pointer) per owned rect, in the order of
+  /// `domain().local_subdomains()`; a layout may hold more than its rect (ghost cells).
   const std::vector<local_block<T, N>>& local_blocks() const noexcept { return st_->blocks(); }
   /// The number of elements this locale stores.
   index_t local_size() const noexcept { return st_->size(); }
@@ -182,11 +190,16 @@ class array {
   /// The element of any index `i` (Chapel's dsiAccess): local elements directly, remote
   /// ones by one-sided access (one message per read or write). Not collective.
   element_ref<T> operator[](const idx<N>& i) {
+    const auto& owned = dom_.local_subdomains();
+    const auto& blocks = st_->blocks();
+    T* stored = nullptr;
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      if (owned[b].contains(i)) return element_ref<T>(&blocks[b](i), &blocks[b](i), nullptr, here(), 0);
+      if (!stored && blocks[b].layout.indices.contains(i)) stored = &blocks[b](i);
+    }
     check_bounds(i);
-    for (const auto& b : st_->blocks())
-      if (b.layout.indices.contains(i)) return element_ref<T>(&b(i), nullptr, here(), 0);
     const auto [owner, offset] = remote_offset(i);
-    return element_ref<T>(nullptr, &st_->window(), owner, offset);
+    return element_ref<T>(stored, nullptr, &st_->window(), owner, offset);
   }
   /// The value of any index `i`.
   T operator[](const idx<N>& i) const { return const_cast<array&>(*this)[i]; }
@@ -195,15 +208,15 @@ class array {
   /// one message per remote locale holding some of them. Not collective.
   void fetch(index_t first, index_t count, T* out) const {
     const rect<N>& whole = domain().indices();
-    const auto& all = dom_.state()->layouts_of_all();
+    const auto& all = dom_.state()->blocks_of_all();
     std::vector<std::vector<element_run>> runs(all.size());
     std::vector<std::vector<index_t>> slots(all.size());
     for (index_t k = 0; k < count; ++k) {
       const idx<N> i = whole.index_at(first + k);
       const int owner = dom_.state()->model->locale_of(i);
-      for (const auto& l : all[static_cast<std::size_t>(owner)])
-        if (l.indices.contains(i)) {
-          const index_t offset = l.offset_of(i);
+      for (const auto& b : all[static_cast<std::size_t>(owner)])
+        if (b.owned.contains(i)) {
+          const index_t offset = b.layout.offset_of(i);
           if (owner == here()) {
             out[k] = st_->data()[offset];
           } else {
@@ -228,9 +241,9 @@ class array {
   std::vector<T> gather() const {
     const rect<N>& whole = domain().indices();
     placement<N> to(static_cast<std::size_t>(num_locales()));
-    to[0].push_back(dense_layout<N>::make(whole, 0));
+    to[0].push_back({whole, dense_layout<N>::make(whole, 0), {}});
     std::vector<T> all(here() == 0 ? static_cast<std::size_t>(whole.size()) : 0);
-    transfer(domain().state()->layouts_of_all(), st_->data(), to, all.data());
+    transfer(domain().state()->blocks_of_all(), st_->data(), to, all.data());
     return all;
   }
 
@@ -263,8 +276,9 @@ class array {
 #ifdef DMAP_NO_CHECKS
     if (blocks.size() == 1) return &blocks.front()(i);
 #endif
-    for (const auto& b : blocks)
-      if (b.layout.indices.contains(i)) return &b(i);
+    const auto& owned = dom_.local_subdomains();
+    for (std::size_t b = 0; b < blocks.size(); ++b)
+      if (owned[b].contains(i)) return &blocks[b](i);
     std::ostringstream s;
     s << "dmap::array::local: index " << i << " is not owned by locale " << here();
     if (domain().contains(i)) s << " (its owner is locale " << dom_.state()->model->locale_of(i) << ")";
@@ -279,8 +293,8 @@ class array {
   }
   std::pair<int, index_t> remote_offset(const idx<N>& i) const {
     const int owner = dom_.state()->model->locale_of(i);
-    for (const auto& l : dom_.state()->layouts_of_all()[static_cast<std::size_t>(owner)])
-      if (l.indices.contains(i)) return {owner, l.offset_of(i)};
+    for (const auto& b : dom_.state()->blocks_of_all()[static_cast<std::size_t>(owner)])
+      if (b.owned.contains(i)) return {owner, b.layout.offset_of(i)};
     throw runtime_error("dmap::array: the distribution says locale " + std::to_string(owner) +
                         " owns an index that none of its layouts holds");
   }

@@ -18,7 +18,7 @@ namespace dmap {
 /// | Chapel DSI (LocalDomain)        | dmap                      | meaning                               |
 /// |---------------------------------|---------------------------|---------------------------------------|
 /// | `myBlock` / dsiLocalSubdomains  | `subdomains()`            | the owned indices, as disjoint rects  |
-/// | (the local array's layout)      | `layouts()`               | where each owned index is stored      |
+/// | (the local array's layout)      | `layouts()`               | storage of each subdomain, in order   |
 /// | `myBlock.size`                  | `size()`                  | the number of owned indices           |
 /// | `myBlock.contains(i)`           | `contains(i)`             | whether this locale owns `i`          |
 template <class L, std::size_t N>
@@ -39,7 +39,8 @@ concept local_domain_descriptor = requires(const L& l, const idx<N>& i) {
 /// | dsiSetIndices (arrays: dsiReallocate)      | `set_indices(r)`              | change the index set (collective)         |
 /// | dsiIndexToLocale                           | `locale_of(i)`                | the locale owning index `i`               |
 /// | dsiLocalSubdomain(s)(loc)                  | `local_subdomains(locale)`    | the rects any locale owns (no messages)   |
-/// | (layout of LocalArray on `loc`)            | `local_layouts(locale)`       | how any locale stores them (no messages)  |
+/// | (layout of LocalArray on `loc`)            | `local_layouts(locale)`       | storage per subdomain, same order; a      |
+/// |                                            |                               | layout may also hold ghost indices        |
 /// | `locDoms[here]`                            | `local()`                     | this locale's local domain descriptor     |
 /// | dsiTargetLocales                           | `targets()`                   | the target grid                           |
 /// | dsiBuildArray                              | `dmap::array<T, N>{domain}`   | storage comes from `local_layouts`        |

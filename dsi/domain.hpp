@@ -83,28 +83,39 @@ struct domain_state {
   std::unique_ptr<domain_model_base<N>> model;
   rect<N> whole;                           // cached model->indices()
   std::vector<rect<N>> my_subdomains;      // this locale's pieces
-  std::vector<dense_layout<N>> my_layouts; // and their storage
+  std::vector<dense_layout<N>> my_layouts; // and their storage, piece by piece
   index_t my_size = 0;
   std::vector<array_hook<N>*> arrays;      // arrays declared over the domain
   std::uint64_t generation = 0;            // bumps on every set_indices
-  mutable std::optional<placement<N>> all_layouts;  // every locale's layouts, on demand
+  mutable std::optional<placement<N>> all_blocks;  // every locale's blocks, on demand
 
   void refresh() {
     whole = model->indices();
     my_subdomains = model->local_subdomains(here());
     my_layouts = model->local_layouts(here());
+    if (my_layouts.size() != my_subdomains.size())
+      throw runtime_error("dmap::domain: the distribution " + model->name() + " gives " +
+                          std::to_string(my_subdomains.size()) + " subdomains but " +
+                          std::to_string(my_layouts.size()) +
+                          " layouts; it must give one layout per subdomain");
     my_size = 0;
-    for (const auto& l : my_layouts) my_size += l.size();
-    all_layouts.reset();
+    for (const auto& r : my_subdomains) my_size += r.size();
+    all_blocks.reset();
     ++generation;
   }
-  const placement<N>& layouts_of_all() const {
-    if (!all_layouts) {
+  /// Every locale's owned rects with their storage layouts.
+  const placement<N>& blocks_of_all() const {
+    if (!all_blocks) {
       placement<N> p(static_cast<std::size_t>(num_locales()));
-      for (int q = 0; q < num_locales(); ++q) p[q] = model->local_layouts(q);
-      all_layouts = std::move(p);
+      for (int q = 0; q < num_locales(); ++q) {
+        const auto owned = model->local_subdomains(q);
+        const auto layouts = model->local_layouts(q);
+        for (std::size_t k = 0; k < owned.size() && k < layouts.size(); ++k)
+          p[q].push_back({owned[k], layouts[k], {}});
+      }
+      all_blocks = std::move(p);
     }
-    return *all_layouts;
+    return *all_blocks;
   }
 };
 
@@ -208,10 +219,11 @@ class domain {
     }
     return s.front();
   }
-  /// How locale `locale` stores its indices.
+  /// How locale `locale` stores its indices: one layout per subdomain (a layout may hold
+  /// more indices than its subdomain, e.g. ghost cells).
   std::vector<dense_layout<N>> local_layouts(int locale) const {
     check_locale(locale);
-    return state_->layouts_of_all()[static_cast<std::size_t>(locale)];
+    return state_->model->local_layouts(locale);
   }
   /// The number of indices this locale owns.
   index_t local_size() const noexcept { return state_->my_size; }
@@ -224,10 +236,10 @@ class domain {
   /// keeps the values of the indices that survive (Chapel's dsiSetIndices/dsiReallocate).
   void set_indices(const rect<N>& indices) {
     detail::check_same_on_all_locales("dmap::domain::set_indices", indices, name());
-    const placement<N> before = state_->layouts_of_all();
+    const placement<N> before = state_->blocks_of_all();
     agreed([&] { state_->model->set_indices(indices); });
     state_->refresh();
-    const placement<N>& after = state_->layouts_of_all();
+    const placement<N>& after = state_->blocks_of_all();
     for (auto* a : state_->arrays) a->reallocate(before, after);
   }
 

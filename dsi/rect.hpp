@@ -6,6 +6,7 @@
 #include <ostream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "index.hpp"
 #include "range.hpp"
@@ -193,6 +194,32 @@ class rect : private detail::rect_storage<N> {
     return i;
   }
 };
+
+/// The indices of `outer` that are not in `inner`, as disjoint rects (at most 2N), where
+/// per dimension `inner` holds a contiguous run of `outer`'s indices (a block inside its
+/// ghost-cell frame, say).
+template <std::size_t N>
+std::vector<rect<N>> difference(const rect<N>& outer, const rect<N>& inner) {
+  std::vector<rect<N>> slabs;
+  if (outer.empty()) return slabs;
+  if (inner.empty()) {
+    slabs.push_back(outer);
+    return slabs;
+  }
+  rect<N> core = outer;
+  for (std::size_t d = 0; d < N; ++d) {
+    const range& o = outer.dim(d);
+    const index_t low = inner.dim(d).aligned_low(), high = inner.dim(d).aligned_high();
+    for (const range& part : {o.intersect(range(o.lo(), low)), o.intersect(range(high + 1, o.hi()))})
+      if (!part.empty()) {
+        rect<N> slab = core;
+        slab.set_dim(d, part);
+        slabs.push_back(slab);
+      }
+    core.set_dim(d, o.intersect(range(low, high + 1)));
+  }
+  return slabs;
+}
 
 /// A rect of orders (0-based positions per dimension inside a whole index set): the work
 /// description a leader hands to its followers. Kept apart from rect of indices on purpose.

@@ -104,19 +104,18 @@ struct operand<A> {
   A& a;
 
   const rect<N>& whole() const noexcept { return a.domain().indices(); }
-  std::vector<rect<N>> pieces() const {
-    std::vector<rect<N>> p;
-    for (const auto& b : a.local_blocks()) p.push_back(b.layout.indices);
-    return p;
-  }
+  const std::vector<rect<N>>& pieces() const noexcept { return a.domain().local_subdomains(); }
   const domain_state<N>* state() const noexcept { return a.domain().state().get(); }
   std::string describe() const {
     return a.domain().name() + " array over " + operand<const domain<N>>::to_text(whole());
   }
   std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part) const {
-    for (const auto& b : a.local_blocks()) {
+    const auto& owned = a.domain().local_subdomains();
+    const auto& blocks = a.local_blocks();
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+      const auto& b = blocks[k];
       const auto& l = b.layout;
-      if (!l.indices.contains(part)) continue;
+      if (!owned[k].contains(part)) continue;
       chunk_cursor<row_type, N> c{b.base + l.offset_of(part.first()), {}};
       for (std::size_t d = 0; d < N; ++d)
         c.step[d] = part.dim(d).size() == 1

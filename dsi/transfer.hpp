@@ -12,6 +12,7 @@
 
 #include "../layouts/dense_layout.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/messages.hpp"
 #include "chunks.hpp"
 #include "rect.hpp"
 
@@ -73,44 +74,121 @@ void copy_part(const rect<N>& part, const placed_block<N>& from, const T* from_b
 
 }  // namespace detail
 
+/// What one locale sends, receives and copies locally to move the indices present in two
+/// placements from the first to the second: per peer, the parts (rect pieces) in message
+/// order, computed by intersecting blocks (O(blocks), never per element). Reusable.
+template <std::size_t N>
+class transfer_plan {
+ public:
+  /// One piece of a message: `part` moves from block `from` to block `to`.
+  struct piece {
+    rect<N> part;
+    placed_block<N> from;
+    placed_block<N> to;
+  };
+
+  /// The plan of this locale for moving `from` to `to`.
+  transfer_plan(const placement<N>& from, const placement<N>& to) {
+    const int p = num_locales(), me = here();
+    sends_.resize(static_cast<std::size_t>(p));
+    receives_.resize(static_cast<std::size_t>(p));
+    for (int q = 0; q < p; ++q) {
+      for (const auto& fb : from[me])
+        for (const auto& tb : to[q]) {
+          const rect<N> part = fb.owned.intersect(tb.owned);
+          if (part.empty()) continue;
+          (q == me ? local_ : sends_[q]).push_back({part, fb, tb});
+        }
+      if (q == me) continue;
+      for (const auto& fb : from[q])
+        for (const auto& tb : to[me]) {
+          const rect<N> part = fb.owned.intersect(tb.owned);
+          if (!part.empty()) receives_[q].push_back({part, fb, tb});
+        }
+    }
+  }
+
+  /// Pieces sent to each locale, in message order.
+  const std::vector<std::vector<piece>>& sends() const noexcept { return sends_; }
+  /// Pieces received from each locale, in message order.
+  const std::vector<std::vector<piece>>& receives() const noexcept { return receives_; }
+  /// Pieces copied within this locale.
+  const std::vector<piece>& local() const noexcept { return local_; }
+  /// The number of elements sent to locale q.
+  index_t send_count(int q) const { return count(sends_[static_cast<std::size_t>(q)]); }
+  /// The number of elements received from locale q.
+  index_t receive_count(int q) const { return count(receives_[static_cast<std::size_t>(q)]); }
+
+ private:
+  static index_t count(const std::vector<piece>& pieces) {
+    index_t n = 0;
+    for (const auto& pc : pieces) n += pc.part.size();
+    return n;
+  }
+
+  std::vector<std::vector<piece>> sends_, receives_;
+  std::vector<piece> local_;
+};
+
+/// A transfer in flight: messages posted and local copies done; `finish()` waits for the
+/// messages and stores what arrived. Computation may run in between.
+template <transferable T, std::size_t N>
+class pending_transfer {
+ public:
+  /// Packs and posts every message of `plan` and makes the local copies.
+  pending_transfer(const transfer_plan<N>& plan, const T* from_base, T* to_base)
+      : plan_(&plan), to_base_(to_base) {
+    const int p = num_locales();
+    outgoing_.resize(static_cast<std::size_t>(p));
+    incoming_.resize(static_cast<std::size_t>(p));
+    for (int q = 0; q < p; ++q) {
+      const auto n = static_cast<std::size_t>(plan.receive_count(q));
+      incoming_[q].resize(n);
+      batch_.receive(q, incoming_[q].data(), n * sizeof(T));
+    }
+    for (int q = 0; q < p; ++q) {
+      auto& out = outgoing_[q];
+      out.resize(static_cast<std::size_t>(plan.send_count(q)));
+      std::size_t at = 0;
+      for (const auto& pc : plan.sends()[q])
+        detail::for_each_run(pc.part, pc.from.layout, pc.from.shift,
+                             [&](index_t offset, index_t step, index_t count) {
+                               for (index_t k = 0; k < count; ++k) out[at++] = from_base[offset + k * step];
+                             });
+      batch_.send(q, out.data(), out.size() * sizeof(T));
+    }
+    for (const auto& pc : plan.local()) detail::copy_part(pc.part, pc.from, from_base, pc.to, to_base);
+  }
+  pending_transfer(pending_transfer&&) noexcept = default;
+
+  /// Waits for the messages and unpacks them into their blocks.
+  void finish() {
+    batch_.wait();
+    for (std::size_t q = 0; q < incoming_.size(); ++q) {
+      std::size_t at = 0;
+      for (const auto& pc : plan_->receives()[q])
+        detail::for_each_run(pc.part, pc.to.layout, pc.to.shift,
+                             [&](index_t offset, index_t step, index_t count) {
+                               for (index_t k = 0; k < count; ++k) to_base_[offset + k * step] = incoming_[q][at++];
+                             });
+    }
+    incoming_.clear();
+  }
+
+ private:
+  const transfer_plan<N>* plan_;
+  T* to_base_;
+  std::vector<std::vector<T>> outgoing_, incoming_;
+  message_batch batch_;
+};
+
 /// Collective. Copies every index present in both placements from `from` (elements at
-/// `from_base`) to `to` (elements at `to_base`). One message per pair of locales that share
-/// indices; nothing else is sent.
+/// `from_base`) to `to` (elements at `to_base`): one message per pair of locales that share
+/// indices, exactly the shared elements, and no collective call.
 template <transferable T, std::size_t N>
 void transfer(const placement<N>& from, const T* from_base, const placement<N>& to, T* to_base) {
-  const int p = num_locales(), me = here();
-  byte_buffers outgoing(static_cast<std::size_t>(p));
-  for (int q = 0; q < p; ++q) {
-    for (const auto& fb : from[me])
-      for (const auto& tb : to[q]) {
-        const rect<N> part = fb.owned.intersect(tb.owned);
-        if (part.empty()) continue;
-        if (q == me) {
-          detail::copy_part(part, fb, from_base, tb, to_base);
-          continue;
-        }
-        auto& out = outgoing[q];
-        std::size_t at = out.size();
-        out.resize(at + static_cast<std::size_t>(part.size()) * sizeof(T));
-        detail::for_each_run(part, fb.layout, fb.shift, [&](index_t offset, index_t step, index_t count) {
-          for (index_t k = 0; k < count; ++k, at += sizeof(T))
-            std::memcpy(out.data() + at, from_base + offset + k * step, sizeof(T));
-        });
-      }
-  }
-  const byte_buffers incoming = exchange(std::move(outgoing));
-  for (int q = 0; q < p; ++q) {
-    if (q == me || incoming[q].empty()) continue;
-    std::size_t at = 0;
-    for (const auto& fb : from[q])
-      for (const auto& tb : to[me]) {
-        const rect<N> part = fb.owned.intersect(tb.owned);
-        detail::for_each_run(part, tb.layout, tb.shift, [&](index_t offset, index_t step, index_t count) {
-          for (index_t k = 0; k < count; ++k, at += sizeof(T))
-            std::memcpy(to_base + offset + k * step, incoming[q].data() + at, sizeof(T));
-        });
-      }
-  }
+  const transfer_plan<N> plan(from, to);
+  pending_transfer<T, N>(plan, from_base, to_base).finish();
 }
 
 }  // namespace dmap

@@ -17,6 +17,7 @@
 #include "layouts/dense_layout.hpp"
 
 #include "dists/block.hpp"
+#include "dists/stencil.hpp"
 
 #include "iterators/forall.hpp"
 #include "iterators/reduce.hpp"

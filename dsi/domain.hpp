@@ -71,10 +71,18 @@ class domain_model final : public domain_model_base<N> {
   std::unique_ptr<domain_model_base<N>> with_indices(const rect<N>& r) const override {
     return std::make_unique<domain_model>(dist_, dist_.new_domain(r));
   }
+  const Desc& descriptor() const noexcept { return desc_; }
 
  private:
   Dist dist_;
   Desc desc_;
+};
+
+/// A communication plan kept for the domain's current index set.
+template <std::size_t N>
+struct cached_plan_entry {
+  std::uint64_t generation;                         // the domain generation it was built for
+  std::shared_ptr<const transfer_plan<N>> plan;
 };
 
 /// What all handles of one domain share.
@@ -88,6 +96,7 @@ struct domain_state {
   std::vector<array_hook<N>*> arrays;      // arrays declared over the domain
   std::uint64_t generation = 0;            // bumps on every set_indices
   mutable std::optional<placement<N>> all_blocks;  // every locale's blocks, on demand
+  std::shared_ptr<cached_plan_entry<N>> cached_plan; // e.g. the ghost-cell update of a stencil
 
   void refresh() {
     whole = model->indices();
@@ -250,6 +259,14 @@ class domain {
     d.state_->model = agreed([&] { return state_->model->with_indices(indices); });
     d.state_->refresh();
     return d;
+  }
+
+  /// The global descriptor, when the domain was made by a `Dist` whose descriptor type is
+  /// `Desc`; nullptr otherwise. For distribution-specific operations (halo updates).
+  template <class Dist, class Desc>
+  const Desc* descriptor() const noexcept {
+    const auto* m = dynamic_cast<const detail::domain_model<N, Dist, Desc>*>(state_->model.get());
+    return m ? &m->descriptor() : nullptr;
   }
 
   /// Both handles name the same domain.

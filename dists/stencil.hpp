@@ -1,0 +1,268 @@
+// Stencil: Block plus ghost cells. Each locale stores its Block chunk expanded by `fluff`
+// positions per dimension (DAP padding): copies of the neighbours' edge elements
+// (communication padding), or, at the edge of a non-periodic dimension, boundary cells
+// that belong to no locale (boundary padding). `update_halos(A)` refreshes every ghost cell
+// from its owner, one aggregated message per neighbour; `start_halo_update(A)` splits it so
+// the interior can be computed meanwhile. Periodic dimensions wrap, also on one locale.
+//
+// Chapel's descriptors: GlobalDistribution stencil<N>, GlobalDomain stencil_domain<N>,
+// LocalDomain stencil_local_domain<N> (owned rect + the storage frame around it).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../dsi/array.hpp"
+#include "../dsi/transfer.hpp"
+#include "block.hpp"
+
+namespace dmap {
+
+template <std::size_t N>
+class stencil_domain;
+
+/// The Stencil distribution: Block's cut, with `fluff[d]` ghost positions on both sides of
+/// each chunk along dimension d, and `periodic[d]` wrap-around.
+template <std::size_t N>
+class stencil {
+ public:
+  /// Ghost widths `fluff` (>= 0, in positions of the domain's stride), periodic flags, grid.
+  explicit stencil(const idx<N>& fluff, const std::array<bool, N>& periodic = {},
+                   const target_grid<N>& grid = {}, storage_order order = storage_order::row_major)
+      : block_(grid, order), fluff_(fluff), periodic_(periodic) {
+    for (std::size_t d = 0; d < N; ++d)
+      if (fluff[d] < 0)
+        throw argument_error("dmap::stencil: fluff[" + std::to_string(d) + "] is " +
+                             std::to_string(fluff[d]) + "; ghost widths must be >= 0");
+  }
+
+  /// The Block distribution giving the cut.
+  const block<N>& base() const noexcept { return block_; }
+  /// Ghost widths per dimension.
+  const idx<N>& fluff() const noexcept { return fluff_; }
+  /// Periodic flags per dimension.
+  const std::array<bool, N>& periodic() const noexcept { return periodic_; }
+  /// The target grid.
+  const target_grid<N>& targets() const noexcept { return block_.targets(); }
+  /// "stencil(grid 2x2, fluff (1, 1), periodic (0, 1))".
+  std::string name() const {
+    std::ostringstream s;
+    s << "stencil(grid " << targets() << ", fluff " << fluff_ << ", periodic (";
+    for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << periodic_[d];
+    s << "))";
+    return s.str();
+  }
+  /// A global domain descriptor over `indices`.
+  stencil_domain<N> new_domain(const rect<N>& indices) const { return stencil_domain<N>(*this, indices); }
+
+  friend bool operator==(const stencil&, const stencil&) = default;
+
+ private:
+  block<N> block_;
+  idx<N> fluff_;
+  std::array<bool, N> periodic_;
+};
+
+/// This locale's part of a Stencil domain: the owned rect and the frame that stores it with
+/// its ghost cells.
+template <std::size_t N>
+class stencil_local_domain {
+ public:
+  stencil_local_domain() = default;
+  stencil_local_domain(const rect<N>& owned, const rect<N>& frame, storage_order order)
+      : owned_(owned), layout_(dense_layout<N>::make(frame, 0, order)) {}
+  /// The owned rect (none when this locale owns nothing).
+  std::vector<rect<N>> subdomains() const {
+    return owned_.empty() ? std::vector<rect<N>>{} : std::vector<rect<N>>{owned_};
+  }
+  /// Its storage: the owned rect plus ghost cells.
+  std::vector<dense_layout<N>> layouts() const {
+    return owned_.empty() ? std::vector<dense_layout<N>>{} : std::vector<dense_layout<N>>{layout_};
+  }
+  /// The number of owned indices.
+  index_t size() const noexcept { return owned_.size(); }
+  /// True when this locale owns `i`.
+  bool contains(const idx<N>& i) const noexcept { return owned_.contains(i); }
+
+ private:
+  rect<N> owned_{};
+  dense_layout<N> layout_{};
+};
+
+/// The global descriptor of a domain distributed by Stencil.
+template <std::size_t N>
+class stencil_domain {
+ public:
+  stencil_domain(const stencil<N>& dist, const rect<N>& indices)
+      : dist_(dist), blocks_(dist.base(), indices) {
+    set_indices(indices);
+  }
+
+  /// The distribution.
+  const stencil<N>& distribution() const noexcept { return dist_; }
+  /// The target grid.
+  const target_grid<N>& targets() const noexcept { return dist_.targets(); }
+  /// The whole index set (owned indices only; ghosts lie around it).
+  const rect<N>& indices() const noexcept { return blocks_.indices(); }
+  /// Replaces the index set; throws when a locale's chunk is thinner than the ghost width
+  /// along a dimension that exchanges ghosts.
+  void set_indices(const rect<N>& indices) {
+    blocks_.set_indices(indices);
+    const int p = targets().size();
+    for (int q = 0; q < p; ++q) {
+      const rect<N> owned = chunk_of(q);
+      const auto c = targets().coords_of(q);
+      for (std::size_t d = 0; d < N; ++d) {
+        const bool exchanges = targets().extent(d) > 1 || dist_.periodic()[d];
+        if (!exchanges || dist_.fluff()[d] == 0 || indices.empty()) continue;
+        if (owned.dim(d).size() < dist_.fluff()[d]) {
+          std::ostringstream s;
+          s << "dmap::stencil: locale " << q << " (grid coordinates";
+          for (std::size_t k = 0; k < N; ++k) s << (k ? ", " : " ") << c[k];
+          s << ") owns " << owned.dim(d).size() << " indices along dimension " << d << " of "
+            << indices << ", fewer than the ghost width " << dist_.fluff()[d]
+            << "; every chunk must be at least as wide as the ghost width (use fewer locales "
+               "along that dimension or a smaller fluff)";
+          throw argument_error(s.str());
+        }
+      }
+    }
+    local_ = stencil_local_domain<N>(chunk_of(here_or_zero()), frame_of(here_or_zero()),
+                                     dist_.base().order());
+    halos_.reset();
+  }
+
+  /// The locale owning index `i`.
+  int locale_of(const idx<N>& i) const noexcept { return blocks_.locale_of(i); }
+  /// The rect locale `locale` owns (none or one).
+  std::vector<rect<N>> local_subdomains(int locale) const { return blocks_.local_subdomains(locale); }
+  /// How locale `locale` stores it: the owned rect widened by the ghost widths.
+  std::vector<dense_layout<N>> local_layouts(int locale) const {
+    if (chunk_of(locale).empty()) return {};
+    return {dense_layout<N>::make(frame_of(locale), 0, dist_.base().order())};
+  }
+  /// This locale's local domain descriptor.
+  const stencil_local_domain<N>& local() const noexcept { return local_; }
+
+  /// The rect locale `locale` stores: owned plus ghost cells (empty when it owns nothing).
+  rect<N> frame_of(int locale) const {
+    rect<N> owned = chunk_of(locale);
+    if (owned.empty()) return owned;
+    rect<N> frame = owned;
+    for (std::size_t d = 0; d < N; ++d) {
+      const range& r = owned.dim(d);
+      const index_t step = detail::abs_index(r.stride());
+      frame.set_dim(d, range(r.aligned_low() - dist_.fluff()[d] * step,
+                             r.aligned_high() + 1 + dist_.fluff()[d] * step, r.stride(), r.alignment()));
+    }
+    return frame;
+  }
+
+  /// Where every locale's ghost cells come from: for each locale, its ghost slabs as blocks
+  /// named by the indices that fill them (periodic images carry the wrap as a shift).
+  const placement<N>& halo_blocks() const {
+    if (!halos_) halos_ = std::make_shared<placement<N>>(compute_halo_blocks());
+    return *halos_;
+  }
+
+ private:
+  rect<N> chunk_of(int locale) const {
+    const auto s = blocks_.local_subdomains(locale);
+    if (!s.empty()) return s.front();
+    rect<N> none = indices();
+    for (std::size_t d = 0; d < N; ++d) none.set_dim(d, range(0, 0));
+    return none;
+  }
+
+  placement<N> compute_halo_blocks() const {
+    const int p = targets().size();
+    placement<N> halos(static_cast<std::size_t>(p));
+    const rect<N>& whole = indices();
+    idx<N> period{};
+    for (std::size_t d = 0; d < N; ++d)
+      period[d] = whole.dim(d).size() * detail::abs_index(whole.dim(d).stride());
+    for (int q = 0; q < p; ++q) {
+      const rect<N> owned = chunk_of(q);
+      if (owned.empty()) continue;
+      const auto layout = dense_layout<N>::make(frame_of(q), 0, dist_.base().order());
+      for (const rect<N>& slab : difference(layout.indices, owned)) {
+        // Every combination of wraps (-1, 0, +1 periods) along the periodic dimensions.
+        std::array<int, N> wrap{};
+        for (std::size_t d = 0; d < N; ++d) wrap[d] = dist_.periodic()[d] ? -1 : 0;
+        while (true) {
+          idx<N> shift{};
+          for (std::size_t d = 0; d < N; ++d) shift[d] = wrap[d] * period[d];
+          // Ghost index g holds the value of index g - shift.
+          const rect<N> source = slab.translated(idx<N>{} - shift).intersect(whole);
+          if (!source.empty()) halos[q].push_back({source, layout, shift});
+          std::size_t d = N;
+          while (d-- > 0) {
+            if (!dist_.periodic()[d]) continue;
+            if (++wrap[d] <= 1) break;
+            wrap[d] = -1;
+          }
+          if (d == static_cast<std::size_t>(-1)) break;
+        }
+      }
+    }
+    return halos;
+  }
+  static int here_or_zero() { return detail::current_environment ? here() : 0; }
+
+  stencil<N> dist_;
+  block_domain<N> blocks_;
+  stencil_local_domain<N> local_{};
+  mutable std::shared_ptr<placement<N>> halos_;
+};
+
+/// A halo update in flight (see start_halo_update).
+template <class T, std::size_t N>
+class halo_update {
+ public:
+  halo_update(std::shared_ptr<const transfer_plan<N>> plan, T* data)
+      : plan_(std::move(plan)), pending_(*plan_, data, data) {}
+  /// Waits for the neighbours' data and writes it into the ghost cells.
+  void finish() { pending_.finish(); }
+
+ private:
+  std::shared_ptr<const transfer_plan<N>> plan_;
+  pending_transfer<T, N> pending_;
+};
+
+namespace detail {
+template <class T, std::size_t N>
+const stencil_domain<N>& stencil_descriptor(const array<T, N>& a) {
+  const auto* desc = a.domain().template descriptor<stencil<N>, stencil_domain<N>>();
+  if (desc == nullptr)
+    throw argument_error("dmap::update_halos: the array's domain is distributed by " +
+                         a.domain().name() + "; halo updates need a dmap::stencil domain");
+  return *desc;
+}
+}  // namespace detail
+
+/// Collective. Posts the messages that refresh every ghost cell of `a` (one per neighbouring
+/// locale, faces, edges and corners alike) and copies the periodic wraps that stay on this
+/// locale; owned elements may be computed on until `finish()`, ghost cells not read.
+template <class T, std::size_t N>
+halo_update<T, N> start_halo_update(array<T, N>& a) {
+  const auto& desc = detail::stencil_descriptor(a);
+  auto& cache = a.domain().state()->cached_plan;
+  if (!cache || cache->generation != a.domain().state()->generation) {
+    cache = std::make_shared<detail::cached_plan_entry<N>>(detail::cached_plan_entry<N>{
+        a.domain().state()->generation,
+        std::make_shared<const transfer_plan<N>>(a.domain().state()->blocks_of_all(), desc.halo_blocks())});
+  }
+  return halo_update<T, N>(cache->plan, a.local_blocks().empty() ? nullptr : a.local_blocks().front().base);
+}
+
+/// Collective. Refreshes every ghost cell of `a` from the owning locale.
+template <class T, std::size_t N>
+void update_halos(array<T, N>& a) {
+  start_halo_update(a).finish();
+}
+
+}  // namespace dmap

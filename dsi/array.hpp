@@ -188,7 +188,9 @@ class array {
   const T& local(const idx<N>& i) const { return *find_local(i); }
 
   /// The element of any index `i` (Chapel's dsiAccess): local elements directly, remote
-  /// ones by one-sided access (one message per read or write). Not collective.
+  /// ones by one-sided access (one message per read or write). Ghost copies held here are
+  /// read locally (they are as fresh as the last halo update); writes go to the owner.
+  /// Not collective.
   element_ref<T> operator[](const idx<N>& i) {
     const auto& owned = dom_.local_subdomains();
     const auto& blocks = st_->blocks();
@@ -197,6 +199,9 @@ class array {
       if (owned[b].contains(i)) return element_ref<T>(&blocks[b](i), &blocks[b](i), nullptr, here(), 0);
       if (!stored && blocks[b].layout.indices.contains(i)) stored = &blocks[b](i);
     }
+    // A locally stored index outside the domain is a boundary cell of this locale (DAP
+    // boundary padding, or a periodic image): read and written here.
+    if (stored && !domain().contains(i)) return element_ref<T>(stored, stored, nullptr, here(), 0);
     check_bounds(i);
     const auto [owner, offset] = remote_offset(i);
     return element_ref<T>(stored, nullptr, &st_->window(), owner, offset);

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -33,13 +34,17 @@ loop_operands<X> operands_of(X& x) {
   return {std::tuple<operand<X>>(operand<X>{x})};
 }
 template <class... X>
-loop_operands<X...> operands_of(zipped<X...>& z) {
-  return std::apply([](auto&... x) { return loop_operands<X...>{std::tuple<operand<X>...>(operand<X>{x}...)}; },
-                    z.iterands);
+loop_operands<std::remove_reference_t<X>...> operands_of(zipped<X...>& z) {
+  return std::apply(
+      [](auto&... x) {
+        return loop_operands<std::remove_reference_t<X>...>{
+            std::tuple<operand<std::remove_reference_t<X>>...>(operand<std::remove_reference_t<X>>{x}...)};
+      },
+      z.iterands);
 }
 template <class... X>
-loop_operands<X...> operands_of(zipped<X...>&& z) {
-  return operands_of(z);
+auto operands_of(const zipped<X...>& z) {
+  return operands_of(const_cast<zipped<X...>&>(z));
 }
 
 /// Throws shape_error unless every operand has the leader's shape.

@@ -128,3 +128,128 @@ struct operand<A> {
 };
 
 }  // namespace dmap::detail
+
+namespace dmap {
+
+/// Read access to one element and its neighbours, for stencil loops: `a(-1, 0)` is the
+/// element one position before along dimension 0, `a()` the element itself. Offsets count
+/// positions in the domain's iteration order.
+template <class T, std::size_t N>
+class neighborhood {
+ public:
+  neighborhood(const T* center, const std::array<index_t, N>* step) noexcept
+      : p_(center), step_(step) {}
+  /// The element at `offsets` positions from this one (one offset per dimension).
+  template <class... Offsets>
+    requires(sizeof...(Offsets) == N)
+  const T& operator()(Offsets... offsets) const noexcept {
+    index_t at = 0;
+    std::size_t d = 0;
+    ((at += static_cast<index_t>(offsets) * (*step_)[d++]), ...);
+    return p_[at];
+  }
+  /// The element itself.
+  const T& operator()() const noexcept { return *p_; }
+  /// The element at offset `o`.
+  const T& at(const idx<N>& o) const noexcept {
+    index_t at = 0;
+    for (std::size_t d = 0; d < N; ++d) at += o[d] * (*step_)[d];
+    return p_[at];
+  }
+
+ private:
+  const T* p_;
+  const std::array<index_t, N>* step_;
+};
+
+/// An array read together with its neighbours up to `radius` positions away in every
+/// dimension, as a zip operand: `forall(zip(B, neighbors(A, 1)), [](double& b, const auto& a)
+/// { b = (a(-1, 0) + a(1, 0) + a(0, -1) + a(0, 1)) / 4; })`. Each chunk widened by the
+/// radius must be stored locally (a dmap::stencil domain with fluff >= radius, halos
+/// updated); the loop throws otherwise.
+template <class T, std::size_t N>
+struct neighbors_of {
+  const array<T, N>* a;
+  idx<N> radius;
+};
+
+/// The neighbourhood operand of `a` with the same radius in every dimension.
+template <class T, std::size_t N>
+neighbors_of<T, N> neighbors(const array<T, N>& a, index_t radius = 1) {
+  idx<N> r{};
+  r.fill(radius);
+  return {&a, r};
+}
+/// The neighbourhood operand of `a` with a radius per dimension.
+template <class T, std::size_t N>
+neighbors_of<T, N> neighbors(const array<T, N>& a, const idx<N>& radius) {
+  return {&a, radius};
+}
+
+namespace detail {
+
+/// A row of neighbourhoods: the k-th is centred k * s elements after p.
+template <class T, std::size_t N>
+struct neighborhood_row {
+  const T* p;
+  index_t s;
+  const std::array<index_t, N>* step;
+  neighborhood<T, N> at(index_t k) const noexcept { return {p + k * s, step}; }
+  neighborhood<T, N> unit(index_t k) const noexcept { return {p + k, step}; }
+  bool contiguous() const noexcept { return s == 1; }
+};
+
+template <class T, std::size_t N>
+struct chunk_cursor<neighborhood_row<T, N>, N> {
+  const T* base;
+  std::array<index_t, N> step;       // between rows and along the row, per chunk dimension
+  std::array<index_t, N> neighbour;  // one position along each dimension
+  neighborhood_row<T, N> row(const std::array<index_t, N>& k) const noexcept {
+    index_t offset = 0;
+    for (std::size_t d = 0; d + 1 < N; ++d) offset += k[d] * step[d];
+    return {base + offset, step[N - 1], &neighbour};
+  }
+};
+
+template <class T, std::size_t N>
+struct operand<neighbors_of<T, N>> {
+  static constexpr std::size_t rank = N;
+  using row_type = neighborhood_row<T, N>;
+  neighbors_of<T, N>& n;
+
+  const rect<N>& whole() const noexcept { return n.a->domain().indices(); }
+  const std::vector<rect<N>>& pieces() const noexcept { return n.a->domain().local_subdomains(); }
+  const domain_state<N>* state() const noexcept { return nullptr; }  // always checked
+  std::string describe() const {
+    std::ostringstream s;
+    s << "neighbours within " << n.radius << " of a " << n.a->domain().name() << " array over "
+      << whole() << "; every chunk widened by the radius must be stored locally: use a "
+                    "dmap::stencil domain with fluff >= radius";
+    return s.str();
+  }
+  std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part) const {
+    rect<N> reach = part;
+    for (std::size_t d = 0; d < N; ++d)
+      reach.set_dim(d, part.dim(d).expanded(n.radius[d] * abs_index(whole().dim(d).stride())));
+    const auto& owned = n.a->domain().local_subdomains();
+    const auto& blocks = n.a->local_blocks();
+    for (std::size_t k = 0; k < blocks.size(); ++k) {
+      const auto& l = blocks[k].layout;
+      if (!owned[k].contains(part) || !l.indices.contains(reach)) continue;
+      chunk_cursor<row_type, N> c{blocks[k].base + l.offset_of(part.first()), {}, {}};
+      for (std::size_t d = 0; d < N; ++d) {
+        c.step[d] = part.dim(d).size() == 1
+                        ? 0
+                        : part.dim(d).stride() / l.indices.dim(d).stride() * l.strides[d];
+        c.neighbour[d] = whole().dim(d).stride() / l.indices.dim(d).stride() * l.strides[d];
+      }
+      return c;
+    }
+    return std::nullopt;
+  }
+};
+template <class T, std::size_t N>
+struct operand<const neighbors_of<T, N>> : operand<neighbors_of<T, N>> {};
+
+}  // namespace detail
+}  // namespace dmap

@@ -48,7 +48,7 @@ struct view_cache {
 /// array must outlive the view; values are read when the view reaches them.
 template <class T, std::size_t N>
 auto view(const array<T, N>& a) {
-  auto cache = std::make_shared<detail::view_cache<T, N>>(detail::view_cache<T, N>{&a});
+  auto cache = std::make_shared<detail::view_cache<T, N>>(detail::view_cache<T, N>{&a, -1, {}});
   return rng::views::iota(index_t{0}, a.domain().size()) |
          rng::views::transform([cache](index_t k) { return cache->at(k); });
 }

@@ -19,6 +19,8 @@
 #include "dists/block.hpp"
 #include "dists/stencil.hpp"
 
+#include "interop/dap.hpp"
+
 #include "iterators/forall.hpp"
 #include "iterators/reduce.hpp"
 #include "iterators/views.hpp"

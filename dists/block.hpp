@@ -163,6 +163,11 @@ class block_domain {
   }
   /// This locale's local domain descriptor.
   const block_local_domain<N>& local() const noexcept { return local_; }
+  /// The indices of dimension d owned by the locales at grid coordinate k along d.
+  range chunk_range(std::size_t d, int k) const {
+    const auto [first, last] = block<N>::chunk(bounds_[d].first, bounds_[d].second, targets().extent(d), k);
+    return whole_.dim(d).intersect(range(first, last));
+  }
 
  private:
   rect<N> chunk_of(int locale) const {

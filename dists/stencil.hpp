@@ -147,6 +147,8 @@ class stencil_domain {
   }
   /// This locale's local domain descriptor.
   const stencil_local_domain<N>& local() const noexcept { return local_; }
+  /// The Block domain that gives the owned chunks.
+  const block_domain<N>& base() const noexcept { return blocks_; }
 
   /// The rect locale `locale` stores: owned plus ghost cells (empty when it owns nothing).
   rect<N> frame_of(int locale) const {

@@ -1,0 +1,189 @@
+// Jacobi sweep (5-point stencil, fixed boundary) on a dmap::stencil domain against a
+// hand-written MPI halo exchange (faces, Isend/Irecv, MPI_Type_vector for columns) plus a
+// oneTBB loop over the same local rows, in the same run.
+//   mpirun -n P --bind-to none ./bench_stencil [n=4096] [iterations=40]
+#include <dmap/dmap.hpp>
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double boundary_value(dmap::index_t i, dmap::index_t j, dmap::index_t n) {
+  return i == 0 ? 1.0 : (j == n - 1 ? 0.5 * std::sin(3.14159265358979 * static_cast<double>(i) / static_cast<double>(n)) : 0.0);
+}
+
+// The baseline: this rank's block of the interior (same Block cut and grid as dmap) with
+// one ghost layer, faces exchanged by hand.
+struct baseline {
+  dmap::index_t n;
+  std::array<int, 2> dims{}, coords{};
+  dmap::index_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;  // owned interior rows [r0, r1), cols [c0, c1)
+  dmap::index_t rows = 0, cols = 0, pitch = 0;
+  std::vector<double> a, b;
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Datatype column = MPI_DATATYPE_NULL;
+  int up = MPI_PROC_NULL, down = MPI_PROC_NULL, left = MPI_PROC_NULL, right = MPI_PROC_NULL;
+
+  baseline(dmap::index_t size, const dmap::target_grid<2>& grid) : n(size) {
+    dims = grid.shape();
+    int periods[2] = {0, 0};
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims.data(), periods, 0, &comm);
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Cart_coords(comm, rank, 2, coords.data());
+    MPI_Cart_shift(comm, 0, 1, &up, &down);
+    MPI_Cart_shift(comm, 1, 1, &left, &right);
+    const auto cut = [](dmap::index_t lo, dmap::index_t hi, int p, int k) {
+      const dmap::index_t m = hi - lo;
+      return std::pair{lo + (m * k + p - 1) / p, lo + (m * (k + 1) + p - 1) / p};
+    };
+    std::tie(r0, r1) = cut(1, n - 1, dims[0], coords[0]);
+    std::tie(c0, c1) = cut(1, n - 1, dims[1], coords[1]);
+    rows = r1 - r0, cols = c1 - c0, pitch = cols + 2;
+    a.assign(static_cast<std::size_t>((rows + 2) * pitch), 0.0);
+    MPI_Type_vector(static_cast<int>(rows), 1, static_cast<int>(pitch), MPI_DOUBLE, &column);
+    MPI_Type_commit(&column);
+    for (dmap::index_t i = r0 - 1; i <= r1; ++i)
+      for (dmap::index_t j = c0 - 1; j <= c1; ++j)
+        if (i == 0 || j == 0 || i == n - 1 || j == n - 1) at(a, i, j) = boundary_value(i, j, n);
+    b = a;
+  }
+  ~baseline() {
+    MPI_Type_free(&column);
+    MPI_Comm_free(&comm);
+  }
+  double& at(std::vector<double>& v, dmap::index_t i, dmap::index_t j) {
+    return v[static_cast<std::size_t>((i - r0 + 1) * pitch + (j - c0 + 1))];
+  }
+  void exchange(std::vector<double>& v) {
+    MPI_Request req[8];
+    double* p = v.data();
+    const int len = static_cast<int>(cols);
+    MPI_Irecv(p + 1, len, MPI_DOUBLE, up, 0, comm, &req[0]);
+    MPI_Irecv(p + (rows + 1) * pitch + 1, len, MPI_DOUBLE, down, 1, comm, &req[1]);
+    MPI_Irecv(p + pitch, 1, column, left, 2, comm, &req[2]);
+    MPI_Irecv(p + pitch + cols + 1, 1, column, right, 3, comm, &req[3]);
+    MPI_Isend(p + pitch + 1, len, MPI_DOUBLE, up, 1, comm, &req[4]);
+    MPI_Isend(p + rows * pitch + 1, len, MPI_DOUBLE, down, 0, comm, &req[5]);
+    MPI_Isend(p + pitch + 1, 1, column, left, 3, comm, &req[6]);
+    MPI_Isend(p + pitch + cols, 1, column, right, 2, comm, &req[7]);
+    MPI_Waitall(8, req, MPI_STATUSES_IGNORE);
+  }
+  void sweep() {
+    exchange(a);
+    const double* __restrict src = a.data();
+    double* __restrict dst = b.data();
+    const dmap::index_t w = pitch;
+    dmap::detail::env().arena().execute([&] {
+      oneapi::tbb::parallel_for(
+          oneapi::tbb::blocked_range<dmap::index_t>(1, rows + 1,
+                                                    std::max<dmap::index_t>(1, rows / dmap::num_threads())),
+          [&](const oneapi::tbb::blocked_range<dmap::index_t>& r) {
+            for (dmap::index_t i = r.begin(); i < r.end(); ++i)
+              for (dmap::index_t j = 1; j <= cols; ++j)
+                dst[i * w + j] = 0.25 * (src[(i - 1) * w + j] + src[(i + 1) * w + j] +
+                                         src[i * w + j - 1] + src[i * w + j + 1]);
+          },
+          oneapi::tbb::static_partitioner{});
+    });
+    std::swap(a, b);
+  }
+  double checksum() {
+    double s = 0;
+    for (dmap::index_t i = r0; i < r1; ++i)
+      for (dmap::index_t j = c0; j < c1; ++j) s += at(a, i, j) * static_cast<double>((i * 7 + j * 3) % 11);
+    double t = 0;
+    MPI_Allreduce(&s, &t, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return t;
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dmap::environment env{argc, argv};
+  const dmap::index_t n = argc > 1 ? std::atoll(argv[1]) : 4096;
+  const int iterations = argc > 2 ? std::atoi(argv[2]) : 40;
+  const dmap::target_grid<2> grid;
+
+  // dmap: the interior is the domain; the outer ring lives in the boundary cells.
+  dmap::domain D{dmap::stencil<2>{{1, 1}, {false, false}, grid}, dmap::rect<2>{{1, n - 1}, {1, n - 1}}};
+  dmap::array<double, 2> A{D}, B{D};
+  for (auto* X : {&A, &B})
+    for (const auto& blk : X->local_blocks()) {
+      const auto& f = blk.layout.indices;
+      for (dmap::index_t i = f.dim(0).lo(); i < f.dim(0).hi(); ++i)
+        for (dmap::index_t j = f.dim(1).lo(); j < f.dim(1).hi(); ++j)
+          if (!D.contains({i, j})) blk({i, j}) = boundary_value(i, j, n);
+    }
+  baseline base(n, grid);
+
+  const auto jacobi = [&] {
+    dmap::update_halos(A);
+    dmap::forall(dmap::zip(B, dmap::neighbors(std::as_const(A), 1)), [](double& b, const auto& a) {
+      b = 0.25 * (a(-1, 0) + a(1, 0) + a(0, -1) + a(0, 1));
+    });
+    std::swap(A, B);
+  };
+  jacobi(), base.sweep();  // warm-up
+  std::vector<double> t_dmap, t_base;
+  dmap::comm_counters per_iteration{};
+  for (int it = 1; it < iterations; ++it) {
+    dmap::barrier();
+    dmap::reset_counters();
+    auto t0 = clock_type::now();
+    jacobi();
+    const double td = std::chrono::duration<double>(clock_type::now() - t0).count();
+    if (it == 1) per_iteration = dmap::counters();
+    dmap::barrier();
+    t0 = clock_type::now();
+    base.sweep();
+    const double tb = std::chrono::duration<double>(clock_type::now() - t0).count();
+    t_dmap.push_back(dmap::all_reduce_max(td));
+    t_base.push_back(dmap::all_reduce_max(tb));
+  }
+  std::sort(t_dmap.begin(), t_dmap.end());
+  std::sort(t_base.begin(), t_base.end());
+  const double md = t_dmap[t_dmap.size() / 2], mb = t_base[t_base.size() / 2];
+
+  // The ghost-region volume locale 0 must send: cells of its chunk inside other locales'
+  // frames (faces, edges and corners).
+  std::uint64_t ghost_bytes = 0;
+  const auto mine = D.local_subdomains(0);
+  for (int q = 1; q < dmap::num_locales(); ++q)
+    for (const auto& l : D.local_layouts(q))
+      for (const auto& r : mine) ghost_bytes += sizeof(double) * static_cast<std::uint64_t>(l.indices.intersect(r).size());
+
+  double sum_dmap = dmap::reduce(dmap::zip(A, D), 0.0, std::plus<>{}, [](double a, dmap::idx<2> i) {
+    return a * static_cast<double>((i[0] * 7 + i[1] * 3) % 11);
+  });
+  const double sum_base = base.checksum();
+  if (dmap::here() == 0) {
+    const double cells = static_cast<double>((n - 2) * (n - 2));
+    std::printf("bench stencil_jacobi ranks=%d threads=%d n=%lld dmap=%.1f baseline=%.1f unit=Mcells/s "
+                "ratio=%.3f msgs=%llu bytes=%llu min_bytes=%llu\n",
+                dmap::num_locales(), dmap::num_threads(), static_cast<long long>(n * n), cells / md / 1e6,
+                cells / mb / 1e6, mb / md, static_cast<unsigned long long>(per_iteration.messages_sent),
+                static_cast<unsigned long long>(per_iteration.bytes_sent),
+                static_cast<unsigned long long>(ghost_bytes));
+  }
+  if (std::abs(sum_dmap - sum_base) > 1e-9 * std::max(1.0, std::abs(sum_base))) {
+    std::fprintf(stderr, "bench_stencil: results differ on locale %d: dmap %.17g baseline %.17g\n", dmap::here(),
+                 sum_dmap, sum_base);
+    return 1;
+  }
+  return 0;
+}

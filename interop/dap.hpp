@@ -1,0 +1,130 @@
+// The Distributed Array Protocol (DAP 0.10.0): a locale's part of a distributed array as
+// dimension dictionaries plus its local buffer, as a C++ value and as JSON text.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../dists/block.hpp"
+#include "../dists/stencil.hpp"
+#include "../dsi/array.hpp"
+
+namespace dmap {
+
+/// One DAP dimension dictionary. Block ('b') uses start/stop/padding/periodic.
+struct dap_dimension {
+  char dist_type = 'b';          ///< 'b' block (the only type dmap exports so far)
+  index_t size = 0;              ///< global extent, boundary padding included
+  int proc_grid_size = 1;        ///< locales along this dimension
+  int proc_grid_rank = 0;        ///< this locale's grid coordinate along it
+  index_t start = 0;             ///< first global position of the local buffer (inclusive)
+  index_t stop = 0;              ///< end of the local buffer (exclusive), padding included
+  std::array<index_t, 2> padding{0, 0};  ///< padding widths before and after
+  bool periodic = false;         ///< whether the dimension wraps
+
+  friend bool operator==(const dap_dimension&, const dap_dimension&) = default;
+};
+
+/// The indices a dimension dictionary's locale owns: its buffer extent less communication
+/// padding (padding on a side with a neighbour), as the DAP appendix's num_owned_indices.
+inline index_t num_owned_indices(const dap_dimension& d) {
+  index_t count = d.stop - d.start;
+  if (d.proc_grid_rank != 0) count -= d.padding[0];
+  if (d.proc_grid_rank != d.proc_grid_size - 1) count -= d.padding[1];
+  return count;
+}
+
+/// Throws argument_error naming the key when `d` breaks a DAP 0.10 rule.
+inline void validate(const dap_dimension& d) {
+  const auto fail = [](const std::string& what) { throw argument_error("dmap::dap: " + what); };
+  if (d.dist_type != 'b') fail(std::string("dist_type '") + d.dist_type + "' is not one dmap describes ('b')");
+  if (d.size < 0) fail("size " + std::to_string(d.size) + " must be >= 0");
+  if (d.proc_grid_size < 1) fail("proc_grid_size " + std::to_string(d.proc_grid_size) + " must be >= 1");
+  if (d.proc_grid_rank < 0 || d.proc_grid_rank >= d.proc_grid_size)
+    fail("proc_grid_rank " + std::to_string(d.proc_grid_rank) + " must be in [0, proc_grid_size)");
+  if (d.start < 0) fail("start " + std::to_string(d.start) + " must be >= 0");
+  if (d.stop < d.start) fail("stop " + std::to_string(d.stop) + " must be >= start " + std::to_string(d.start));
+  if (d.stop > d.size) fail("stop " + std::to_string(d.stop) + " must be <= size " + std::to_string(d.size));
+  if (d.padding[0] < 0 || d.padding[1] < 0) fail("padding widths must be >= 0");
+  if (d.proc_grid_rank == 0 && d.start != 0) fail("start must be 0 on proc_grid_rank 0");
+}
+
+/// A locale's DAP description of an array: the version, the local buffer (pointer, shape
+/// and element strides, i.e. PEP 3118) and one dimension dictionary per dimension.
+template <class T, std::size_t N>
+struct dap_description {
+  std::string version = "0.10.0";
+  T* buffer = nullptr;
+  std::array<index_t, N> shape{};
+  std::array<index_t, N> strides{};  ///< in elements
+  std::array<dap_dimension, N> dim_data{};
+};
+
+/// This locale's DAP description of `a`, whose domain is distributed by Block or Stencil
+/// (throws unsupported_error for other distributions). DAP positions are 0-based orders in
+/// the domain; a Stencil's ghost widths are padding (boundary padding at the edges of the
+/// domain, counted in `size`; communication padding between locales).
+template <class T, std::size_t N>
+dap_description<T, N> dap_export(array<T, N>& a) {
+  const auto& dom = a.domain();
+  const block_domain<N>* blocks = dom.template descriptor<block<N>, block_domain<N>>();
+  idx<N> fluff{};
+  std::array<bool, N> periodic{};
+  if (const auto* s = dom.template descriptor<stencil<N>, stencil_domain<N>>()) {
+    blocks = &s->base();
+    fluff = s->distribution().fluff();
+    periodic = s->distribution().periodic();
+  }
+  if (blocks == nullptr)
+    throw unsupported_error("dmap::dap_export: no DAP description for " + dom.name() + " yet");
+  dap_description<T, N> out;
+  const auto& grid = blocks->targets();
+  const auto coords = grid.coords_of(here());
+  for (std::size_t d = 0; d < N; ++d) {
+    dap_dimension& dim = out.dim_data[d];
+    dim.proc_grid_size = grid.extent(d);
+    dim.proc_grid_rank = coords[d];
+    dim.size = dom.indices().dim(d).size() + 2 * fluff[d];
+    for (int k = 0; k < coords[d]; ++k) dim.start += blocks->chunk_range(d, k).size();
+    const index_t owned = blocks->chunk_range(d, coords[d]).size();
+    dim.stop = dim.start + owned + (owned > 0 ? 2 * fluff[d] : 0);
+    dim.padding = owned > 0 ? std::array<index_t, 2>{fluff[d], fluff[d]} : std::array<index_t, 2>{0, 0};
+    dim.periodic = periodic[d];
+    out.shape[d] = dim.stop - dim.start;
+  }
+  if (!a.local_blocks().empty()) {
+    const auto& b = a.local_blocks().front();
+    out.buffer = b.data();
+    out.strides = b.layout.strides;
+  }
+  return out;
+}
+
+/// DAP dimension dictionary as JSON, keys in the protocol's order; padding as a pair.
+inline std::string to_json(const dap_dimension& d) {
+  std::ostringstream s;
+  s << "{\"dist_type\": \"" << d.dist_type << "\", \"size\": " << d.size
+    << ", \"proc_grid_size\": " << d.proc_grid_size << ", \"proc_grid_rank\": " << d.proc_grid_rank
+    << ", \"start\": " << d.start << ", \"stop\": " << d.stop << ", \"padding\": [" << d.padding[0]
+    << ", " << d.padding[1] << "], \"periodic\": " << (d.periodic ? "true" : "false") << "}";
+  return s.str();
+}
+
+/// The whole description as JSON: version, buffer shape/strides/item size, dim_data.
+template <class T, std::size_t N>
+std::string to_json(const dap_description<T, N>& x) {
+  std::ostringstream s;
+  s << "{\"__version__\": \"" << x.version << "\", \"buffer\": {\"shape\": [";
+  for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << x.shape[d];
+  s << "], \"strides\": [";
+  for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << x.strides[d] * static_cast<index_t>(sizeof(T));
+  s << "], \"itemsize\": " << sizeof(T) << "}, \"dim_data\": [";
+  for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << to_json(x.dim_data[d]);
+  s << "]}";
+  return s.str();
+}
+
+}  // namespace dmap

@@ -1,0 +1,390 @@
+// dmap::view(D) and dmap::view(A): serial range-v3 views in global row-major order, against
+// a serial oracle, and their communication (batches of view_batch_elements, one message per
+// batch and remote owner) against the counters.
+//
+// The oracle of a rect is the row-major list of its indices, built by nested loops over each
+// dimension's sequence (found by scanning [lo, hi) for (i - alignment) mod |stride| == 0);
+// element values are formulas of the index. Views are not collective: each locale iterates
+// them alone (in turn, the others waiting in a barrier) or all at once; the checks that
+// follow are collective (DMAP_CHECK_ALL).
+//
+// Random cases come from a std::mt19937_64 with a fixed seed, identical on every locale.
+#include "support.hpp"
+
+#include <range/v3/algorithm/equal.hpp>
+#include <range/v3/algorithm/max.hpp>
+#include <range/v3/numeric/accumulate.hpp>
+#include <range/v3/range/conversion.hpp>
+#include <range/v3/range/primitives.hpp>
+#include <range/v3/view/drop.hpp>
+#include <range/v3/view/reverse.hpp>
+#include <range/v3/view/stride.hpp>
+#include <range/v3/view/take.hpp>
+#include <range/v3/view/zip.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using dmap::idx;
+using dmap::index_t;
+using dmap::range;
+using dmap::rect;
+
+// ------------------------------------------------------------------------------- oracle
+
+index_t pmod(index_t a, index_t m) { return ((a % m) + m) % m; }
+
+std::vector<index_t> seq_of(const range& r) {
+  std::vector<index_t> out;
+  const index_t s = r.stride() < 0 ? -r.stride() : r.stride();
+  for (index_t i = r.lo(); i < r.hi(); ++i)
+    if (pmod(i - r.alignment(), s) == 0) out.push_back(i);
+  if (r.stride() < 0) std::reverse(out.begin(), out.end());
+  return out;
+}
+
+template <std::size_t N>
+std::vector<idx<N>> indices_of(const rect<N>& r) {
+  std::array<std::vector<index_t>, N> s;
+  for (std::size_t d = 0; d < N; ++d) {
+    s[d] = seq_of(r.dim(d));
+    if (s[d].empty()) return {};
+  }
+  std::vector<idx<N>> out;
+  std::array<std::size_t, N> k{};
+  while (true) {
+    idx<N> i{};
+    for (std::size_t d = 0; d < N; ++d) i[d] = s[d][k[d]];
+    out.push_back(i);
+    std::size_t d = N;
+    while (d-- > 0) {
+      if (++k[d] < s[d].size()) break;
+      k[d] = 0;
+    }
+    if (d == static_cast<std::size_t>(-1)) return out;
+  }
+}
+
+template <std::size_t N>
+double fval(const idx<N>& i) {
+  double v = 0.5;
+  for (std::size_t d = 0; d < N; ++d) v = v * 1000 + static_cast<double>(i[d]);
+  return v;
+}
+template <std::size_t N>
+int ival(const idx<N>& i) {
+  index_t v = 7;
+  for (std::size_t d = 0; d < N; ++d) v = v * 1000 + i[d];
+  return static_cast<int>(pmod(v, 1000000007));
+}
+
+template <class T>
+std::string text(const T& x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+
+/// "" when `got` equals `want`, else the first difference.
+template <class T>
+std::string first_difference(const std::vector<T>& got, const std::vector<T>& want) {
+  if (got.size() != want.size())
+    return "the view has " + std::to_string(got.size()) + " elements, expected " + std::to_string(want.size());
+  for (std::size_t k = 0; k < got.size(); ++k)
+    if (!(got[k] == want[k]))
+      return "element " + std::to_string(k) + " is " + text(got[k]) + ", expected " + text(want[k]);
+  return {};
+}
+
+// ------------------------------------------------------------------------------- random cases
+
+struct gen {
+  std::mt19937_64 g;
+  explicit gen(std::uint64_t seed) : g(seed) {}
+  index_t uniform(index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(g); }
+  bool chance(int num, int den) { return uniform(0, den - 1) < num; }
+};
+
+index_t random_extent(gen& g, index_t max) { return g.chance(1, 4) ? g.uniform(0, 3) : g.uniform(0, max); }
+
+range random_range(gen& g, index_t n) {
+  static constexpr index_t strides[] = {1, 2, 3, -1, -2};
+  const index_t s = strides[g.uniform(0, 4)];
+  const index_t first = g.uniform(-10, 10);
+  if (n == 0) return g.chance(1, 2) ? range::counted(first, 0, s) : range(first, first - g.uniform(0, 3), s);
+  const range tight = range::counted(first, n, s);
+  const index_t as = s < 0 ? -s : s;
+  return range(tight.lo() - g.uniform(0, as - 1), tight.hi() + g.uniform(0, as - 1), s, first);
+}
+
+template <std::size_t N>
+rect<N> random_rect(gen& g, index_t max_extent = 40, index_t max_size = 6000) {
+  std::array<index_t, N> n{};
+  index_t size = 0;
+  do {
+    size = 1;
+    for (std::size_t d = 0; d < N; ++d) size *= (n[d] = random_extent(g, max_extent));
+  } while (size > max_size);
+  rect<N> r;
+  for (std::size_t d = 0; d < N; ++d) r.set_dim(d, random_range(g, n[d]));
+  return r;
+}
+
+template <std::size_t N>
+dmap::target_grid<N> random_grid(gen& g) {
+  std::array<int, N> shape{};
+  shape.fill(1);
+  int p = dmap::num_locales();
+  for (int f = 2; p > 1;) {
+    if (p % f == 0) {
+      shape[static_cast<std::size_t>(g.uniform(0, static_cast<index_t>(N) - 1))] *= f;
+      p /= f;
+    } else {
+      ++f;
+    }
+  }
+  return dmap::target_grid<N>{shape};
+}
+
+template <std::size_t N>
+dmap::block<N> random_block(gen& g) {
+  const auto order = g.chance(1, 2) ? dmap::storage_order::row_major : dmap::storage_order::column_major;
+  switch (g.uniform(0, 2)) {
+    case 0: return dmap::block<N>{};
+    case 1: return dmap::block<N>{dmap::target_grid<N>{}, order};
+    default: return dmap::block<N>{random_grid<N>(g), order};
+  }
+}
+
+template <std::size_t N>
+std::string describe(const dmap::block<N>& b) {
+  return b.name() + (b.order() == dmap::storage_order::column_major ? " column-major" : " row-major");
+}
+
+// ------------------------------------------------------------------------------- cases
+
+template <std::size_t N>
+void domain_view_case(gen& g, int c) {
+  const rect<N> r = random_rect<N>(g);
+  const dmap::block<N> dist = random_block<N>(g);
+  INFO("case " << c << ": " << N << "-D " << r << " over " << describe(dist));
+  const auto oracle = indices_of(r);
+  dmap::domain<N> D{dist, r};
+  const dmap::comm_counters before = dmap::counters();
+  auto v = dmap::view(D);
+  const auto got = ranges::to<std::vector<idx<N>>>(v);
+  std::string w = first_difference(got, oracle);
+  if (w.empty() && static_cast<std::size_t>(ranges::distance(v)) != oracle.size()) w = "distance() differs";
+  // Random access and reverse traversal.
+  for (int t = 0; t < 5 && w.empty() && !oracle.empty(); ++t) {
+    const auto k = static_cast<std::size_t>(g.uniform(0, static_cast<index_t>(oracle.size()) - 1));
+    if (!(v[static_cast<std::ptrdiff_t>(k)] == oracle[k])) w = "view[" + std::to_string(k) + "] differs";
+  }
+  if (w.empty()) {
+    const auto back = ranges::to<std::vector<idx<N>>>(v | ranges::views::reverse);
+    w = first_difference(back, std::vector<idx<N>>(oracle.rbegin(), oracle.rend()));
+  }
+  const dmap::comm_counters used = dmap::counters() - before;
+  INFO(w);
+  DMAP_CHECK_ALL(w.empty());
+  // A domain view never communicates.
+  DMAP_CHECK_ALL(used == dmap::comm_counters{});
+}
+
+/// Each locale iterates the whole view alone, in turn; then all locales at once.
+template <std::size_t N>
+void array_view_case(gen& g, int c) {
+  const rect<N> r = random_rect<N>(g);
+  const dmap::block<N> dist = random_block<N>(g);
+  INFO("case " << c << ": " << N << "-D " << r << " over " << describe(dist));
+  const auto oracle = indices_of(r);
+  std::vector<double> want_a;
+  std::vector<int> want_i;
+  for (const auto& i : oracle) {
+    want_a.push_back(fval(i));
+    want_i.push_back(ival(i));
+  }
+  dmap::domain<N> D{dist, r};
+  dmap::array<double, N> A{D};
+  dmap::array<int, N> I{D};
+  dmap::forall(dmap::zip(D, A, I), [](idx<N> i, double& a, int& x) {
+    a = fval(i);
+    x = ival(i);
+  });
+  std::string w;
+  for (int q = 0; q < dmap::num_locales(); ++q) {
+    if (dmap::here() == q) {
+      w = first_difference(ranges::to<std::vector<double>>(dmap::view(A)), want_a);
+      if (w.empty()) w = first_difference(ranges::to<std::vector<int>>(dmap::view(I)), want_i);
+    }
+    dmap::barrier();
+  }
+  {
+    INFO("alone: " << w);
+    DMAP_CHECK_ALL(w.empty());
+  }
+  // All locales at once, through a range-v3 algorithm.
+  const bool together = ranges::equal(dmap::view(I), want_i) && ranges::equal(dmap::view(A), want_a);
+  dmap::barrier();
+  DMAP_CHECK_ALL(together);
+}
+
+/// Reads the whole view of `a` on each locale in turn and checks values and traffic: one
+/// message per batch and remote owner, 8 bytes per remote double, nothing sent.
+template <class T, std::size_t N, class Value>
+void batched_case(const rect<N>& r, const dmap::block<N>& dist, Value value) {
+  const auto oracle = indices_of(r);
+  const auto size = static_cast<index_t>(oracle.size());
+  const int p = dmap::num_locales(), me = dmap::here();
+  const index_t batches = (size + dmap::view_batch_elements - 1) / dmap::view_batch_elements;
+  INFO(N << "-D " << r << " (" << size << " elements, " << batches << " batches) over " << describe(dist));
+  REQUIRE(batches >= 2);  // same on every locale
+  dmap::domain<N> D{dist, r};
+  dmap::array<T, N> A{D};
+  dmap::forall(dmap::zip(A, D), [&](T& a, idx<N> i) { a = value(i); });
+  std::vector<T> want;
+  for (const auto& i : oracle) want.push_back(value(i));
+
+  // The oracle of this locale's traffic.
+  std::uint64_t remote = 0, messages = 0;
+  for (index_t b = 0; b < batches; ++b) {
+    std::set<int> owners;
+    for (index_t k = b * dmap::view_batch_elements; k < std::min(size, (b + 1) * dmap::view_batch_elements); ++k) {
+      const int q = D.locale_of(oracle[static_cast<std::size_t>(k)]);
+      if (q != me) {
+        ++remote;
+        owners.insert(q);
+      }
+    }
+    messages += owners.size();
+  }
+
+  std::string w, wr;
+  dmap::comm_counters used{}, used_reverse{};
+  for (int q = 0; q < p; ++q) {
+    if (me == q) {
+      const dmap::comm_counters before = dmap::counters();
+      w = first_difference(ranges::to<std::vector<T>>(dmap::view(A)), want);
+      used = dmap::counters() - before;
+      // Backwards: each batch is still fetched once.
+      const dmap::comm_counters middle = dmap::counters();
+      wr = first_difference(ranges::to<std::vector<T>>(dmap::view(A) | ranges::views::reverse),
+                            std::vector<T>(want.rbegin(), want.rend()));
+      used_reverse = dmap::counters() - middle;
+    }
+    dmap::barrier();
+  }
+  INFO("forward: " << w);
+  INFO("backward: " << wr);
+  DMAP_CHECK_ALL(w.empty() && wr.empty());
+  INFO("here: received " << used.messages_received << " message(s), " << used.bytes_received << " bytes; oracle "
+                         << messages << " message(s), " << remote << " remote elements; backwards "
+                         << used_reverse.messages_received << " message(s), " << used_reverse.bytes_received << " bytes");
+  DMAP_CHECK_ALL(used.messages_received <= static_cast<std::uint64_t>(batches * (p - 1)));
+  DMAP_CHECK_ALL(used.messages_received == messages);
+  DMAP_CHECK_ALL(used.bytes_received == sizeof(T) * remote);
+  DMAP_CHECK_ALL(used.messages_sent == 0 && used.bytes_sent == 0);
+  DMAP_CHECK_ALL(used_reverse.messages_received == messages && used_reverse.bytes_received == sizeof(T) * remote);
+}
+
+}  // namespace
+
+TEST_CASE("view(D) yields the indices in row-major order", "[views]") {
+  gen g(0x71e35'0001ULL);
+  for (int c = 0; c < 100; ++c) {
+    switch (g.uniform(1, 3)) {
+      case 1: domain_view_case<1>(g, c); break;
+      case 2: domain_view_case<2>(g, c); break;
+      default: domain_view_case<3>(g, c); break;
+    }
+  }
+}
+
+TEST_CASE("view(A) yields every value in global row-major order on every locale", "[views]") {
+  gen g(0x71e35'0002ULL);
+  for (int c = 0; c < 60; ++c) {
+    switch (g.uniform(1, 3)) {
+      case 1: array_view_case<1>(g, c); break;
+      case 2: array_view_case<2>(g, c); break;
+      default: array_view_case<3>(g, c); break;
+    }
+  }
+}
+
+TEST_CASE("view(A) beyond view_batch_elements fetches in batches, one message per batch and owner", "[views]") {
+  const int p = dmap::num_locales();
+  const auto col = dmap::storage_order::column_major;
+  const rect<2> r{range{0, 200}, range{0, 200}};  // 40000 doubles
+  const auto dv = [](const idx<2>& i) { return fval(i); };
+  batched_case<double, 2>(r, dmap::block<2>{}, dv);
+  batched_case<double, 2>(r, dmap::block<2>{dmap::target_grid<2>{{p, 1}}}, dv);
+  batched_case<double, 2>(r, dmap::block<2>{dmap::target_grid<2>{{1, p}}, col}, dv);
+  batched_case<double, 2>(rect<2>{range{-50, 150, -1}, range{3, 403, 2}}, dmap::block<2>{dmap::target_grid<2>{}, col}, dv);
+  batched_case<int, 1>(rect<1>{range::counted(100, 50000, -3)}, dmap::block<1>{},
+                       [](const idx<1>& i) { return ival(i); });
+  batched_case<double, 3>(rect<3>{range{0, 40}, range{0, 25}, range{0, 80, 2}}, dmap::block<3>{dmap::target_grid<3>{}, col},
+                          [](const idx<3>& i) { return fval(i); });
+}
+
+TEST_CASE("views work with range-v3 algorithms", "[views]") {
+  const int p = dmap::num_locales();
+  const rect<2> r{range{-5, 30}, range{0, 40, -3}};
+  const auto oracle = indices_of(r);
+  dmap::domain<2> D{dmap::block<2>{dmap::target_grid<2>{{1, p}}, dmap::storage_order::column_major}, r};
+  dmap::array<double, 2> A{D};
+  dmap::array<int, 2> I{D};
+  dmap::forall(dmap::zip(A, I, D), [](double& a, int& x, idx<2> i) {
+    a = static_cast<double>(i[0] * 100 + i[1]);  // integer-valued: the sum is exact
+    x = ival(i);
+  });
+  double sum = 0;
+  int top = 0;
+  std::vector<double> values;
+  for (const auto& i : oracle) {
+    sum += static_cast<double>(i[0] * 100 + i[1]);
+    top = std::max(top, ival(i));
+    values.push_back(static_cast<double>(i[0] * 100 + i[1]));
+  }
+
+  std::string w;
+  const auto fail = [&w](const std::string& what) {
+    if (w.empty()) w = what;
+  };
+  if (ranges::accumulate(dmap::view(A), 0.0) != sum) fail("accumulate");
+  if (ranges::max(dmap::view(I)) != top) fail("max");
+  if (ranges::to<std::vector<double>>(dmap::view(A)) != values) fail("to<vector>");
+  if (ranges::to<std::vector<double>>(dmap::view(A) | ranges::views::take(7)) !=
+      std::vector<double>(values.begin(), values.begin() + 7))
+    fail("take");
+  if (ranges::to<std::vector<double>>(dmap::view(A) | ranges::views::drop(100)) !=
+      std::vector<double>(values.begin() + 100, values.end()))
+    fail("drop");
+  std::vector<double> strided;
+  for (std::size_t k = 0; k < values.size(); k += 13) strided.push_back(values[k]);
+  if (ranges::to<std::vector<double>>(dmap::view(A) | ranges::views::stride(13)) != strided) fail("stride");
+  // A domain view and an array view zipped: each value meets its own index.
+  std::size_t count = 0;
+  for (const auto& [i, a] : ranges::views::zip(dmap::view(D), dmap::view(A))) {
+    if (a != static_cast<double>(i[0] * 100 + i[1])) fail("zip at " + text(i));
+    ++count;
+  }
+  if (count != oracle.size()) fail("zip length");
+  // Empty views.
+  dmap::domain<2> E{dmap::block<2>{}, rect<2>{range{0, 3}, range{5, 5}}};
+  dmap::array<double, 2> Z{E, 1.0};
+  if (ranges::distance(dmap::view(Z)) != 0 || ranges::accumulate(dmap::view(Z), 2.5) != 2.5) fail("empty array view");
+  if (ranges::distance(dmap::view(E)) != 0) fail("empty domain view");
+  dmap::barrier();
+  INFO(w);
+  DMAP_CHECK_ALL(w.empty());
+}

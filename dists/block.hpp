@@ -45,11 +45,18 @@ class block {
   explicit block(const rect<N>& bounding_box, const target_grid<N>& grid = {},
                  storage_order order = storage_order::row_major)
       : grid_(grid), box_(bounding_box), order_(order) {
-    for (std::size_t d = 0; d < N; ++d)
+    for (std::size_t d = 0; d < N; ++d) {
       if (bounding_box.dim(d).stride() != 1)
         throw argument_error("dmap::block: bounding_box dimension " + std::to_string(d) +
                              " has stride " + std::to_string(bounding_box.dim(d).stride()) +
                              "; a bounding box must have stride 1");
+      if (bounding_box.dim(d).empty()) {
+        std::ostringstream s;
+        s << "dmap::block: bounding_box dimension " << d << " is empty (" << bounding_box.dim(d)
+          << "); a bounding box must hold at least one index per dimension";
+        throw argument_error(s.str());
+      }
+    }
   }
 
   /// The target grid.
@@ -72,7 +79,7 @@ class block {
   /// The cut interval [first, last) of part k of p over the bounds [lo, hi); the edge
   /// parts extend to the whole integer line.
   static std::pair<index_t, index_t> chunk(index_t lo, index_t hi, int p, int k) noexcept {
-    const detail::wide_int n = hi > lo ? hi - lo : 0;
+    const detail::wide_int n = hi > lo ? static_cast<detail::wide_int>(hi) - lo : 0;
     const auto cut = [&](int j) {
       return static_cast<index_t>(lo + (n * j + p - 1) / p);
     };
@@ -84,7 +91,8 @@ class block {
   static int owner(index_t lo, index_t hi, int p, index_t i) noexcept {
     if (hi <= lo || i < lo) return 0;
     if (i >= hi) return p - 1;
-    return static_cast<int>(static_cast<detail::wide_int>(i - lo) * p / (hi - lo));
+    return static_cast<int>((static_cast<detail::wide_int>(i) - lo) * p /
+                            (static_cast<detail::wide_int>(hi) - lo));
   }
 
   friend bool operator==(const block&, const block&) = default;

@@ -160,11 +160,11 @@ class array {
     if (!(other.domain().indices() == domain().indices())) {
       std::ostringstream s;
       s << "dmap::array::operator=: the right-hand side has indices " << other.domain().indices()
-        << " but the left-hand side has " << domain().indices()
-        << "; assignment between different index sets is not supported yet";
-      throw (other.domain().shape() == domain().shape()
-                 ? static_cast<const error&>(unsupported_error(s.str()))
-                 : static_cast<const error&>(shape_error(s.str())));
+        << " but the left-hand side has " << domain().indices();
+      if (other.domain().shape() == domain().shape())
+        throw unsupported_error(s.str() + "; assignment between different index sets of one shape "
+                                          "is not supported yet");
+      throw shape_error(s.str() + "; assignment needs equal shapes");
     }
     const auto& mine = domain().state()->blocks_of_all();
     const auto& theirs = other.domain().state()->blocks_of_all();

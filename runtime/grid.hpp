@@ -92,7 +92,10 @@ class target_grid {
  private:
   static std::string describe(const std::array<int, N>& shape) {
     std::string s;
-    for (std::size_t d = 0; d < N; ++d) s += (d ? "x" : "") + std::to_string(shape[d]);
+    for (std::size_t d = 0; d < N; ++d) {
+      if (d) s += 'x';
+      s += std::to_string(shape[d]);
+    }
     return s;
   }
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../dsi/array.hpp"
@@ -102,6 +103,7 @@ class stencil_domain {
     set_indices(indices);
   }
 
+
   /// The distribution.
   const stencil<N>& distribution() const noexcept { return dist_; }
   /// The target grid.
@@ -111,26 +113,9 @@ class stencil_domain {
   /// Replaces the index set; throws when a locale's chunk is thinner than the ghost width
   /// along a dimension that exchanges ghosts.
   void set_indices(const rect<N>& indices) {
-    blocks_.set_indices(indices);
-    const int p = targets().size();
-    for (int q = 0; q < p; ++q) {
-      const rect<N> owned = chunk_of(q);
-      const auto c = targets().coords_of(q);
-      for (std::size_t d = 0; d < N; ++d) {
-        const bool exchanges = targets().extent(d) > 1 || dist_.periodic()[d];
-        if (!exchanges || dist_.fluff()[d] == 0 || indices.empty()) continue;
-        if (owned.dim(d).size() < dist_.fluff()[d]) {
-          std::ostringstream s;
-          s << "dmap::stencil: locale " << q << " (grid coordinates";
-          for (std::size_t k = 0; k < N; ++k) s << (k ? ", " : " ") << c[k];
-          s << ") owns " << owned.dim(d).size() << " indices along dimension " << d << " of "
-            << indices << ", fewer than the ghost width " << dist_.fluff()[d]
-            << "; every chunk must be at least as wide as the ghost width (use fewer locales "
-               "along that dimension or a smaller fluff)";
-          throw argument_error(s.str());
-        }
-      }
-    }
+    block_domain<N> candidate(dist_.base(), indices);
+    check_ghost_widths(candidate);
+    blocks_ = std::move(candidate);
     local_ = stencil_local_domain<N>(chunk_of(here_or_zero()), frame_of(here_or_zero()),
                                      dist_.base().order());
     halos_.reset();
@@ -212,6 +197,29 @@ class stencil_domain {
       }
     }
     return halos;
+  }
+  // Throws when a locale that owns indices has fewer along a dimension that exchanges ghost
+  // cells than the ghost width (its neighbours' ghosts would reach past it).
+  void check_ghost_widths(const block_domain<N>& blocks) const {
+    const rect<N>& indices = blocks.indices();
+    for (int q = 0; q < targets().size(); ++q) {
+      const auto owned_list = blocks.local_subdomains(q);
+      if (owned_list.empty()) continue;  // owns nothing, stores nothing
+      const rect<N>& owned = owned_list.front();
+      const auto c = targets().coords_of(q);
+      for (std::size_t d = 0; d < N; ++d) {
+        const bool exchanges = targets().extent(d) > 1 || dist_.periodic()[d];
+        if (!exchanges || dist_.fluff()[d] == 0 || owned.dim(d).size() >= dist_.fluff()[d]) continue;
+        std::ostringstream s;
+        s << "dmap::stencil: locale " << q << " (grid coordinates";
+        for (std::size_t k = 0; k < N; ++k) s << (k ? ", " : " ") << c[k];
+        s << ") owns " << owned.dim(d).size() << " indices along dimension " << d << " of " << indices
+          << ", fewer than the ghost width " << dist_.fluff()[d]
+          << "; every chunk must be at least as wide as the ghost width (use fewer locales along "
+             "that dimension or a smaller fluff)";
+        throw argument_error(s.str());
+      }
+    }
   }
   static int here_or_zero() { return detail::current_environment ? here() : 0; }
 

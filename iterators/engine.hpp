@@ -130,7 +130,9 @@ void run_chunk(const Ops& ops, const dense_rect<Ops::N>& chunk, RowFn&& row_fn) 
 template <class Ops, class ChunkFn, class Before>
 void run_loop(const Ops& ops, ChunkFn&& chunk_fn, Before&& before) {
   check_shapes(ops);
-  auto [dense, chunks] = leader_chunks(ops);
+  const auto pieces_and_chunks = leader_chunks(ops);
+  const auto& dense = pieces_and_chunks.first;
+  const auto& chunks = pieces_and_chunks.second;  // not a structured binding: clang < 16 cannot capture one
   check_aligned(ops, dense);
   before(chunks.size());
   std::exception_ptr failure;

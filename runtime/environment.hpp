@@ -10,6 +10,7 @@
 #endif
 #include <mpi.h>
 
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -112,6 +113,9 @@ class environment {
                              "' must be an integer in [1, 4096]");
       threads_ = static_cast<int>(value);
     }
+    // Lets the arena have more workers than cores when DMAP_NUM_THREADS asks for them.
+    parallelism_ = std::make_unique<oneapi::tbb::global_control>(
+        oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads_));
     arena_ = std::make_unique<oneapi::tbb::task_arena>(threads_);
     detail::current_environment = this;
   }
@@ -121,6 +125,7 @@ class environment {
   int rank_ = 0;
   int size_ = 1;
   int threads_ = 1;
+  std::unique_ptr<oneapi::tbb::global_control> parallelism_;
   std::unique_ptr<oneapi::tbb::task_arena> arena_;
   comm_counters counters_;
   int thread_level_ = MPI_THREAD_SINGLE;

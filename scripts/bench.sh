@@ -6,9 +6,11 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # Benchmarks to run: bench/<name>.cpp (or bench/<name>/main.cpp) -> target bench_<name>.
-BENCHES=(stream)
-# Configurations "RANKSxTHREADS": MPI ranks (mpirun -n) times oneTBB threads per rank (DMAP_NUM_THREADS).
-CONFIGS=(1x2 2x1)
+BENCHES=(stream stencil)
+# Configurations "RANKSxTHREADS" per bench: MPI ranks (mpirun -n) times oneTBB threads per rank
+# (DMAP_NUM_THREADS).
+declare -A CONFIGS=([stream]="1x2 2x1" [stencil]="1x2 2x1 4x1")
+DEFAULT_CONFIGS="1x2 2x1"
 
 BUILD_DIR=build
 JOBS=${DMAP_JOBS:-2}
@@ -25,7 +27,7 @@ cmake --build "$BUILD_DIR" --target "${targets[@]}" -j "$JOBS"
 status=0
 for b in "${BENCHES[@]}"; do
   exe="$BUILD_DIR/bench/bench_$b"
-  for cfg in "${CONFIGS[@]}"; do
+  for cfg in ${CONFIGS[$b]:-$DEFAULT_CONFIGS}; do
     ranks=${cfg%x*}
     threads=${cfg#*x}
     echo "== bench_$b: $ranks rank(s) x $threads thread(s) =="

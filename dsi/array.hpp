@@ -312,4 +312,8 @@ class array {
 template <class T, std::size_t N>
 array(const domain<N>&, const T&) -> array<T, N>;
 
+static_assert(array_descriptor<array<double, 2>, 2>, "dmap::array must model the DSI array concept");
+static_assert(local_array_descriptor<detail::array_storage<double, 2>, double, 2>,
+              "dmap's local storage must model the DSI local array concept");
+
 }  // namespace dmap

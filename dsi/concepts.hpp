@@ -86,4 +86,25 @@ concept local_array_descriptor = requires(const A& a) {
   { a.size() } -> std::convertible_to<index_t>;
 };
 
+/// A global array descriptor: the whole distributed array; every locale holds its own copy.
+/// `dmap::array<T, N>` is the one dmap provides, over storage laid out by the domain's
+/// `local_layouts`, so a distribution needs no array type of its own.
+///
+/// | Chapel DSI (GlobalArray)       | dmap               | meaning                                    |
+/// |--------------------------------|--------------------|--------------------------------------------|
+/// | dsiGetBaseDom                  | `domain()`         | the domain it is declared over             |
+/// | dsiAccess                      | `a[i]`             | any element, local or remote               |
+/// | dsiLocalAccess                 | `a.local(i)`       | an element this locale owns                |
+/// | `locArr[here].myElems`         | `local_blocks()`   | this locale's storage, (layout, pointer)   |
+/// | dsiReallocate                  | (domain's set_indices) | done by the domain for all its arrays  |
+/// | dsiSerialWrite                 | `operator<<`       | collective; locale 0 writes                |
+template <class A, std::size_t N>
+concept array_descriptor = requires(A& a, const idx<N>& i) {
+  typename A::value_type;
+  { a.domain() };
+  { a.local(i) } -> std::same_as<typename A::value_type&>;
+  { a[i] };
+  { a.local_blocks() } -> std::convertible_to<std::vector<local_block<typename A::value_type, N>>>;
+};
+
 }  // namespace dmap

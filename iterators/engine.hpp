@@ -110,8 +110,8 @@ auto leader_chunks(const Ops& ops) {
   return std::pair{dense, cut_into_chunks(dense, num_threads())};
 }
 
-/// Runs `per_chunk(chunk_index, cursors...)`-style work: calls `row_fn(length, rows...)`
-/// for every row of chunk `c`, with each operand's row.
+/// Calls `row_fn(length, rows...)` for every row of `chunk`, in row-major order, with each
+/// operand's row (its follower's cursor over the chunk).
 template <class Ops, class RowFn>
 void run_chunk(const Ops& ops, const dense_rect<Ops::N>& chunk, RowFn&& row_fn) {
   constexpr std::size_t N = Ops::N;

@@ -78,9 +78,8 @@ class array_storage final : public array_hook<N> {
       });
     };
     run_tasks(chunks.size(), [&](std::size_t c) {
-      const rect<N> part = undensify(dom_->whole, chunks[c]);
-      for (std::size_t b = 0; b < owned.size(); ++b)
-        if (owned[b].contains(part)) fill(part, blocks_[b].layout);
+      const std::size_t b = chunks[c].piece;
+      fill(undensify(dom_->whole, chunks[c].orders), blocks_[b].layout);
     });
     for (std::size_t b = 0; b < owned.size(); ++b)
       for (const auto& slab : difference(blocks_[b].layout.indices, owned[b])) fill(slab, blocks_[b].layout);

@@ -24,22 +24,31 @@ inline range cut_range(const range& r, index_t parts, index_t k) {
 }
 }  // namespace detail
 
+/// One task's work: a dense rect inside piece `piece` of the leader's local pieces.
+template <std::size_t N>
+struct work_chunk {
+  dense_rect<N> orders;
+  std::size_t piece = 0;
+};
+
 /// Cuts `pieces` (dense rects) into chunks for `threads` threads: a piece becomes
 /// ceil(threads * |piece| / total) chunks (at least min_chunk_indices each), split along the
-/// first dimension long enough (Chapel's _computeChunkStuff), else its longest one.
+/// first dimension long enough (Chapel's _computeChunkStuff), else its longest one. Many
+/// small pieces stay whole; the task runner hands each thread a contiguous run of chunks.
 template <std::size_t N>
-std::vector<dense_rect<N>> cut_into_chunks(const std::vector<dense_rect<N>>& pieces, int threads) {
-  std::vector<dense_rect<N>> chunks;
+std::vector<work_chunk<N>> cut_into_chunks(const std::vector<dense_rect<N>>& pieces, int threads) {
+  std::vector<work_chunk<N>> chunks;
   index_t total = 0;
   for (const auto& p : pieces) total += p.size();
   if (total == 0) return chunks;
-  for (const auto& p : pieces) {
+  for (std::size_t pi = 0; pi < pieces.size(); ++pi) {
+    const auto& p = pieces[pi];
     const index_t size = p.size();
     if (size == 0) continue;
     index_t parts = (static_cast<index_t>(threads) * size + total - 1) / total;
     parts = std::max<index_t>(1, std::min(parts, size / min_chunk_indices));
     if (parts == 1) {
-      chunks.push_back(p);
+      chunks.push_back({p, pi});
       continue;
     }
     std::size_t dim = N;
@@ -54,7 +63,7 @@ std::vector<dense_rect<N>> cut_into_chunks(const std::vector<dense_rect<N>>& pie
     for (index_t k = 0; k < parts; ++k) {
       dense_rect<N> c = p;
       c.set_dim(dim, detail::cut_range(p.dim(dim), parts, k));
-      chunks.push_back(c);
+      chunks.push_back({c, pi});
     }
   }
   return chunks;

@@ -79,7 +79,7 @@ void check_aligned(const Ops& ops, const std::vector<dense_rect<N>>& dense_piece
         int k = 0;
         (([&] {
            for (const auto& p : dense_pieces)
-             if (bad < 0 && !op.follow(undensify(op.whole(), p))) bad = k;
+             if (bad < 0 && !op.follow(undensify(op.whole(), p), 0)) bad = k;
            ++k;
          }()),
          ...);
@@ -113,12 +113,14 @@ auto leader_chunks(const Ops& ops) {
 /// Calls `row_fn(length, rows...)` for every row of `chunk`, in row-major order, with each
 /// operand's row (its follower's cursor over the chunk).
 template <class Ops, class RowFn>
-void run_chunk(const Ops& ops, const dense_rect<Ops::N>& chunk, RowFn&& row_fn) {
+void run_chunk(const Ops& ops, const work_chunk<Ops::N>& chunk, RowFn&& row_fn) {
   constexpr std::size_t N = Ops::N;
   auto cursors = std::apply(
-      [&](const auto&... op) { return std::tuple{*op.follow(undensify(op.whole(), chunk))...}; },
+      [&](const auto&... op) {
+        return std::tuple{*op.follow(undensify(op.whole(), chunk.orders), chunk.piece)...};
+      },
       ops.ops);
-  const auto extents = chunk.shape();
+  const auto extents = chunk.orders.shape();
   for_each_row_start<N>(extents, [&](const std::array<index_t, N>& k) {
     std::apply([&](const auto&... c) { row_fn(extents[N - 1], c.row(k)...); }, cursors);
   });

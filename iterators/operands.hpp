@@ -77,7 +77,7 @@ struct operand<const domain<N>> {
   const std::vector<rect<N>>& pieces() const noexcept { return d.local_subdomains(); }
   const domain_state<N>* state() const noexcept { return d.state().get(); }
   std::string describe() const { return d.name() + " domain over " + to_text(d.indices()); }
-  std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part) const {
+  std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part, std::size_t) const {
     chunk_cursor<row_type, N> c{part.first(), {}};
     for (std::size_t dim = 0; dim < N; ++dim) c.step[dim] = part.dim(dim).stride();
     return c;
@@ -109,20 +109,23 @@ struct operand<A> {
   std::string describe() const {
     return a.domain().name() + " array over " + operand<const domain<N>>::to_text(whole());
   }
-  std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part) const {
+  // `hint`: the leader's piece, usually the same block for an aligned follower (tried first).
+  std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part, std::size_t hint) const {
     const auto& owned = a.domain().local_subdomains();
     const auto& blocks = a.local_blocks();
-    for (std::size_t k = 0; k < blocks.size(); ++k) {
+    const auto cursor = [&](std::size_t k) {
       const auto& b = blocks[k];
       const auto& l = b.layout;
-      if (!owned[k].contains(part)) continue;
       chunk_cursor<row_type, N> c{b.base + l.offset_of(part.first()), {}};
       for (std::size_t d = 0; d < N; ++d)
         c.step[d] = part.dim(d).size() == 1
                         ? 0
                         : part.dim(d).stride() / l.indices.dim(d).stride() * l.strides[d];
       return c;
-    }
+    };
+    if (hint < blocks.size() && owned[hint].contains(part)) return cursor(hint);
+    for (std::size_t k = 0; k < blocks.size(); ++k)
+      if (owned[k].contains(part)) return cursor(k);
     return std::nullopt;
   }
 };
@@ -227,7 +230,7 @@ struct operand<neighbors_of<T, N>> {
                     "dmap::stencil domain with fluff >= radius";
     return s.str();
   }
-  std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part) const {
+  std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part, std::size_t) const {
     rect<N> reach = part;
     for (std::size_t d = 0; d < N; ++d)
       reach.set_dim(d, part.dim(d).expanded(n.radius[d] * abs_index(whole().dim(d).stride())));

@@ -17,6 +17,11 @@
 #include "layouts/dense_layout.hpp"
 
 #include "dists/block.hpp"
+#include "dists/block_cyclic.hpp"
+#include "dists/cyclic.hpp"
+#include "dists/dimensional.hpp"
+#include "dists/irregular.hpp"
+#include "dists/private.hpp"
 #include "dists/stencil.hpp"
 
 #include "interop/dap.hpp"

@@ -246,7 +246,7 @@ class halo_update {
 namespace detail {
 template <class T, std::size_t N>
 const stencil_domain<N>& stencil_descriptor(const array<T, N>& a) {
-  const auto* desc = a.domain().template descriptor<stencil<N>, stencil_domain<N>>();
+  const auto* desc = a.domain().template descriptor<stencil_domain<N>>();
   if (desc == nullptr)
     throw argument_error("dmap::update_halos: the array's domain is distributed by " +
                          a.domain().name() + "; halo updates need a dmap::stencil domain");

@@ -63,7 +63,7 @@ class array_storage final : public array_hook<N> {
   // extra storage (ghost cells).
   void allocate(const T& value) {
     count_ = 0;
-    for (const auto& l : dom_->my_layouts) count_ = std::max(count_, l.offset + l.size());
+    for (const auto& l : dom_->my_layouts) count_ = std::max(count_, l.end());
     buffer_ = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(count_));
     blocks_.clear();
     for (const auto& l : dom_->my_layouts) blocks_.push_back({l, buffer_.get()});

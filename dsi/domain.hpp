@@ -48,6 +48,7 @@ class domain_model_base {
   virtual std::string name() const = 0;
   virtual bool same_map(const domain_model_base& other) const = 0;
   virtual std::unique_ptr<domain_model_base> with_indices(const rect<N>& r) const = 0;
+  virtual const void* find_descriptor(const std::type_info& type) const noexcept = 0;
 };
 
 template <std::size_t N, class Dist, class Desc>
@@ -71,7 +72,9 @@ class domain_model final : public domain_model_base<N> {
   std::unique_ptr<domain_model_base<N>> with_indices(const rect<N>& r) const override {
     return std::make_unique<domain_model>(dist_, dist_.new_domain(r));
   }
-  const Desc& descriptor() const noexcept { return desc_; }
+  const void* find_descriptor(const std::type_info& type) const noexcept override {
+    return type == typeid(Desc) ? &desc_ : nullptr;
+  }
 
  private:
   Dist dist_;
@@ -261,12 +264,11 @@ class domain {
     return d;
   }
 
-  /// The global descriptor, when the domain was made by a `Dist` whose descriptor type is
-  /// `Desc`; nullptr otherwise. For distribution-specific operations (halo updates).
-  template <class Dist, class Desc>
+  /// The global descriptor when it has type `Desc` (whatever distribution type made it);
+  /// nullptr otherwise. For distribution-specific operations (halo updates, DAP export).
+  template <class Desc>
   const Desc* descriptor() const noexcept {
-    const auto* m = dynamic_cast<const detail::domain_model<N, Dist, Desc>*>(state_->model.get());
-    return m ? &m->descriptor() : nullptr;
+    return static_cast<const Desc*>(state_->model->find_descriptor(typeid(Desc)));
   }
 
   /// Both handles name the same domain.

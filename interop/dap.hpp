@@ -70,10 +70,10 @@ struct dap_description {
 template <class T, std::size_t N>
 dap_description<T, N> dap_export(array<T, N>& a) {
   const auto& dom = a.domain();
-  const block_domain<N>* blocks = dom.template descriptor<block<N>, block_domain<N>>();
+  const block_domain<N>* blocks = dom.template descriptor<block_domain<N>>();
   idx<N> fluff{};
   std::array<bool, N> periodic{};
-  if (const auto* s = dom.template descriptor<stencil<N>, stencil_domain<N>>()) {
+  if (const auto* s = dom.template descriptor<stencil_domain<N>>()) {
     blocks = &s->base();
     fluff = s->distribution().fluff();
     periodic = s->distribution().periodic();

@@ -37,6 +37,14 @@ struct dense_layout {
 
   /// The number of elements stored.
   index_t size() const noexcept { return indices.size(); }
+  /// One past the largest offset used (mdspan's required_span_size, plus the offset): the
+  /// buffer length this block needs; blocks of one local array may interleave.
+  index_t end() const noexcept {
+    if (indices.empty()) return offset;
+    index_t last = offset;
+    for (std::size_t d = 0; d < N; ++d) last += (indices.dim(d).size() - 1) * strides[d];
+    return last + 1;
+  }
   /// The number of elements per dimension.
   std::array<index_t, N> extents() const noexcept { return indices.shape(); }
   /// The buffer offset of index `i` (precondition: indices.contains(i)).

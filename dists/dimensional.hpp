@@ -1,0 +1,371 @@
+// Dimensional: an N-D distribution built from one 1-D specifier per dimension (Chapel's
+// DimensionalDist2D, generalised): block, cyclic, block-cyclic or irregular block. A locale
+// at grid coordinates c owns the product of what each dimension's specifier deals to c[d];
+// it stores those indices as one dense local array (row- or column-major), so a
+// block-cyclic dimension with column-major storage is ScaLAPACK's local matrix layout.
+// Cyclic, BlockCyclic and Irregular Block are dimensional maps with the same specifier in
+// every dimension (dists/cyclic.hpp, block_cyclic.hpp, irregular.hpp).
+//
+// Chapel's descriptors: GlobalDistribution dimensional<N>, GlobalDomain
+// dimensional_domain<N> (with one dimension_cut per dimension), LocalDomain
+// dimensional_local_domain<N>.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "../dsi/concepts.hpp"
+#include "../dsi/rect.hpp"
+#include "../layouts/dense_layout.hpp"
+#include "../runtime/grid.hpp"
+#include "block.hpp"
+
+namespace dmap {
+
+/// Block along one dimension: Chapel's cut over the dimension's bounds.
+struct block_dim {
+  friend bool operator==(const block_dim&, const block_dim&) = default;
+};
+/// Cyclic along one dimension: index i goes to (i - start) mod p; start defaults to the
+/// domain's low bound.
+struct cyclic_dim {
+  std::optional<index_t> start{};
+  friend bool operator==(const cyclic_dim&, const cyclic_dim&) = default;
+};
+/// Block-cyclic along one dimension: blocks of `block_size` indices from `start` (default:
+/// the domain's low bound) dealt round robin; block j goes to j mod p (ScaLAPACK with source
+/// process 0).
+struct block_cyclic_dim {
+  index_t block_size = 1;
+  std::optional<index_t> start{};
+  friend bool operator==(const block_cyclic_dim&, const block_cyclic_dim&) = default;
+};
+/// Irregular block along one dimension: p - 1 nondecreasing cut points; locale k owns
+/// [cuts[k-1], cuts[k]), the first and last locales everything below/above.
+struct irregular_dim {
+  std::vector<index_t> cuts{};
+  friend bool operator==(const irregular_dim&, const irregular_dim&) = default;
+};
+
+/// One dimension's specifier.
+using dim_spec = std::variant<block_dim, cyclic_dim, block_cyclic_dim, irregular_dim>;
+
+namespace detail {
+constexpr index_t floor_div(index_t a, index_t b) {
+  const index_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+inline std::string describe(const dim_spec& s) {
+  std::ostringstream o;
+  std::visit(
+      [&](const auto& x) {
+        using X = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<X, block_dim>) o << "block";
+        else if constexpr (std::is_same_v<X, cyclic_dim>) {
+          o << "cyclic";
+          if (x.start) o << "(start " << *x.start << ")";
+        } else if constexpr (std::is_same_v<X, block_cyclic_dim>) {
+          o << "block_cyclic(" << x.block_size;
+          if (x.start) o << ", start " << *x.start;
+          o << ")";
+        } else {
+          o << "irregular(";
+          for (std::size_t k = 0; k < x.cuts.size(); ++k) o << (k ? ", " : "") << x.cuts[k];
+          o << ")";
+        }
+      },
+      s);
+  return o.str();
+}
+}  // namespace detail
+
+/// How one dimension of a domain is dealt to the p locales along it: the owner of each index
+/// and, for each grid coordinate, its pieces (disjoint ranges in the dimension's iteration
+/// order) with their positions in that locale's local dimension.
+class dimension_cut {
+ public:
+  dimension_cut() = default;
+  /// The cut of `whole` (one dimension of a domain) by `spec` over `parts` locales.
+  dimension_cut(const dim_spec& spec, const range& whole, int parts) : spec_(spec), whole_(whole), parts_(parts) {
+    low_ = whole.empty() ? whole.lo() : whole.aligned_low();
+    high_ = whole.empty() ? whole.lo() : whole.aligned_high() + 1;
+    pieces_.assign(static_cast<std::size_t>(parts), {});
+    positions_.assign(static_cast<std::size_t>(parts), {});
+    for (int k = 0; k < parts; ++k) {
+      auto& list = pieces_[static_cast<std::size_t>(k)];
+      list = compute_pieces(k);
+      if (whole.stride() < 0) std::reverse(list.begin(), list.end());
+      index_t at = 0;
+      for (const auto& r : list) positions_[static_cast<std::size_t>(k)].push_back(at), at += r.size();
+    }
+  }
+
+  /// The grid coordinate owning index i.
+  int owner(index_t i) const {
+    return std::visit(
+        [&](const auto& x) -> int {
+          using X = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, block_dim>) return block<1>::owner(low_, high_, parts_, i);
+          else if constexpr (std::is_same_v<X, cyclic_dim>)
+            return static_cast<int>(detail::floor_mod(i - x.start.value_or(low_), parts_));
+          else if constexpr (std::is_same_v<X, block_cyclic_dim>)
+            return static_cast<int>(
+                detail::floor_mod(detail::floor_div(i - x.start.value_or(low_), x.block_size), parts_));
+          else
+            return static_cast<int>(std::upper_bound(x.cuts.begin(), x.cuts.end(), i) - x.cuts.begin());
+        },
+        spec_);
+  }
+  /// The pieces grid coordinate k owns, in the dimension's iteration order.
+  const std::vector<range>& pieces(int k) const { return pieces_[static_cast<std::size_t>(k)]; }
+  /// The local position of the first index of each piece of coordinate k.
+  const std::vector<index_t>& positions(int k) const { return positions_[static_cast<std::size_t>(k)]; }
+  /// The number of indices coordinate k owns.
+  index_t count(int k) const {
+    const auto& p = pieces(k);
+    return p.empty() ? 0 : positions(k).back() + p.back().size();
+  }
+
+ private:
+  std::vector<range> compute_pieces(int k) const {
+    std::vector<range> out;
+    const auto keep = [&](const range& r) {
+      const range part = whole_.intersect(r);
+      if (!part.empty()) out.push_back(part);
+    };
+    std::visit(
+        [&](const auto& x) {
+          using X = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, block_dim>) {
+            const auto [first, last] = block<1>::chunk(low_, high_, parts_, k);
+            keep(range(first, last));
+          } else if constexpr (std::is_same_v<X, cyclic_dim>) {
+            if (high_ > low_) keep(range(low_, high_, parts_, x.start.value_or(low_) + k));
+          } else if constexpr (std::is_same_v<X, block_cyclic_dim>) {
+            const index_t s = x.start.value_or(low_), b = x.block_size;
+            if (high_ <= low_) return;
+            if (b == 1) {
+              keep(range(low_, high_, parts_, s + k));
+              return;
+            }
+            const index_t first_block = detail::floor_div(low_ - s, b);
+            const index_t last_block = detail::floor_div(high_ - 1 - s, b);
+            index_t j = first_block + detail::floor_mod(k - first_block, parts_);
+            for (; j <= last_block; j += parts_) keep(range(s + j * b, s + (j + 1) * b));
+          } else {
+            const index_t lo = k == 0 ? std::min(low_, whole_.lo()) : x.cuts[static_cast<std::size_t>(k - 1)];
+            const index_t hi = k == parts_ - 1 ? std::max(high_, whole_.hi())
+                                               : x.cuts[static_cast<std::size_t>(k)];
+            if (hi > lo) keep(range(lo, hi));
+          }
+        },
+        spec_);
+    return out;
+  }
+
+  dim_spec spec_{};
+  range whole_{};
+  int parts_ = 1;
+  index_t low_ = 0, high_ = 0;
+  std::vector<std::vector<range>> pieces_;
+  std::vector<std::vector<index_t>> positions_;
+};
+
+template <std::size_t N>
+class dimensional_domain;
+
+/// The Dimensional distribution: one specifier per dimension over a target grid.
+template <std::size_t N>
+class dimensional {
+ public:
+  /// `specs[d]` deals dimension d to the grid's extent(d) locales along it.
+  explicit dimensional(const std::array<dim_spec, N>& specs, const target_grid<N>& grid = {},
+                       storage_order order = storage_order::row_major)
+      : specs_(specs), grid_(grid), order_(order) {
+    for (std::size_t d = 0; d < N; ++d) validate(d);
+  }
+
+  /// The specifiers.
+  const std::array<dim_spec, N>& specs() const noexcept { return specs_; }
+  /// The target grid.
+  const target_grid<N>& targets() const noexcept { return grid_; }
+  /// How each locale stores its indices.
+  storage_order order() const noexcept { return order_; }
+  /// "dimensional(block, cyclic; grid 2x2)".
+  std::string name() const {
+    std::ostringstream s;
+    s << "dimensional(";
+    for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << detail::describe(specs_[d]);
+    s << "; grid " << grid_ << (order_ == storage_order::column_major ? ", column-major" : "") << ")";
+    return s.str();
+  }
+  /// A global domain descriptor over `indices`.
+  dimensional_domain<N> new_domain(const rect<N>& indices) const {
+    return dimensional_domain<N>(*this, indices);
+  }
+
+  friend bool operator==(const dimensional&, const dimensional&) = default;
+
+ private:
+  void validate(std::size_t d) const {
+    const auto where = [&] { return "dmap::dimensional: dimension " + std::to_string(d) + ": "; };
+    if (const auto* bc = std::get_if<block_cyclic_dim>(&specs_[d]); bc && bc->block_size < 1)
+      throw argument_error(where() + "block_size is " + std::to_string(bc->block_size) +
+                           "; a block size must be >= 1");
+    if (const auto* ir = std::get_if<irregular_dim>(&specs_[d])) {
+      const auto want = static_cast<std::size_t>(grid_.extent(d) - 1);
+      if (ir->cuts.size() != want)
+        throw argument_error(where() + "irregular block has " + std::to_string(ir->cuts.size()) +
+                             " cut points; with " + std::to_string(grid_.extent(d)) +
+                             " locales along it there must be exactly " + std::to_string(want));
+      for (std::size_t k = 1; k < ir->cuts.size(); ++k)
+        if (ir->cuts[k] < ir->cuts[k - 1])
+          throw argument_error(where() + "cut point " + std::to_string(k) + " (" +
+                               std::to_string(ir->cuts[k]) + ") is below cut point " +
+                               std::to_string(k - 1) + " (" + std::to_string(ir->cuts[k - 1]) +
+                               "); cut points must be in nondecreasing order");
+    }
+  }
+
+  std::array<dim_spec, N> specs_;
+  target_grid<N> grid_;
+  storage_order order_;
+};
+
+/// This locale's part of a Dimensional domain: the product of its per-dimension pieces,
+/// stored as one dense local array.
+template <std::size_t N>
+class dimensional_local_domain {
+ public:
+  dimensional_local_domain() = default;
+  dimensional_local_domain(std::vector<rect<N>> owned, std::vector<dense_layout<N>> layouts)
+      : owned_(std::move(owned)), layouts_(std::move(layouts)) {}
+  /// The owned rects (one per combination of per-dimension pieces).
+  const std::vector<rect<N>>& subdomains() const noexcept { return owned_; }
+  /// Their storage, in the same order.
+  const std::vector<dense_layout<N>>& layouts() const noexcept { return layouts_; }
+  /// The number of owned indices.
+  index_t size() const noexcept {
+    index_t n = 0;
+    for (const auto& r : owned_) n += r.size();
+    return n;
+  }
+  /// True when this locale owns `i`.
+  bool contains(const idx<N>& i) const noexcept {
+    return std::any_of(owned_.begin(), owned_.end(), [&](const rect<N>& r) { return r.contains(i); });
+  }
+
+ private:
+  std::vector<rect<N>> owned_;
+  std::vector<dense_layout<N>> layouts_;
+};
+
+/// The global descriptor of a domain distributed by Dimensional.
+template <std::size_t N>
+class dimensional_domain {
+ public:
+  dimensional_domain(const dimensional<N>& dist, const rect<N>& indices) : dist_(dist) { set_indices(indices); }
+
+  /// The distribution.
+  const dimensional<N>& distribution() const noexcept { return dist_; }
+  /// The target grid.
+  const target_grid<N>& targets() const noexcept { return dist_.targets(); }
+  /// The whole index set.
+  const rect<N>& indices() const noexcept { return whole_; }
+  /// Replaces the index set; throws when irregular cut points lie outside its bounds.
+  void set_indices(const rect<N>& indices) {
+    std::array<dimension_cut, N> cuts;
+    for (std::size_t d = 0; d < N; ++d) {
+      if (const auto* ir = std::get_if<irregular_dim>(&dist_.specs()[d]); ir && !indices.dim(d).empty()) {
+        const range r = indices.dim(d).normalized();
+        for (std::size_t k = 0; k < ir->cuts.size(); ++k)
+          if (ir->cuts[k] < r.lo() || ir->cuts[k] > r.hi()) {
+            std::ostringstream s;
+            s << "dmap::dimensional: dimension " << d << ": cut point " << k << " (" << ir->cuts[k]
+              << ") is outside the bounds [" << r.lo() << ", " << r.hi() << "] of " << indices
+              << "; cut points must lie within the domain's bounds";
+            throw argument_error(s.str());
+          }
+      }
+      cuts[d] = dimension_cut(dist_.specs()[d], indices.dim(d), targets().extent(d));
+    }
+    whole_ = indices;
+    cuts_ = std::move(cuts);
+    const int me = detail::current_environment ? here() : 0;
+    local_ = dimensional_local_domain<N>(local_subdomains(me), local_layouts(me));
+  }
+
+  /// The locale owning index `i`.
+  int locale_of(const idx<N>& i) const {
+    std::array<int, N> c{};
+    for (std::size_t d = 0; d < N; ++d) c[d] = cuts_[d].owner(i[d]);
+    return targets().locale_at(c);
+  }
+  /// The rects locale `locale` owns: every combination of its per-dimension pieces, in
+  /// row-major order of the pieces.
+  std::vector<rect<N>> local_subdomains(int locale) const {
+    std::vector<rect<N>> out;
+    for_each_piece(locale, [&](const rect<N>& r, const std::array<index_t, N>&) { out.push_back(r); });
+    return out;
+  }
+  /// Their storage: one dense local array of the locale's per-dimension counts.
+  std::vector<dense_layout<N>> local_layouts(int locale) const {
+    const auto c = targets().coords_of(locale);
+    std::array<index_t, N> extent{}, stride{};
+    for (std::size_t d = 0; d < N; ++d) extent[d] = cuts_[d].count(c[d]);
+    index_t step = 1;
+    if (dist_.order() == storage_order::row_major)
+      for (std::size_t d = N; d-- > 0;) stride[d] = step, step *= extent[d];
+    else
+      for (std::size_t d = 0; d < N; ++d) stride[d] = step, step *= extent[d];
+    std::vector<dense_layout<N>> out;
+    for_each_piece(locale, [&](const rect<N>& r, const std::array<index_t, N>& position) {
+      index_t offset = 0;
+      for (std::size_t d = 0; d < N; ++d) offset += position[d] * stride[d];
+      out.push_back(dense_layout<N>{r, stride, offset});
+    });
+    return out;
+  }
+  /// This locale's local domain descriptor.
+  const dimensional_local_domain<N>& local() const noexcept { return local_; }
+  /// The cut of dimension d.
+  const dimension_cut& cut(std::size_t d) const noexcept { return cuts_[d]; }
+
+ private:
+  // Calls f(rect, local positions of its first index) for each combination of pieces.
+  template <class F>
+  void for_each_piece(int locale, F&& f) const {
+    const auto c = targets().coords_of(locale);
+    std::array<index_t, N> counts{};
+    for (std::size_t d = 0; d < N; ++d) {
+      counts[d] = static_cast<index_t>(cuts_[d].pieces(c[d]).size());
+      if (counts[d] == 0) return;
+    }
+    for_each_row_start<N>(counts, [&](const std::array<index_t, N>& k0) {
+      std::array<index_t, N> k = k0;
+      for (k[N - 1] = 0; k[N - 1] < counts[N - 1]; ++k[N - 1]) {
+        rect<N> r;
+        std::array<index_t, N> position{};
+        for (std::size_t d = 0; d < N; ++d) {
+          const auto j = static_cast<std::size_t>(k[d]);
+          r.set_dim(d, cuts_[d].pieces(c[d])[j]);
+          position[d] = cuts_[d].positions(c[d])[j];
+        }
+        f(r, position);
+      }
+    });
+  }
+
+  dimensional<N> dist_;
+  rect<N> whole_{};
+  std::array<dimension_cut, N> cuts_{};
+  dimensional_local_domain<N> local_{};
+};
+
+}  // namespace dmap

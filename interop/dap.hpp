@@ -5,18 +5,22 @@
 #include <array>
 #include <cstddef>
 #include <sstream>
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "../dists/block.hpp"
+#include "../dists/dimensional.hpp"
 #include "../dists/stencil.hpp"
 #include "../dsi/array.hpp"
 
 namespace dmap {
 
-/// One DAP dimension dictionary. Block ('b') uses start/stop/padding/periodic.
+/// One DAP dimension dictionary. Block ('b') uses start/stop/padding/periodic, cyclic ('c')
+/// start/block_size.
 struct dap_dimension {
-  char dist_type = 'b';          ///< 'b' block (the only type dmap exports so far)
+  char dist_type = 'b';          ///< 'b' block or 'c' (block-)cyclic
   index_t size = 0;              ///< global extent, boundary padding included
   int proc_grid_size = 1;        ///< locales along this dimension
   int proc_grid_rank = 0;        ///< this locale's grid coordinate along it
@@ -24,6 +28,7 @@ struct dap_dimension {
   index_t stop = 0;              ///< end of the local buffer (exclusive), padding included
   std::array<index_t, 2> padding{0, 0};  ///< padding widths before and after
   bool periodic = false;         ///< whether the dimension wraps
+  index_t block_size = 1;        ///< 'c': indices per block dealt round robin
 
   friend bool operator==(const dap_dimension&, const dap_dimension&) = default;
 };
@@ -31,6 +36,14 @@ struct dap_dimension {
 /// The indices a dimension dictionary's locale owns: its buffer extent less communication
 /// padding (padding on a side with a neighbour), as the DAP appendix's num_owned_indices.
 inline index_t num_owned_indices(const dap_dimension& d) {
+  if (d.dist_type == 'c') {
+    // Whole blocks dealt round robin from this locale's first block, plus its partial block.
+    const index_t blocks = d.size / d.block_size, partial = d.size % d.block_size;
+    index_t count = 0;
+    if (blocks > d.proc_grid_rank) count = ((blocks - 1 - d.proc_grid_rank) / d.proc_grid_size + 1) * d.block_size;
+    if (partial > 0 && blocks % d.proc_grid_size == d.proc_grid_rank) count += partial;
+    return count;
+  }
   index_t count = d.stop - d.start;
   if (d.proc_grid_rank != 0) count -= d.padding[0];
   if (d.proc_grid_rank != d.proc_grid_size - 1) count -= d.padding[1];
@@ -40,12 +53,20 @@ inline index_t num_owned_indices(const dap_dimension& d) {
 /// Throws argument_error naming the key when `d` breaks a DAP 0.10 rule.
 inline void validate(const dap_dimension& d) {
   const auto fail = [](const std::string& what) { throw argument_error("dmap::dap: " + what); };
-  if (d.dist_type != 'b') fail(std::string("dist_type '") + d.dist_type + "' is not one dmap describes ('b')");
+  if (d.dist_type != 'b' && d.dist_type != 'c')
+    fail(std::string("dist_type '") + d.dist_type + "' is not one dmap describes ('b' or 'c')");
   if (d.size < 0) fail("size " + std::to_string(d.size) + " must be >= 0");
   if (d.proc_grid_size < 1) fail("proc_grid_size " + std::to_string(d.proc_grid_size) + " must be >= 1");
   if (d.proc_grid_rank < 0 || d.proc_grid_rank >= d.proc_grid_size)
     fail("proc_grid_rank " + std::to_string(d.proc_grid_rank) + " must be in [0, proc_grid_size)");
   if (d.start < 0) fail("start " + std::to_string(d.start) + " must be >= 0");
+  if (d.dist_type == 'c') {
+    if (d.block_size < 1) fail("block_size " + std::to_string(d.block_size) + " must be >= 1");
+    if (d.start != d.proc_grid_rank * d.block_size)
+      fail("start " + std::to_string(d.start) + " must equal proc_grid_rank * block_size (" +
+           std::to_string(d.proc_grid_rank * d.block_size) + ")");
+    return;
+  }
   if (d.stop < d.start) fail("stop " + std::to_string(d.stop) + " must be >= start " + std::to_string(d.start));
   if (d.stop > d.size) fail("stop " + std::to_string(d.stop) + " must be <= size " + std::to_string(d.size));
   if (d.padding[0] < 0 || d.padding[1] < 0) fail("padding widths must be >= 0");
@@ -63,13 +84,61 @@ struct dap_description {
   std::array<dap_dimension, N> dim_data{};
 };
 
-/// This locale's DAP description of `a`, whose domain is distributed by Block or Stencil
-/// (throws unsupported_error for other distributions). DAP positions are 0-based orders in
-/// the domain; a Stencil's ghost widths are padding (boundary padding at the edges of the
-/// domain, counted in `size`; communication padding between locales).
+namespace detail {
+// The DAP dictionary of one dimension of a Dimensional domain, for grid coordinate k.
+inline dap_dimension dap_of_dimension(const dimension_cut& cut, const dim_spec& spec, const range& whole, int parts,
+                                      int k, std::size_t d) {
+  dap_dimension dim;
+  dim.proc_grid_size = parts;
+  dim.proc_grid_rank = k;
+  dim.size = whole.size();
+  const bool round_robin = std::holds_alternative<cyclic_dim>(spec) || std::holds_alternative<block_cyclic_dim>(spec);
+  if (!round_robin) {
+    for (int j = 0; j < k; ++j) dim.start += cut.count(j);
+    dim.stop = dim.start + cut.count(k);
+    return dim;
+  }
+  std::optional<index_t> start;
+  index_t block = 1;
+  if (const auto* c = std::get_if<cyclic_dim>(&spec)) start = c->start;
+  if (const auto* b = std::get_if<block_cyclic_dim>(&spec)) start = b->start, block = b->block_size;
+  if (whole.stride() != 1 || (start && !whole.empty() && *start != whole.aligned_low()))
+    throw unsupported_error("dmap::dap_export: dimension " + std::to_string(d) +
+                            " deals indices round robin by value from another origin than its first "
+                            "position (a stride other than 1 or an explicit start); DAP 'c' counts "
+                            "positions from 0 and cannot describe it");
+  dim.dist_type = 'c';
+  dim.block_size = block;
+  dim.start = static_cast<index_t>(k) * block;
+  dim.stop = dim.start;
+  return dim;
+}
+}  // namespace detail
+
+/// This locale's DAP description of `a`, whose domain is distributed by Block, Stencil or a
+/// Dimensional map (Cyclic, BlockCyclic, Irregular Block; throws unsupported_error for other
+/// distributions). DAP positions are 0-based orders in the domain; a Stencil's ghost widths
+/// are padding (boundary padding at the edges of the domain, counted in `size`;
+/// communication padding between locales); cyclic and block-cyclic dimensions are 'c'.
 template <class T, std::size_t N>
 dap_description<T, N> dap_export(array<T, N>& a) {
   const auto& dom = a.domain();
+  dap_description<T, N> out;
+  if (!a.local_blocks().empty()) {
+    const auto& b = a.local_blocks().front();
+    out.buffer = b.base;
+    out.strides = b.layout.strides;
+  }
+  if (const auto* dim = dom.template descriptor<dimensional_domain<N>>()) {
+    const auto& grid = dim->targets();
+    const auto coords = grid.coords_of(here());
+    for (std::size_t d = 0; d < N; ++d) {
+      out.dim_data[d] = detail::dap_of_dimension(dim->cut(d), dim->distribution().specs()[d], dom.indices().dim(d),
+                                                 grid.extent(d), coords[d], d);
+      out.shape[d] = dim->cut(d).count(coords[d]);
+    }
+    return out;
+  }
   const block_domain<N>* blocks = dom.template descriptor<block_domain<N>>();
   idx<N> fluff{};
   std::array<bool, N> periodic{};
@@ -80,7 +149,6 @@ dap_description<T, N> dap_export(array<T, N>& a) {
   }
   if (blocks == nullptr)
     throw unsupported_error("dmap::dap_export: no DAP description for " + dom.name() + " yet");
-  dap_description<T, N> out;
   const auto& grid = blocks->targets();
   const auto coords = grid.coords_of(here());
   for (std::size_t d = 0; d < N; ++d) {
@@ -95,17 +163,18 @@ dap_description<T, N> dap_export(array<T, N>& a) {
     dim.periodic = periodic[d];
     out.shape[d] = dim.stop - dim.start;
   }
-  if (!a.local_blocks().empty()) {
-    const auto& b = a.local_blocks().front();
-    out.buffer = b.data();
-    out.strides = b.layout.strides;
-  }
   return out;
 }
 
 /// DAP dimension dictionary as JSON, keys in the protocol's order; padding as a pair.
 inline std::string to_json(const dap_dimension& d) {
   std::ostringstream s;
+  if (d.dist_type == 'c') {
+    s << "{\"dist_type\": \"c\", \"size\": " << d.size << ", \"proc_grid_size\": " << d.proc_grid_size
+      << ", \"proc_grid_rank\": " << d.proc_grid_rank << ", \"start\": " << d.start
+      << ", \"block_size\": " << d.block_size << "}";
+    return s.str();
+  }
   s << "{\"dist_type\": \"" << d.dist_type << "\", \"size\": " << d.size
     << ", \"proc_grid_size\": " << d.proc_grid_size << ", \"proc_grid_rank\": " << d.proc_grid_rank
     << ", \"start\": " << d.start << ", \"stop\": " << d.stop << ", \"padding\": [" << d.padding[0]

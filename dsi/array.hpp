@@ -77,6 +77,14 @@ class array_storage final : public array_hook<N> {
         for (index_t k = 0; k < count; ++k) std::construct_at(base + offset + k * step, value);
       });
     };
+    if (dom_->dense_storage) {
+      // Later loops over arrays of this domain alone walk the storage in these runs.
+      const auto runs = cut_storage(count_, num_threads());
+      run_tasks(runs.size(), [&](std::size_t r) {
+        for (index_t k = runs[r].first; k < runs[r].second; ++k) std::construct_at(base + k, value);
+      });
+      return;
+    }
     run_tasks(chunks.size(), [&](std::size_t c) {
       const std::size_t b = chunks[c].piece;
       fill(undensify(dom_->whole, chunks[c].orders), blocks_[b].layout);

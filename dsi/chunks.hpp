@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "rect.hpp"
@@ -67,6 +68,17 @@ std::vector<work_chunk<N>> cut_into_chunks(const std::vector<dense_rect<N>>& pie
     }
   }
   return chunks;
+}
+
+/// Cuts the offsets [0, span) of a locale's storage into contiguous runs, one per thread
+/// (none shorter than min_chunk_indices): the split used when a loop walks the storage
+/// itself rather than the pieces (see `domain_state::dense_storage`).
+inline std::vector<std::pair<index_t, index_t>> cut_storage(index_t span, int threads) {
+  std::vector<std::pair<index_t, index_t>> runs;
+  if (span <= 0) return runs;
+  const index_t parts = std::max<index_t>(1, std::min<index_t>(threads, span / min_chunk_indices));
+  for (index_t k = 0; k < parts; ++k) runs.emplace_back(span * k / parts, span * (k + 1) / parts);
+  return runs;
 }
 
 /// Calls `f(k)` for every combination k of positions in the first N-1 dimensions of

@@ -96,6 +96,10 @@ struct domain_state {
   std::vector<rect<N>> my_subdomains;      // this locale's pieces
   std::vector<dense_layout<N>> my_layouts; // and their storage, piece by piece
   index_t my_size = 0;
+  // True when this locale's storage holds exactly its owned indices, each once, filling
+  // [0, my_size) (no ghost cells, no gaps): loops over arrays of this domain alone may then
+  // walk the storage as one contiguous span, in any order.
+  bool dense_storage = false;
   std::vector<array_hook<N>*> arrays;      // arrays declared over the domain
   std::uint64_t generation = 0;            // bumps on every set_indices
   mutable std::optional<placement<N>> all_blocks;  // every locale's blocks, on demand
@@ -111,7 +115,14 @@ struct domain_state {
                           std::to_string(my_layouts.size()) +
                           " layouts; it must give one layout per subdomain");
     my_size = 0;
-    for (const auto& r : my_subdomains) my_size += r.size();
+    index_t span = 0;
+    dense_storage = true;
+    for (std::size_t k = 0; k < my_subdomains.size(); ++k) {
+      my_size += my_subdomains[k].size();
+      span = std::max(span, my_layouts[k].end());
+      dense_storage = dense_storage && my_layouts[k].indices == my_subdomains[k];
+    }
+    dense_storage = dense_storage && span == my_size;
     all_blocks.reset();
     ++generation;
   }

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <exception>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -27,6 +28,8 @@ struct loop_operands {
   static constexpr std::size_t N = std::tuple_element_t<0, std::tuple<operand<X>...>>::rank;
   static_assert(((operand<X>::rank == N) && ...),
                 "dmap::zip: all iterands must have the same number of dimensions");
+  /// True when every operand is an array (so a loop may walk storage instead of pieces).
+  static constexpr bool all_walk_storage = (operand<X>::walks_storage && ...);
 };
 
 template <class X>
@@ -148,6 +151,35 @@ void run_loop(const Ops& ops, ChunkFn&& chunk_fn, Before&& before) {
 template <class Ops, class ChunkFn>
 void run_loop(const Ops& ops, ChunkFn&& chunk_fn) {
   run_loop(ops, std::forward<ChunkFn>(chunk_fn), [](std::size_t) {});
+}
+
+/// The storage span of this locale when every operand is an array over the leader's own
+/// domain and that domain's storage is dense: the loop may then walk [0, span) directly.
+template <class Ops>
+  requires Ops::all_walk_storage
+std::optional<index_t> storage_span(const Ops& ops) {
+  const auto* lead = std::get<0>(ops.ops).state();
+  bool same = lead != nullptr && lead->dense_storage;
+  std::apply([&](const auto&... op) {
+    ((same = same && op.state() == lead), ...);
+  }, ops.ops);
+  if (!same) return std::nullopt;
+  return lead->my_size;
+}
+
+/// Collective. A loop over the storage span: runs of it on the arena (the split arrays use
+/// for first touch), then error agreement. `before(run_count)` runs first.
+template <class RunFn, class Before>
+void run_storage_loop(index_t span, RunFn&& run_fn, Before&& before) {
+  const auto runs = cut_storage(span, num_threads());
+  before(runs.size());
+  std::exception_ptr failure;
+  try {
+    run_tasks(runs.size(), [&](std::size_t r) { run_fn(r, runs[r].first, runs[r].second); });
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree(failure);
 }
 
 /// Calls body(rows.at(k)...) for k in [0, length), with a unit-stride loop when every row

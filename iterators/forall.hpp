@@ -1,6 +1,8 @@
 // forall: the data-parallel loop over a domain, an array or a zip of them.
 #pragma once
 
+#include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "engine.hpp"
@@ -14,10 +16,27 @@ namespace dmap {
 ///   forall(zip(B, A, D), [](T& b, const T& a, idx<N> i) {...})
 ///                                                  zipped iterands of one shape, the
 ///                                                  first leading.
-/// An exception thrown by the body on any locale is rethrown on every locale.
+/// An exception thrown by the body on any locale is rethrown on every locale. Arrays zipped
+/// over one domain whose storage holds exactly the owned elements are walked as one
+/// contiguous span per thread (the order of calls is then storage order).
 template <class Iterand, class Body>
 void forall(Iterand&& iterand, Body&& body) {
   const auto ops = detail::operands_of(iterand);
+  if constexpr (std::decay_t<decltype(ops)>::all_walk_storage) {
+    if (const auto span = detail::storage_span(ops)) {  // arrays over one dense domain
+      detail::run_storage_loop(
+          *span,
+          [&](std::size_t, index_t first, index_t last) {
+            std::apply(
+                [&](const auto&... operands) {
+                  detail::for_row(body, last - first, operands.storage_row(first)...);
+                },
+                ops.ops);
+          },
+          [](std::size_t) {});
+      return;
+    }
+  }
   detail::run_loop(ops, [&](std::size_t, const auto& chunk) {
     detail::run_chunk(ops, chunk, [&](index_t length, const auto&... rows) {
       detail::for_row(body, length, rows...);

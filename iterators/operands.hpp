@@ -76,6 +76,8 @@ struct operand<const domain<N>> {
   const rect<N>& whole() const noexcept { return d.indices(); }
   const std::vector<rect<N>>& pieces() const noexcept { return d.local_subdomains(); }
   const domain_state<N>* state() const noexcept { return d.state().get(); }
+  /// Domains yield indices, so they never walk storage.
+  static constexpr bool walks_storage = false;
   std::string describe() const { return d.name() + " domain over " + to_text(d.indices()); }
   std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part, std::size_t) const {
     chunk_cursor<row_type, N> c{part.first(), {}};
@@ -106,6 +108,12 @@ struct operand<A> {
   const rect<N>& whole() const noexcept { return a.domain().indices(); }
   const std::vector<rect<N>>& pieces() const noexcept { return a.domain().local_subdomains(); }
   const domain_state<N>* state() const noexcept { return a.domain().state().get(); }
+  /// Arrays can walk their storage as one span (when their domain's storage is dense).
+  static constexpr bool walks_storage = true;
+  /// The row of `count` elements starting at storage offset `first`.
+  row_type storage_row(index_t first) const noexcept {
+    return {a.local_blocks().empty() ? nullptr : a.local_blocks().front().base + first, 1};
+  }
   std::string describe() const {
     return a.domain().name() + " array over " + operand<const domain<N>>::to_text(whole());
   }
@@ -223,6 +231,7 @@ struct operand<neighbors_of<T, N>> {
   const rect<N>& whole() const noexcept { return n.a->domain().indices(); }
   const std::vector<rect<N>>& pieces() const noexcept { return n.a->domain().local_subdomains(); }
   const domain_state<N>* state() const noexcept { return nullptr; }  // always checked
+  static constexpr bool walks_storage = false;
   std::string describe() const {
     std::ostringstream s;
     s << "neighbours within " << n.radius << " of a " << n.a->domain().name() << " array over "

@@ -22,6 +22,7 @@
 #include "dists/dimensional.hpp"
 #include "dists/irregular.hpp"
 #include "dists/private.hpp"
+#include "dists/replicated.hpp"
 #include "dists/stencil.hpp"
 
 #include "interop/dap.hpp"

@@ -44,7 +44,7 @@ class array_storage final : public array_hook<N> {
     std::unique_ptr<T[]> old = std::move(buffer_);
     window_ = rma_window{};
     allocate(T{});
-    transfer(before, old.get(), after, buffer_.get());
+    transfer(before, old.get(), after, buffer_.get(), dom_->replicated);
     window_ = rma_window(buffer_.get(), static_cast<std::size_t>(count_) * sizeof(T), sizeof(T));
   }
 
@@ -175,7 +175,7 @@ class array {
     }
     const auto& mine = domain().state()->blocks_of_all();
     const auto& theirs = other.domain().state()->blocks_of_all();
-    transfer(theirs, other.st_->data(), mine, st_->data());
+    transfer(theirs, other.st_->data(), mine, st_->data(), other.domain().state()->replicated);
     return *this;
   }
   array& operator=(array&&) noexcept = default;
@@ -255,7 +255,7 @@ class array {
     placement<N> to(static_cast<std::size_t>(num_locales()));
     to[0].push_back({whole, dense_layout<N>::make(whole, 0), {}});
     std::vector<T> all(here() == 0 ? static_cast<std::size_t>(whole.size()) : 0);
-    transfer(domain().state()->blocks_of_all(), st_->data(), to, all.data());
+    transfer(domain().state()->blocks_of_all(), st_->data(), to, all.data(), domain().state()->replicated);
     return all;
   }
 

@@ -49,6 +49,7 @@ class domain_model_base {
   virtual bool same_map(const domain_model_base& other) const = 0;
   virtual std::unique_ptr<domain_model_base> with_indices(const rect<N>& r) const = 0;
   virtual const void* find_descriptor(const std::type_info& type) const noexcept = 0;
+  virtual bool replicated() const noexcept = 0;
 };
 
 template <std::size_t N, class Dist, class Desc>
@@ -71,6 +72,10 @@ class domain_model final : public domain_model_base<N> {
   }
   std::unique_ptr<domain_model_base<N>> with_indices(const rect<N>& r) const override {
     return std::make_unique<domain_model>(dist_, dist_.new_domain(r));
+  }
+  bool replicated() const noexcept override {
+    if constexpr (requires { Desc::replicated; }) return Desc::replicated;
+    return false;
   }
   const void* find_descriptor(const std::type_info& type) const noexcept override {
     return type == typeid(Desc) ? &desc_ : nullptr;
@@ -100,6 +105,9 @@ struct domain_state {
   // [0, my_size) (no ghost cells, no gaps): loops over arrays of this domain alone may then
   // walk the storage as one contiguous span, in any order.
   bool dense_storage = false;
+  // True when every locale holds the whole index set (a Replicated map): data moves from
+  // each locale's own copy, and reductions see one copy.
+  bool replicated = false;
   std::vector<array_hook<N>*> arrays;      // arrays declared over the domain
   std::uint64_t generation = 0;            // bumps on every set_indices
   mutable std::optional<placement<N>> all_blocks;  // every locale's blocks, on demand
@@ -123,6 +131,7 @@ struct domain_state {
       dense_storage = dense_storage && my_layouts[k].indices == my_subdomains[k];
     }
     dense_storage = dense_storage && span == my_size;
+    replicated = model->replicated();
     all_blocks.reset();
     ++generation;
   }

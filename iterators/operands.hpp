@@ -76,6 +76,7 @@ struct operand<const domain<N>> {
   const rect<N>& whole() const noexcept { return d.indices(); }
   const std::vector<rect<N>>& pieces() const noexcept { return d.local_subdomains(); }
   const domain_state<N>* state() const noexcept { return d.state().get(); }
+  bool state_is_replicated() const noexcept { return d.state()->replicated; }
   /// Domains yield indices, so they never walk storage.
   static constexpr bool walks_storage = false;
   std::string describe() const { return d.name() + " domain over " + to_text(d.indices()); }
@@ -108,6 +109,7 @@ struct operand<A> {
   const rect<N>& whole() const noexcept { return a.domain().indices(); }
   const std::vector<rect<N>>& pieces() const noexcept { return a.domain().local_subdomains(); }
   const domain_state<N>* state() const noexcept { return a.domain().state().get(); }
+  bool state_is_replicated() const noexcept { return a.domain().state()->replicated; }
   /// Arrays can walk their storage as one span (when their domain's storage is dense).
   static constexpr bool walks_storage = true;
   /// The row of `count` elements starting at storage offset `first`.
@@ -231,6 +233,7 @@ struct operand<neighbors_of<T, N>> {
   const rect<N>& whole() const noexcept { return n.a->domain().indices(); }
   const std::vector<rect<N>>& pieces() const noexcept { return n.a->domain().local_subdomains(); }
   const domain_state<N>* state() const noexcept { return nullptr; }  // always checked
+  bool state_is_replicated() const noexcept { return n.a->domain().state()->replicated; }
   static constexpr bool walks_storage = false;
   std::string describe() const {
     std::ostringstream s;

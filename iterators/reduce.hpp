@@ -113,7 +113,10 @@ T reduce(Iterand&& iterand, T init, Op op, Transform transform) {
   for (const auto& p : partials)
     if (p.has) mine = {mine.has ? op(mine.value, p.value) : p.value, 1};
   T result = init;
-  if (num_locales() == 1) return mine.has ? op(result, mine.value) : result;
+  // One locale, or a replicated leader (every locale reduced the whole set on its own copy,
+  // as Chapel's replicated leader does): nothing to combine across locales.
+  if (num_locales() == 1 || std::get<0>(ops.ops).state_is_replicated())
+    return mine.has ? op(result, mine.value) : result;
   for (const auto& p : all_gather(mine))
     if (p.has) result = op(result, p.value);
   return result;

@@ -87,6 +87,23 @@ void broadcast(T& value, int root) {
                     "MPI_Bcast");
 }
 
+/// Copies `bytes` bytes at `data` from locale `root` to every locale (counted as payload:
+/// the root sends one message per other locale, each other locale receives one).
+inline void broadcast_bytes(void* data, std::size_t bytes, int root) {
+  auto& e = detail::env();
+  detail::count_collective();
+  if (bytes > static_cast<std::size_t>(INT32_MAX))
+    throw unsupported_error("dmap::broadcast_bytes: " + std::to_string(bytes) + " bytes exceed 2^31-1");
+  detail::check_mpi(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, e.comm()), "MPI_Bcast");
+  if (e.rank() == root) {
+    e.counters().messages_sent += static_cast<std::uint64_t>(e.size() - 1);
+    e.counters().bytes_sent += static_cast<std::uint64_t>(e.size() - 1) * bytes;
+  } else {
+    ++e.counters().messages_received;
+    e.counters().bytes_received += bytes;
+  }
+}
+
 /// Copies the string `text` from locale `root` to every locale.
 inline void broadcast(std::string& text, int root) {
   std::uint64_t length = text.size();

@@ -1,0 +1,101 @@
+// Replicated: every locale holds the whole index set (Chapel's ReplicatedDist). Reads and
+// writes touch this locale's copy only; loops over a replicated domain or array run the
+// whole set on every locale, and reductions over it see this locale's copy. Copies diverge
+// until `replicate_from(A, root)` (collective) makes them all equal to one locale's.
+// Zipped behind a distributed leader, a replicated array is read from the local copy.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "../dsi/array.hpp"
+#include "../runtime/collectives.hpp"
+
+namespace dmap {
+
+template <std::size_t N>
+class replicated_domain;
+
+/// The Replicated distribution over all locales.
+template <std::size_t N>
+class replicated {
+ public:
+  /// All locales hold the whole index set.
+  int targets() const { return num_locales(); }
+  /// "replicated(4 locales)".
+  std::string name() const { return "replicated(" + std::to_string(targets()) + " locales)"; }
+  /// A global domain descriptor over `indices`.
+  replicated_domain<N> new_domain(const rect<N>& indices) const { return replicated_domain<N>(indices); }
+  friend bool operator==(const replicated&, const replicated&) = default;
+};
+
+/// This locale's copy of a Replicated domain: all of it.
+template <std::size_t N>
+class replicated_local_domain {
+ public:
+  replicated_local_domain() = default;
+  explicit replicated_local_domain(const rect<N>& whole) : whole_(whole) {}
+  /// The whole index set (none when it is empty).
+  std::vector<rect<N>> subdomains() const {
+    return whole_.empty() ? std::vector<rect<N>>{} : std::vector<rect<N>>{whole_};
+  }
+  /// Its storage, row-major.
+  std::vector<dense_layout<N>> layouts() const {
+    return whole_.empty() ? std::vector<dense_layout<N>>{}
+                          : std::vector<dense_layout<N>>{dense_layout<N>::make(whole_, 0)};
+  }
+  /// The number of indices of the copy.
+  index_t size() const noexcept { return whole_.size(); }
+  /// True for every index of the domain.
+  bool contains(const idx<N>& i) const noexcept { return whole_.contains(i); }
+
+ private:
+  rect<N> whole_{};
+};
+
+/// The global descriptor of a Replicated domain.
+template <std::size_t N>
+class replicated_domain {
+ public:
+  /// Tells the framework that every locale holds every index.
+  static constexpr bool replicated = true;
+
+  explicit replicated_domain(const rect<N>& indices) { set_indices(indices); }
+  /// The whole index set.
+  const rect<N>& indices() const noexcept { return whole_; }
+  /// Replaces the index set.
+  void set_indices(const rect<N>& indices) {
+    whole_ = indices;
+    local_ = replicated_local_domain<N>(indices);
+  }
+  /// This locale: every locale holds every index (Chapel answers `here` too).
+  int locale_of(const idx<N>&) const { return detail::current_environment ? here() : 0; }
+  /// Every locale holds the whole set.
+  std::vector<rect<N>> local_subdomains(int) const { return local_.subdomains(); }
+  /// Row-major storage of the whole set on every locale.
+  std::vector<dense_layout<N>> local_layouts(int) const { return local_.layouts(); }
+  /// This locale's copy.
+  const replicated_local_domain<N>& local() const noexcept { return local_; }
+  /// All locales.
+  int targets() const { return num_locales(); }
+
+ private:
+  rect<N> whole_{};
+  replicated_local_domain<N> local_{};
+};
+
+/// Collective. Makes every locale's copy of replicated array `a` equal to locale `root`'s.
+template <class T, std::size_t N>
+void replicate_from(array<T, N>& a, int root) {
+  if (!a.domain().state()->replicated)
+    throw argument_error("dmap::replicate_from: the array is distributed by " + a.domain().name() +
+                         "; only arrays over a dmap::replicated domain have copies to make consistent");
+  if (root < 0 || root >= num_locales())
+    throw argument_error("dmap::replicate_from: root is " + std::to_string(root) + "; it must be in [0, " +
+                         std::to_string(num_locales()) + ")");
+  if (num_locales() == 1 || a.local_blocks().empty()) return;
+  broadcast_bytes(a.local_blocks().front().base, static_cast<std::size_t>(a.local_size()) * sizeof(T), root);
+}
+
+}  // namespace dmap

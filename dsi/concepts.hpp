@@ -64,7 +64,10 @@ concept domain_descriptor =
 /// | dsiNewRectangularDom             | `new_domain(r)`         | a global domain descriptor over `r`        |
 /// | dsiClone / dsiEqualDMaps         | copy / `operator==`     | equal maps place equal indices alike       |
 /// | dsiTargetLocales                 | `targets()`             | the locales it maps onto (a target grid)   |
-/// | dsiDisplayRepresentation         | `name()`                | a short description for messages           |
+/// | dsiDisplayRepresentation         | `name()`                | a description for messages, and the        |
+/// |                                  |                         | fingerprint locales compare to check they  |
+/// |                                  |                         | passed the same map: include every         |
+/// |                                  |                         | parameter, exactly                         |
 template <class D, std::size_t N>
 concept distribution =
     std::copy_constructible<D> && std::equality_comparable<D> &&

@@ -197,9 +197,12 @@ class domain {
   domain(const Dist& dist, const rect<N>& indices) : state_(std::make_shared<detail::domain_state<N>>()) {
     detail::check_same_on_all_locales("dmap::domain", indices, dist.name());
     using desc_t = decltype(dist.new_domain(indices));
-    state_->model = std::make_unique<detail::domain_model<N, Dist, desc_t>>(
-        dist, agreed([&] { return dist.new_domain(indices); }));
-    state_->refresh();
+    // Building the descriptor and this locale's view of it is local work: a failure on any
+    // locale (bad arguments, a distribution answering inconsistently) reaches all of them.
+    agreed([&] {
+      state_->model = std::make_unique<detail::domain_model<N, Dist, desc_t>>(dist, dist.new_domain(indices));
+      state_->refresh();
+    });
   }
 
   /// The whole index set.
@@ -269,8 +272,10 @@ class domain {
   void set_indices(const rect<N>& indices) {
     detail::check_same_on_all_locales("dmap::domain::set_indices", indices, name());
     const placement<N> before = state_->blocks_of_all();
-    agreed([&] { state_->model->set_indices(indices); });
-    state_->refresh();
+    agreed([&] {
+      state_->model->set_indices(indices);
+      state_->refresh();
+    });
     const placement<N>& after = state_->blocks_of_all();
     for (auto* a : state_->arrays) a->reallocate(before, after);
   }
@@ -279,8 +284,10 @@ class domain {
   domain with_indices(const rect<N>& indices) const {
     detail::check_same_on_all_locales("dmap::domain::with_indices", indices, name());
     domain d{empty_tag{}};
-    d.state_->model = agreed([&] { return state_->model->with_indices(indices); });
-    d.state_->refresh();
+    agreed([&] {
+      d.state_->model = state_->model->with_indices(indices);
+      d.state_->refresh();
+    });
     return d;
   }
 

@@ -94,6 +94,11 @@ inline dap_dimension dap_of_dimension(const dimension_cut& cut, const dim_spec& 
   dim.size = whole.size();
   const bool round_robin = std::holds_alternative<cyclic_dim>(spec) || std::holds_alternative<block_cyclic_dim>(spec);
   if (!round_robin) {
+    if (whole.stride() < 0 && parts > 1)
+      throw unsupported_error("dmap::dap_export: dimension " + std::to_string(d) +
+                              " has a negative stride and is split over " + std::to_string(parts) +
+                              " locales: grid rank 0 holds the last positions, which DAP (rank 0 starts "
+                              "at position 0) cannot describe");
     for (int j = 0; j < k; ++j) dim.start += cut.count(j);
     dim.stop = dim.start + cut.count(k);
     return dim;
@@ -152,6 +157,11 @@ dap_description<T, N> dap_export(array<T, N>& a) {
   const auto& grid = blocks->targets();
   const auto coords = grid.coords_of(here());
   for (std::size_t d = 0; d < N; ++d) {
+    if (dom.indices().dim(d).stride() < 0 && grid.extent(d) > 1)
+      throw unsupported_error("dmap::dap_export: dimension " + std::to_string(d) +
+                              " has a negative stride and is split over " + std::to_string(grid.extent(d)) +
+                              " locales: grid rank 0 holds the last positions, which DAP (rank 0 starts "
+                              "at position 0) cannot describe");
     dap_dimension& dim = out.dim_data[d];
     dim.proc_grid_size = grid.extent(d);
     dim.proc_grid_rank = coords[d];

@@ -10,17 +10,16 @@
 //
 // The random cases come from a std::mt19937_64 with a fixed seed, so every locale builds the
 // same cases and calls the collective constructors in the same order.
+#include "oracle.hpp"
 #include "support.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
-#include <random>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -41,114 +40,9 @@ static_assert(dmap::local_domain_descriptor<dmap::block_local_domain<3>, 3>);
 
 // ------------------------------------------------------------------------------- oracle
 
-index_t pmod(index_t a, index_t m) { return ((a % m) + m) % m; }
-index_t iabs(index_t a) { return a < 0 ? -a : a; }
-index_t ceil_div(index_t a, index_t b) { return (a + b - 1) / b; }  // a >= 0, b > 0
+using namespace dmap::testing::oracle;  // tests/oracle.hpp
+
 __extension__ typedef __int128 i128;  // for the oracle of cuts near the 64-bit limits
-
-using seq = std::vector<index_t>;
-
-/// The indices of [lo, hi) by s aligned to a, in iteration order, by scanning [lo, hi).
-seq brute(index_t lo, index_t hi, index_t s, index_t a) {
-  seq out;
-  for (index_t i = lo; i < hi; ++i)
-    if (pmod(i - a, iabs(s)) == 0) out.push_back(i);
-  if (s < 0) std::reverse(out.begin(), out.end());
-  return out;
-}
-seq seq_of(const range& r) { return brute(r.lo(), r.hi(), r.stride(), r.alignment()); }
-
-/// The row-major list of the indices of the product of `dims` (last dimension fastest).
-template <std::size_t N>
-std::vector<idx<N>> product(const std::array<seq, N>& dims) {
-  std::vector<idx<N>> out;
-  for (const auto& d : dims)
-    if (d.empty()) return out;
-  std::array<std::size_t, N> c{};
-  for (;;) {
-    idx<N> p{};
-    for (std::size_t d = 0; d < N; ++d) p[d] = dims[d][c[d]];
-    out.push_back(p);
-    std::size_t d = N;
-    for (;;) {
-      if (d == 0) return out;
-      --d;
-      if (++c[d] < dims[d].size()) break;
-      c[d] = 0;
-    }
-  }
-}
-
-/// A rect's indices in row-major order, read through its dims' accessors.
-template <std::size_t N>
-std::vector<idx<N>> points_of(const rect<N>& r) {
-  std::array<seq, N> dims;
-  for (std::size_t d = 0; d < N; ++d) dims[d] = seq_of(r.dim(d));
-  return product(dims);
-}
-
-/// Whether part k of p owns x along a dimension with cut bounds [lo, hi) (Chapel's cut).
-bool part_owns(index_t lo, index_t hi, int p, int k, index_t x) {
-  const index_t n = hi - lo;
-  const index_t first = lo + ceil_div(n * k, p), last = lo + ceil_div(n * (k + 1), p);
-  return (k == 0 || x >= first) && (k == p - 1 || x < last);
-}
-
-/// The locale id of grid coordinates c in C order.
-template <std::size_t N>
-int c_order_locale(const std::array<int, N>& shape, const std::array<int, N>& c) {
-  int r = 0;
-  for (std::size_t d = 0; d < N; ++d) r = r * shape[d] + c[d];
-  return r;
-}
-/// The grid coordinates of locale `locale`, by counting through C order.
-template <std::size_t N>
-std::array<int, N> c_order_coords(const std::array<int, N>& shape, int locale) {
-  std::array<int, N> c{};
-  for (int k = 0; k < locale; ++k) {
-    std::size_t d = N;
-    while (d-- > 0) {
-      if (++c[d] < shape[d]) break;
-      c[d] = 0;
-    }
-  }
-  return c;
-}
-
-/// MPI's own factorisation (the default target grid).
-template <std::size_t N>
-std::array<int, N> mpi_dims(int locales) {
-  std::array<int, N> dims{};
-  dims.fill(0);
-  MPI_Dims_create(locales, static_cast<int>(N), dims.data());
-  return dims;
-}
-
-/// Every ordered factorisation of `locales` into N factors.
-template <std::size_t N>
-std::vector<std::array<int, N>> factorisations(int locales) {
-  std::vector<std::array<int, N>> out;
-  std::array<int, N> shape{};
-  const std::function<void(std::size_t, int)> rec = [&](std::size_t d, int rest) {
-    if (d + 1 == N) {
-      shape[d] = rest;
-      out.push_back(shape);
-      return;
-    }
-    for (int f = 1; f <= rest; ++f)
-      if (rest % f == 0) {
-        shape[d] = f;
-        rec(d + 1, rest / f);
-      }
-  };
-  rec(0, locales);
-  return out;
-}
-
-/// One dimension of a test domain: range{lo, hi, stride, align}.
-struct dim_spec {
-  index_t lo, hi, stride, align;
-};
 
 /// One Block test case: the index set, the grid and an optional bounding box.
 template <std::size_t N>
@@ -183,8 +77,7 @@ struct block_case {
     s << "indices " << indices() << " (specs";
     for (const auto& d : spec)
       s << " [" << d.lo << ", " << d.hi << ") by " << d.stride << " align " << d.align << ";";
-    s << "), grid ";
-    for (std::size_t d = 0; d < N; ++d) s << (d ? "x" : "") << grid[d];
+    s << "), grid " << shape_text(grid);
     if (default_grid) s << " (default)";
     if (box) s << ", bounding box " << box_rect();
     s << (order == dmap::storage_order::row_major ? ", row-major" : ", column-major");
@@ -240,13 +133,6 @@ struct block_oracle {
     }
   }
 };
-
-template <std::size_t N>
-std::string text(const idx<N>& i) {
-  std::ostringstream s;
-  s << i;
-  return s.str();
-}
 
 /// Checks one Block case against the oracle; returns "" or the first mismatch. Collective
 /// (builds the domain).
@@ -329,43 +215,37 @@ std::string check_block_case(const block_case<N>& c) {
 
 /// A random dimension: strides in {1, 2, 3, -1, -2}, random alignment, about 0..13 indices
 /// (some empty, some with hi < lo), bounds not necessarily on indices.
-dim_spec random_dim(std::mt19937_64& rng) {
-  const auto uni = [&](index_t a, index_t b) {
-    return std::uniform_int_distribution<index_t>(a, b)(rng);
-  };
+dim_spec random_dim(gen& rng) {
   static constexpr std::array<index_t, 8> strides{1, 1, 1, 2, 3, -1, -2, 2};
-  const index_t s = strides[static_cast<std::size_t>(uni(0, 7))];
-  const index_t lo = uni(-7, 7);
-  const index_t count = uni(0, 10) < 3 ? uni(0, 3) : uni(0, 13);
-  index_t hi = lo + count * iabs(s) - uni(0, iabs(s) - 1);  // count or count - 1 indices
-  if (uni(0, 25) == 0) hi = lo - uni(1, 3);                  // hi < lo: empty
-  const index_t align = uni(-9, 9);
+  const index_t s = strides[static_cast<std::size_t>(rng.uniform(0, 7))];
+  const index_t lo = rng.uniform(-7, 7);
+  const index_t count = rng.uniform(0, 10) < 3 ? rng.uniform(0, 3) : rng.uniform(0, 13);
+  index_t hi = lo + count * iabs(s) - rng.uniform(0, iabs(s) - 1);  // count or count - 1 indices
+  if (rng.uniform(0, 25) == 0) hi = lo - rng.uniform(1, 3);          // hi < lo: empty
+  const index_t align = rng.uniform(-9, 9);
   return {lo, hi, s, align};
 }
 
 template <std::size_t N>
-std::vector<block_case<N>> random_cases(std::mt19937_64& rng, int count) {
+std::vector<block_case<N>> random_cases(gen& rng, int count) {
   const int p = dmap::num_locales();
   const auto grids = factorisations<N>(p);
-  const auto uni = [&](index_t a, index_t b) {
-    return std::uniform_int_distribution<index_t>(a, b)(rng);
-  };
   std::vector<block_case<N>> out;
   for (int k = 0; k < count; ++k) {
     block_case<N> c;
     for (std::size_t d = 0; d < N; ++d) c.spec[d] = random_dim(rng);
-    const auto g = uni(0, static_cast<index_t>(grids.size()));  // == size: the default grid
+    const auto g = rng.uniform(0, static_cast<index_t>(grids.size()));  // == size: the default grid
     c.default_grid = g == static_cast<index_t>(grids.size());
     c.grid = c.default_grid ? mpi_dims<N>(p) : grids[static_cast<std::size_t>(g)];
-    if (uni(0, 3) == 0) {
+    if (rng.uniform(0, 3) == 0) {
       std::array<std::pair<index_t, index_t>, N> box{};
       for (std::size_t d = 0; d < N; ++d) {
-        const index_t lo = uni(-9, 8);
-        box[d] = {lo, lo + uni(1, 24)};
+        const index_t lo = rng.uniform(-9, 8);
+        box[d] = {lo, lo + rng.uniform(1, 24)};
       }
       c.box = box;
     }
-    c.order = uni(0, 1) ? dmap::storage_order::row_major : dmap::storage_order::column_major;
+    c.order = rng.uniform(0, 1) ? dmap::storage_order::row_major : dmap::storage_order::column_major;
     out.push_back(c);
   }
   return out;
@@ -374,7 +254,7 @@ std::vector<block_case<N>> random_cases(std::mt19937_64& rng, int count) {
 /// Runs `count` random cases of dimension N; returns how many had fewer indices than locales
 /// along some dimension, how many were empty, strided, boxed (smaller / larger).
 template <std::size_t N>
-std::array<int, 6> run_random_cases(std::mt19937_64& rng, int count) {
+std::array<int, 6> run_random_cases(gen& rng, int count) {
   std::array<int, 6> seen{};
   for (const auto& c : random_cases<N>(rng, count)) {
     const std::string mismatch = check_block_case(c);
@@ -642,7 +522,7 @@ TEST_CASE("Block cut: chunk and owner formulas", "[block][serial]") {
 }
 
 TEST_CASE("Block exact cover over random shapes and grids", "[block]") {
-  std::mt19937_64 rng(0x5eed'b10c'2024ULL);  // fixed: every locale builds the same cases
+  gen rng(0x5eed'b10c'2024ULL);  // fixed: every locale builds the same cases
   const auto s1 = run_random_cases<1>(rng, 60);
   const auto s2 = run_random_cases<2>(rng, 60);
   const auto s3 = run_random_cases<3>(rng, 40);

@@ -11,16 +11,14 @@
 // 1-3 dimensions, extents 0..40 (empty, single, fewer indices than locales, uneven), strides
 // 1, 2, 3, -1, -2 with loose or tight bounds, the default target grid or a random
 // factorisation of the locale count, row-major or column-major storage.
+#include "oracle.hpp"
 #include "support.hpp"
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <random>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -35,68 +33,17 @@ using dmap::rect;
 
 // ------------------------------------------------------------------------------- oracle
 
-index_t pmod(index_t a, index_t m) { return ((a % m) + m) % m; }
+using namespace dmap::testing::oracle;  // tests/oracle.hpp
 
-/// The indices of a range in iteration order, by scanning [lo, hi).
-std::vector<index_t> seq_of(const range& r) {
-  std::vector<index_t> out;
-  const index_t s = r.stride() < 0 ? -r.stride() : r.stride();
-  for (index_t i = r.lo(); i < r.hi(); ++i)
-    if (pmod(i - r.alignment(), s) == 0) out.push_back(i);
-  if (r.stride() < 0) std::reverse(out.begin(), out.end());
-  return out;
-}
+/// Random rects here: empty dimensions come in all three forms.
+constexpr rect_spec shapes{40, 6000, 3};
 
-/// The indices of a rect in row-major order (last dimension fastest).
-template <std::size_t N>
-std::vector<idx<N>> indices_of(const rect<N>& r) {
-  std::array<std::vector<index_t>, N> s;
-  for (std::size_t d = 0; d < N; ++d) {
-    s[d] = seq_of(r.dim(d));
-    if (s[d].empty()) return {};
-  }
-  std::vector<idx<N>> out;
-  std::array<std::size_t, N> k{};
-  while (true) {
-    idx<N> i{};
-    for (std::size_t d = 0; d < N; ++d) i[d] = s[d][k[d]];
-    out.push_back(i);
-    std::size_t d = N;
-    while (d-- > 0) {
-      if (++k[d] < s[d].size()) break;
-      k[d] = 0;
-    }
-    if (d == static_cast<std::size_t>(-1)) return out;
-  }
-}
-
-/// A value per index, unique for |i[d]| < 500 and exact in a double.
-template <std::size_t N>
-double fval(const idx<N>& i) {
-  double v = 0.5;
-  for (std::size_t d = 0; d < N; ++d) v = v * 1000 + static_cast<double>(i[d]);
-  return v;
-}
 /// Another value per index.
 template <std::size_t N>
 double gval(const idx<N>& i) {
   double v = -0.25;
   for (std::size_t d = 0; d < N; ++d) v += static_cast<double>((d + 2) * 3) * static_cast<double>(i[d]);
   return v;
-}
-/// An int value per index, unique for |i[d]| < 500.
-template <std::size_t N>
-int ival(const idx<N>& i) {
-  index_t v = 7;
-  for (std::size_t d = 0; d < N; ++d) v = v * 1000 + i[d];
-  return static_cast<int>(v % 1000000007);
-}
-
-template <class T>
-std::string text(const T& x) {
-  std::ostringstream s;
-  s << x;
-  return s.str();
 }
 
 /// Collective. "" when the gathered array equals expected(k) at every row-major order k
@@ -117,85 +64,7 @@ std::string compare_gathered(const dmap::array<T, N>& a, index_t size, Expected 
   return {};
 }
 
-// ------------------------------------------------------------------------------- random cases
-
-struct gen {
-  std::mt19937_64 g;
-  explicit gen(std::uint64_t seed) : g(seed) {}
-  /// Uniform in [lo, hi].
-  index_t uniform(index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(g); }
-  bool chance(int num, int den) { return uniform(0, den - 1) < num; }
-};
-
-/// An extent: often tiny (0..3, fewer than the locales), else 0..max.
-index_t random_extent(gen& g, index_t max) { return g.chance(1, 4) ? g.uniform(0, 3) : g.uniform(0, max); }
-
-/// A range of exactly n indices, stride 1, 2, 3, -1 or -2, with tight or loose bounds.
-range random_range(gen& g, index_t n) {
-  static constexpr index_t strides[] = {1, 2, 3, -1, -2};
-  const index_t s = strides[g.uniform(0, 4)];
-  const index_t first = g.uniform(-10, 10);
-  if (n == 0) {
-    switch (g.uniform(0, 2)) {
-      case 0: return range::counted(first, 0, s);
-      case 1: return range(first, first - g.uniform(0, 3), s);
-      default: return range(first, first + 1, 2, first + 1);  // bounds hold no aligned index
-    }
-  }
-  const range tight = range::counted(first, n, s);
-  const index_t as = s < 0 ? -s : s;
-  return range(tight.lo() - g.uniform(0, as - 1), tight.hi() + g.uniform(0, as - 1), s, first);
-}
-
-template <std::size_t N>
-rect<N> shaped_rect(gen& g, const std::array<index_t, N>& extents) {
-  rect<N> r;
-  for (std::size_t d = 0; d < N; ++d) r.set_dim(d, random_range(g, extents[d]));
-  return r;
-}
-
-template <std::size_t N>
-rect<N> random_rect(gen& g, index_t max_extent = 40, index_t max_size = 6000) {
-  std::array<index_t, N> n{};
-  index_t size = 0;
-  do {
-    size = 1;
-    for (std::size_t d = 0; d < N; ++d) size *= (n[d] = random_extent(g, max_extent));
-  } while (size > max_size);
-  return shaped_rect<N>(g, n);
-}
-
-/// A random factorisation of the locale count into N extents.
-template <std::size_t N>
-dmap::target_grid<N> random_grid(gen& g) {
-  std::array<int, N> shape{};
-  shape.fill(1);
-  int p = dmap::num_locales();
-  for (int f = 2; p > 1;) {
-    if (p % f == 0) {
-      shape[static_cast<std::size_t>(g.uniform(0, static_cast<index_t>(N) - 1))] *= f;
-      p /= f;
-    } else {
-      ++f;
-    }
-  }
-  return dmap::target_grid<N>{shape};
-}
-
-template <std::size_t N>
-dmap::block<N> random_block(gen& g) {
-  const auto order = g.chance(1, 2) ? dmap::storage_order::row_major : dmap::storage_order::column_major;
-  switch (g.uniform(0, 2)) {
-    case 0: return dmap::block<N>{};
-    case 1: return dmap::block<N>{dmap::target_grid<N>{}, order};
-    default: return dmap::block<N>{random_grid<N>(g), order};
-  }
-}
-
-template <std::size_t N>
-std::string describe(const dmap::block<N>& b) {
-  return b.name() + (b.order() == dmap::storage_order::column_major ? " column-major" : " row-major");
-}
+// ------------------------------------------------------------------------------- errors
 
 /// Runs `f` and reports what it threw: "" for nothing, else "<kind>: what()".
 template <class F>
@@ -217,16 +86,15 @@ std::string thrown_by(F&& f) {
 }
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // ------------------------------------------------------------------------------- cases
 
 template <std::size_t N>
 void visit_case(gen& g, int c) {
-  const rect<N> r = random_rect<N>(g);
+  const rect<N> r = random_rect<N>(g, shapes);
   const dmap::block<N> dist = random_block<N>(g);
   INFO("case " << c << ": " << N << "-D " << r << " over " << describe(dist));
-  const auto oracle = indices_of(r);
+  const auto oracle = points_of(r);
   dmap::domain<N> D{dist, r};
   dmap::array<int, N> visits{D};
   dmap::array<double, N> values{D, -1.0};
@@ -255,10 +123,10 @@ void visit_case(gen& g, int c) {
 
 template <std::size_t N>
 void array_case(gen& g, int c) {
-  const rect<N> r = random_rect<N>(g);
+  const rect<N> r = random_rect<N>(g, shapes);
   const dmap::block<N> dist = random_block<N>(g);
   INFO("case " << c << ": " << N << "-D " << r << " over " << describe(dist));
-  const auto oracle = indices_of(r);
+  const auto oracle = points_of(r);
   const auto size = static_cast<index_t>(oracle.size());
   dmap::domain<N> D{dist, r};
   dmap::array<double, N> A{D, -7.0};
@@ -283,14 +151,14 @@ void array_case(gen& g, int c) {
 
 template <std::size_t N>
 void aligned_zip_case(gen& g, int c) {
-  const rect<N> r = random_rect<N>(g);
+  const rect<N> r = random_rect<N>(g, shapes);
   const dmap::block<N> dist = random_block<N>(g);
   // The same grid with the other storage order: another map, the same pieces.
   const dmap::block<N> flipped{dist.targets(), dist.order() == dmap::storage_order::row_major
                                                    ? dmap::storage_order::column_major
                                                    : dmap::storage_order::row_major};
   INFO("case " << c << ": " << N << "-D " << r << " over " << describe(dist));
-  const auto oracle = indices_of(r);
+  const auto oracle = points_of(r);
   const auto size = static_cast<index_t>(oracle.size());
   const auto at = [&](index_t k) { return oracle[static_cast<std::size_t>(k)]; };
   dmap::domain<N> D{dist, r};
@@ -340,12 +208,12 @@ void aligned_zip_case(gen& g, int c) {
 
 template <std::size_t N>
 void follower_order_case(gen& g, int c) {
-  const rect<N> r = random_rect<N>(g);
-  const rect<N> e = shaped_rect<N>(g, r.shape());  // same shape, other indices / strides
+  const rect<N> r = random_rect<N>(g, shapes);
+  const rect<N> e = shaped_rect<N>(g, r.shape(), shapes);  // same shape, other indices / strides
   const dmap::block<N> dist = random_block<N>(g), other = random_block<N>(g);
   INFO("case " << c << ": " << N << "-D " << r << " over " << describe(dist) << ", following domain "
                << e << " over " << describe(other));
-  const auto oracle = indices_of(r), eoracle = indices_of(e);
+  const auto oracle = points_of(r), eoracle = points_of(e);
   const auto size = static_cast<index_t>(oracle.size());
   dmap::domain<N> D{dist, r}, E{other, e};
   dmap::array<double, N> A{D, -1.0};
@@ -376,12 +244,12 @@ bool same_owners(const dmap::domain<N>& a, const std::vector<idx<N>>& ai, const 
 /// Returns whether the pair was aligned.
 template <std::size_t N>
 bool zip_pair_case(gen& g, int c) {
-  const rect<N> r1 = random_rect<N>(g);
-  const rect<N> r2 = g.chance(1, 3) ? r1 : shaped_rect<N>(g, r1.shape());
+  const rect<N> r1 = random_rect<N>(g, shapes);
+  const rect<N> r2 = g.chance(1, 3) ? r1 : shaped_rect<N>(g, r1.shape(), shapes);
   const dmap::block<N> d1 = random_block<N>(g), d2 = random_block<N>(g);
   INFO("case " << c << ": leader B over " << r2 << " / " << describe(d2) << ", follower A over " << r1
                << " / " << describe(d1));
-  const auto o1 = indices_of(r1), o2 = indices_of(r2);
+  const auto o1 = points_of(r1), o2 = points_of(r2);
   const auto size = static_cast<index_t>(o1.size());
   dmap::domain<N> D1{d1, r1}, D2{d2, r2};
   dmap::array<double, N> A{D1}, B{D2, -1.0};
@@ -415,7 +283,7 @@ template <std::size_t N>
 void large_case(const rect<N>& r, const dmap::block<N>& dist) {
   INFO(N << "-D " << r << " (" << r.size() << " indices) over " << describe(dist) << ", "
          << dmap::num_threads() << " thread(s) per locale");
-  const auto oracle = indices_of(r);
+  const auto oracle = points_of(r);
   const auto size = static_cast<index_t>(oracle.size());
   dmap::domain<N> D{dist, r};
   dmap::array<int, N> visits{D};
@@ -442,58 +310,28 @@ void large_case(const rect<N>& r, const dmap::block<N>& dist) {
 
 TEST_CASE("forall(D) visits every index exactly once, on its owner", "[forall]") {
   gen g(0xf0a11'0001ULL);
-  for (int c = 0; c < 90; ++c) {
-    switch (g.uniform(1, 3)) {
-      case 1: visit_case<1>(g, c); break;
-      case 2: visit_case<2>(g, c); break;
-      default: visit_case<3>(g, c); break;
-    }
-  }
+  random_dimension_cases(g, 90, [&](auto n, int c) { visit_case<n>(g, c); });
 }
 
 TEST_CASE("forall(A) writes every element; zip(A, D) hands each element its own index", "[forall]") {
   gen g(0xf0a11'0002ULL);
-  for (int c = 0; c < 60; ++c) {
-    switch (g.uniform(1, 3)) {
-      case 1: array_case<1>(g, c); break;
-      case 2: array_case<2>(g, c); break;
-      default: array_case<3>(g, c); break;
-    }
-  }
+  random_dimension_cases(g, 60, [&](auto n, int c) { array_case<n>(g, c); });
 }
 
 TEST_CASE("forall over aligned zips: one domain, distinct domain objects, other storage order", "[forall]") {
   gen g(0xf0a11'0003ULL);
-  for (int c = 0; c < 60; ++c) {
-    switch (g.uniform(1, 3)) {
-      case 1: aligned_zip_case<1>(g, c); break;
-      case 2: aligned_zip_case<2>(g, c); break;
-      default: aligned_zip_case<3>(g, c); break;
-    }
-  }
+  random_dimension_cases(g, 60, [&](auto n, int c) { aligned_zip_case<n>(g, c); });
 }
 
 TEST_CASE("forall: a following domain of other indices yields the leader's row-major order", "[forall]") {
   gen g(0xf0a11'0004ULL);
-  for (int c = 0; c < 60; ++c) {
-    switch (g.uniform(1, 3)) {
-      case 1: follower_order_case<1>(g, c); break;
-      case 2: follower_order_case<2>(g, c); break;
-      default: follower_order_case<3>(g, c); break;
-    }
-  }
+  random_dimension_cases(g, 60, [&](auto n, int c) { follower_order_case<n>(g, c); });
 }
 
 TEST_CASE("zip of arrays over one shape: aligned pairs compute, others throw unsupported_error", "[forall]") {
   gen g(0xf0a11'0005ULL);
   int aligned = 0, cases = 80;
-  for (int c = 0; c < cases; ++c) {
-    switch (g.uniform(1, 3)) {
-      case 1: aligned += zip_pair_case<1>(g, c); break;
-      case 2: aligned += zip_pair_case<2>(g, c); break;
-      default: aligned += zip_pair_case<3>(g, c); break;
-    }
-  }
+  random_dimension_cases(g, cases, [&](auto n, int c) { aligned += zip_pair_case<n>(g, c); });
   // The cases cover both outcomes (the same on every locale: the oracle is global).
   INFO(aligned << " of " << cases << " pairs aligned");
   CHECK(aligned > 0);
@@ -547,7 +385,7 @@ TEST_CASE("zip of different shapes throws shape_error on every locale, naming bo
 TEST_CASE("zip over other target grids or shifted indices throws unsupported_error and computes nothing", "[forall]") {
   const int p = dmap::num_locales();
   const rect<2> r{range{0, 8}, range{0, 9}};
-  const auto oracle = indices_of(r);
+  const auto oracle = points_of(r);
   dmap::domain<2> Rows{dmap::block<2>{dmap::target_grid<2>{{p, 1}}}, r};
   dmap::domain<2> Cols{dmap::block<2>{dmap::target_grid<2>{{1, p}}}, r};
   dmap::array<double, 2> A{Rows, -1.0}, B{Cols};
@@ -611,7 +449,7 @@ TEST_CASE("an exception thrown by the body on one locale reaches every locale", 
   dmap::array<double, 2> A{D};
   // An index owned by the last locale.
   idx<2> bad{};
-  for (const auto& i : indices_of(r))
+  for (const auto& i : points_of(r))
     if (D.locale_of(i) == p - 1) bad = i;
   const auto is_bad = [bad](const idx<2>& i) { return i[0] == bad[0] && i[1] == bad[1]; };
 
@@ -662,7 +500,7 @@ TEST_CASE("an exception thrown by the body on one locale reaches every locale", 
 
   // The runtime is still usable afterwards.
   dmap::forall(dmap::zip(A, D), [](double& a, idx<2> i) { a = fval(i); });
-  const auto oracle = indices_of(r);
+  const auto oracle = points_of(r);
   const std::string w = compare_gathered(A, r.size(), [&](index_t k) { return fval(oracle[static_cast<std::size_t>(k)]); });
   INFO(w);
   DMAP_CHECK_ALL(w.empty());
@@ -676,7 +514,7 @@ void assignment_case(const rect<N>& r, const rect<N>& r_same, const dmap::block<
   INFO("case " << c << ": " << N << "-D A over " << r << " / " << describe(to_dist) << " = B over "
                << r_same << " / " << describe(from_dist));
   const int p = dmap::num_locales(), me = dmap::here();
-  const auto oracle = indices_of(r);
+  const auto oracle = points_of(r);
   const auto size = static_cast<index_t>(oracle.size());
   dmap::domain<N> DA{to_dist, r}, DB{from_dist, r_same};
   dmap::array<double, N> A{DA, -1.0}, B{DB};
@@ -738,7 +576,7 @@ rect<N> loosened(gen& g, const rect<N>& r) {
 
 template <std::size_t N>
 void random_assignment_case(gen& g, int c) {
-  const rect<N> r = random_rect<N>(g);
+  const rect<N> r = random_rect<N>(g, shapes);
   const dmap::block<N> a = random_block<N>(g), b = random_block<N>(g);
   assignment_case<N>(r, g.chance(1, 2) ? r : loosened<N>(g, r), a, b, c);
 }
@@ -756,13 +594,7 @@ TEST_CASE("array assignment between distributions copies every element and sends
   assignment_case<2>(r, r, dmap::block<2>{dmap::target_grid<2>{{1, p}}, col},
                      dmap::block<2>{dmap::target_grid<2>{{p, 1}}, col}, -3);
   gen g(0xf0a11'0006ULL);
-  for (int c = 0; c < 60; ++c) {
-    switch (g.uniform(1, 3)) {
-      case 1: random_assignment_case<1>(g, c); break;
-      case 2: random_assignment_case<2>(g, c); break;
-      default: random_assignment_case<3>(g, c); break;
-    }
-  }
+  random_dimension_cases(g, 60, [&](auto n, int c) { random_assignment_case<n>(g, c); });
 }
 
 // Known bug (dsi/array.hpp, array::operator=): the error is thrown as

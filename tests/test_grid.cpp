@@ -1,6 +1,7 @@
 // dmap::target_grid<N>: the balanced factorisation against MPI_Dims_create (an independent
 // oracle called directly), rank <-> coordinates in C order against a hand-written odometer,
 // and the argument errors. Index math that needs no MPI is also tagged [serial].
+#include "oracle.hpp"
 #include "support.hpp"
 
 #include <algorithm>
@@ -13,44 +14,7 @@
 
 namespace {
 
-/// MPI's own answer: MPI_Dims_create of `locales` into N dimensions, from a zeroed array.
-template <std::size_t N>
-std::array<int, N> mpi_dims(int locales) {
-  std::array<int, N> dims{};
-  dims.fill(0);
-  MPI_Dims_create(locales, static_cast<int>(N), dims.data());
-  return dims;
-}
-
-/// "2x3" (written here rather than through target_grid's operator<<, which the test of that
-/// operator checks once).
-template <std::size_t N>
-std::string shape_text(const std::array<int, N>& shape) {
-  std::ostringstream s;
-  for (std::size_t d = 0; d < N; ++d) s << (d ? "x" : "") << shape[d];
-  return s.str();
-}
-
-/// Every ordered factorisation of `locales` into N factors >= 1.
-template <std::size_t N>
-std::vector<std::array<int, N>> factorisations(int locales) {
-  std::vector<std::array<int, N>> out;
-  std::array<int, N> shape{};
-  const std::function<void(std::size_t, int)> rec = [&](std::size_t d, int rest) {
-    if (d + 1 == N) {
-      shape[d] = rest;
-      out.push_back(shape);
-      return;
-    }
-    for (int f = 1; f <= rest; ++f)
-      if (rest % f == 0) {
-        shape[d] = f;
-        rec(d + 1, rest / f);
-      }
-  };
-  rec(0, locales);
-  return out;
-}
+using namespace dmap::testing::oracle;  // tests/oracle.hpp
 
 /// Compares target_grid<N>::balanced(P) with MPI_Dims_create for P in 1..64.
 template <std::size_t N>
@@ -69,23 +33,6 @@ void check_balanced_against_mpi() {
     CHECK(grid.shape() == expected);
     CHECK(std::is_sorted(grid.shape().begin(), grid.shape().end(), std::greater<>()));
     CHECK(grid.size() == p);
-  }
-}
-
-/// The locale at coordinates c, C order, computed by hand (last coordinate fastest).
-template <std::size_t N>
-std::vector<std::array<int, N>> c_order_coords(const std::array<int, N>& shape) {
-  std::vector<std::array<int, N>> out;
-  std::array<int, N> c{};
-  for (;;) {
-    out.push_back(c);
-    std::size_t d = N;
-    for (;;) {
-      if (d == 0) return out;
-      --d;
-      if (++c[d] < shape[d]) break;
-      c[d] = 0;
-    }
   }
 }
 

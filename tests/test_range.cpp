@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../dsi/range.hpp"
+#include "oracle.hpp"
 
 namespace {
 
@@ -30,9 +31,9 @@ using dmap::range;
 
 // ------------------------------------------------------------------------------- oracle
 
-/// The mathematical modulus, in [0, m) for m > 0.
-index_t pmod(index_t a, index_t m) { return ((a % m) + m) % m; }
-index_t iabs(index_t a) { return a < 0 ? -a : a; }
+using dmap::testing::oracle::iabs;
+using dmap::testing::oracle::pmod;
+using dmap::testing::oracle::tally;
 
 /// A short index list with inline storage (the exhaustive loops would otherwise spend their
 /// time in the allocator).
@@ -40,17 +41,19 @@ struct seq {
   std::array<index_t, 64> v{};
   std::size_t n = 0;
 
-  void push(index_t x) {
+  void push_back(index_t x) {
     if (n == v.size()) throw std::length_error("test oracle: sequence longer than 64");
     v[n++] = x;
   }
   std::size_t size() const { return n; }
   bool empty() const { return n == 0; }
   index_t operator[](std::size_t k) const { return v[k]; }
+  index_t* begin() { return v.data(); }
+  index_t* end() { return v.data() + n; }
   const index_t* begin() const { return v.data(); }
   const index_t* end() const { return v.data() + n; }
   bool has(index_t x) const { return std::find(begin(), end(), x) != end(); }
-  void reverse() { std::reverse(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n)); }
+  void reverse() { std::reverse(begin(), end()); }
   friend bool operator==(const seq& a, const seq& b) {
     return a.n == b.n && std::equal(a.begin(), a.end(), b.begin());
   }
@@ -63,19 +66,13 @@ struct seq {
 };
 
 /// The indices of [lo, hi) by s aligned to a, by scanning every integer of [lo, hi).
-seq brute(index_t lo, index_t hi, index_t s, index_t a) {
-  seq out;
-  for (index_t i = lo; i < hi; ++i)
-    if (pmod(i - a, iabs(s)) == 0) out.push(i);
-  if (s < 0) out.reverse();
-  return out;
-}
+seq brute(index_t lo, index_t hi, index_t s, index_t a) { return dmap::testing::oracle::brute<seq>(lo, hi, s, a); }
 /// The sequence a range object represents, read through its accessors.
-seq seq_of(const range& r) { return brute(r.lo(), r.hi(), r.stride(), r.alignment()); }
+seq seq_of(const range& r) { return dmap::testing::oracle::seq_of<seq>(r); }
 /// The arithmetic progression first, first + step, ... (count terms).
 seq progression(index_t first, index_t count, index_t step) {
   seq out;
-  for (index_t j = 0; j < count; ++j) out.push(first + j * step);
+  for (index_t j = 0; j < count; ++j) out.push_back(first + j * step);
   return out;
 }
 
@@ -105,29 +102,7 @@ std::vector<sample> samples(index_t lo_min, index_t hi_max, index_t max_stride, 
   return out;
 }
 
-struct tally {
-  long checks = 0;
-  long failures = 0;
-};
-
 }  // namespace
-
-// Counts one oracle comparison; only a failure reaches Catch (the first 8 per test case).
-#define ORACLE_CHECK(t, cond, what)                                                  \
-  do {                                                                               \
-    ++(t).checks;                                                                    \
-    if (!(cond)) {                                                                   \
-      if (++(t).failures <= 8) FAIL_CHECK("oracle mismatch: " #cond " -- " << what); \
-    }                                                                                \
-  } while (false)
-
-// Closes a test case's tally: one visible assertion carrying the number of comparisons.
-#define ORACLE_DONE(t)                                                        \
-  do {                                                                        \
-    INFO((t).checks << " oracle comparisons, " << (t).failures << " failed"); \
-    CHECK((t).checks > 0);                                                    \
-    CHECK((t).failures == 0);                                                 \
-  } while (false)
 
 // ------------------------------------------------------------------------------- constexpr
 
@@ -275,7 +250,7 @@ TEST_CASE("range: translated and expanded", "[serial][range]") {
   for (const auto& x : samples(-7, 8, 5, false)) {
     for (index_t off = -3; off <= 3; ++off) {
       seq moved;
-      for (const index_t i : x.s) moved.push(i + off);
+      for (const index_t i : x.s) moved.push_back(i + off);
       const range tr = x.r.translated(off);
       ORACLE_CHECK(t, seq_of(tr) == moved, x << " translated(" << off << ") = " << tr);
       ORACLE_CHECK(t, tr.stride() == x.stride, x << " translated(" << off << ") = " << tr);
@@ -303,7 +278,7 @@ TEST_CASE("range: interior and exterior (Chapel semantics)", "[serial][range]") 
       // interior: the range's own indices within |w| of hi (w > 0) or of lo (w < 0), same order.
       seq inner;
       for (const index_t i : x.s)
-        if (w > 0 ? i >= x.hi - w : i < x.lo - w) inner.push(i);
+        if (w > 0 ? i >= x.hi - w : i < x.lo - w) inner.push_back(i);
       const range in = x.r.interior(w);
       ORACLE_CHECK(t, seq_of(in) == inner,
                    x << " interior(" << w << ") = " << in << ", oracle " << inner);
@@ -349,7 +324,7 @@ TEST_CASE("range: contains(range), intersect, slicing", "[serial][range]") {
       seq both;
       for (const index_t i : b.s) subset = subset && a.s.has(i);
       for (const index_t i : a.s)
-        if (b.s.has(i)) both.push(i);  // in a's order
+        if (b.s.has(i)) both.push_back(i);  // in a's order
       ORACLE_CHECK(t, a.r.contains(b.r) == subset, a << ".contains(" << b << ")");
       const range meet = a.r.intersect(b.r);
       ORACLE_CHECK(t, seq_of(meet) == both,
@@ -572,7 +547,7 @@ TEST_CASE("densify/undensify: every sub-range of every whole range", "[serial][d
                 if (k_last < 0 || k_last >= n) break;
                 seq elems;
                 for (index_t j = 0; j < c; ++j)
-                  elems.push(ws_seq[static_cast<std::size_t>(k0 + j * q)]);
+                  elems.push_back(ws_seq[static_cast<std::size_t>(k0 + j * q)]);
                 const seq orders = progression(k0, c, q);
                 const index_t ss = c == 1 ? (k0 % 2 ? 1 : -2) : ws * q;
                 const index_t min = *std::min_element(elems.begin(), elems.end());
@@ -678,7 +653,7 @@ TEST_CASE("densify rejects non-subsets, undensify rejects orders outside the who
               "undensify(" << w << ", " << range(lo, hi, q, lo + 1) << ") threw " << threw);
           if (!threw && inside) {
             seq want;
-            for (const index_t k : orders) want.push(w.s[static_cast<std::size_t>(k)]);
+            for (const index_t k : orders) want.push_back(w.s[static_cast<std::size_t>(k)]);
             ORACLE_CHECK(t, seq_of(u) == want,
                          "undensify(" << w << ", " << range(lo, hi, q, lo + 1) << ") = " << u);
           }

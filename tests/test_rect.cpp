@@ -20,6 +20,7 @@
 
 #include "../dsi/index.hpp"
 #include "../dsi/rect.hpp"
+#include "oracle.hpp"
 
 namespace {
 
@@ -30,28 +31,9 @@ using dmap::rect;
 
 // ------------------------------------------------------------------------------- oracle
 
-index_t pmod(index_t a, index_t m) { return ((a % m) + m) % m; }
-index_t iabs(index_t a) { return a < 0 ? -a : a; }
+using namespace dmap::testing::oracle;  // tests/oracle.hpp
 
-using seq = std::vector<index_t>;
-
-/// The indices of [lo, hi) by s aligned to a, by scanning every integer of [lo, hi).
-seq brute(index_t lo, index_t hi, index_t s, index_t a) {
-  seq out;
-  for (index_t i = lo; i < hi; ++i)
-    if (pmod(i - a, iabs(s)) == 0) out.push_back(i);
-  if (s < 0) std::reverse(out.begin(), out.end());
-  return out;
-}
-seq seq_of(const range& r) { return brute(r.lo(), r.hi(), r.stride(), r.alignment()); }
 bool has(const seq& s, index_t i) { return std::find(s.begin(), s.end(), i) != s.end(); }
-
-/// The arguments of one dimension's range{lo, hi, stride, align}.
-struct dim_spec {
-  index_t lo, hi, stride, align;
-  range make() const { return range{lo, hi, stride, align}; }
-  seq indices() const { return brute(lo, hi, stride, align); }
-};
 
 /// Dimensions to build rects from: unit, strided, descending, aligned, single, empty.
 /// Entries 8 and 9 share first index and size with, or first and last index with, entry 1.
@@ -67,35 +49,6 @@ constexpr std::array<dim_spec, 10> menu{{
     {-2, 2, 1, 0},   // -2 -1 0 1
     {-2, 5, 1, 0},   // -2 -1 0 1 2 3 4
 }};
-
-/// The row-major list of the indices of the product of `dims` (last dimension fastest).
-template <std::size_t N>
-std::vector<idx<N>> product(const std::array<seq, N>& dims) {
-  std::vector<idx<N>> out;
-  for (const auto& d : dims)
-    if (d.empty()) return out;
-  std::array<std::size_t, N> c{};
-  for (;;) {
-    idx<N> p{};
-    for (std::size_t d = 0; d < N; ++d) p[d] = dims[d][c[d]];
-    out.push_back(p);
-    std::size_t d = N;
-    for (;;) {
-      if (d == 0) return out;
-      --d;
-      if (++c[d] < dims[d].size()) break;
-      c[d] = 0;
-    }
-  }
-}
-
-/// A rect's indices in row-major order, read through its dims' accessors.
-template <std::size_t N>
-std::vector<idx<N>> points_of(const rect<N>& r) {
-  std::array<seq, N> dims;
-  for (std::size_t d = 0; d < N; ++d) dims[d] = seq_of(r.dim(d));
-  return product(dims);
-}
 
 /// A rect given per dimension by the oracle and by the code under test.
 template <std::size_t N>
@@ -128,18 +81,12 @@ template <std::size_t N>
 std::vector<rect_sample<N>> all_rects(const std::vector<std::size_t>& choices) {
   std::vector<rect_sample<N>> out;
   std::array<std::size_t, N> c{};
-  for (;;) {
+  do {
     std::array<dim_spec, N> spec;
     for (std::size_t d = 0; d < N; ++d) spec[d] = menu[choices[c[d]]];
     out.push_back(make_sample(spec));
-    std::size_t d = N;
-    for (;;) {
-      if (d == 0) return out;
-      --d;
-      if (++c[d] < choices.size()) break;
-      c[d] = 0;
-    }
-  }
+  } while (next_row_major(c, [&](std::size_t) { return choices.size(); }));
+  return out;
 }
 const std::vector<std::size_t> every_dim{0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
 
@@ -148,12 +95,6 @@ bool member(const rect_sample<N>& x, const idx<N>& p) {
   return std::binary_search(x.sorted.begin(), x.sorted.end(), p);
 }
 
-template <class T>
-std::string text(const T& v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
 /// A list of indices for failure messages.
 template <std::size_t N>
 std::string show(const std::vector<idx<N>>& v) {
@@ -164,27 +105,7 @@ std::string show(const std::vector<idx<N>>& v) {
   return os.str();
 }
 
-struct tally {
-  long checks = 0;
-  long failures = 0;
-};
-
 }  // namespace
-
-#define ORACLE_CHECK(t, cond, what)                                                  \
-  do {                                                                               \
-    ++(t).checks;                                                                    \
-    if (!(cond)) {                                                                   \
-      if (++(t).failures <= 8) FAIL_CHECK("oracle mismatch: " #cond " -- " << what); \
-    }                                                                                \
-  } while (false)
-
-#define ORACLE_DONE(t)                                                        \
-  do {                                                                        \
-    INFO((t).checks << " oracle comparisons, " << (t).failures << " failed"); \
-    CHECK((t).checks > 0);                                                    \
-    CHECK((t).failures == 0);                                                 \
-  } while (false)
 
 // ------------------------------------------------------------------------------- idx
 
@@ -298,25 +219,14 @@ void check_indexing(tally& t, index_t box_lo, index_t box_hi) {
       ORACLE_CHECK(t, threw, r << " index_at(" << k << ") did not throw out_of_bounds_error");
     }
     // contains and order_of over a box around every dimension.
-    idx<N> p{};
-    p.fill(box_lo);
-    for (;;) {
+    std::array<index_t, N> k{};  // p[d] = box_lo + k[d]
+    do {
+      idx<N> p{};
+      for (std::size_t d = 0; d < N; ++d) p[d] = box_lo + k[d];
       const bool in = member(x, p);
       ORACLE_CHECK(t, r.contains(p) == in, r << " contains" << p);
       ORACLE_CHECK(t, in || r.order_of(p) == -1, r << " order_of" << p << " = " << r.order_of(p));
-      std::size_t d = N;
-      bool done = false;
-      for (;;) {
-        if (d == 0) {
-          done = true;
-          break;
-        }
-        --d;
-        if (++p[d] <= box_hi) break;
-        p[d] = box_lo;
-      }
-      if (done) break;
-    }
+    } while (next_row_major(k, [&](std::size_t) { return box_hi - box_lo + 1; }));
   }
 }
 
@@ -398,7 +308,7 @@ void check_moves(tally& t, const std::vector<std::size_t>& choices,
   for (const auto& x : all_rects<N>(choices)) {
     // Every combination of per-dimension amounts.
     std::array<std::size_t, N> c{};
-    for (;;) {
+    do {
       idx<N> v{};
       for (std::size_t d = 0; d < N; ++d) v[d] = amounts[c[d]];
 
@@ -442,20 +352,7 @@ void check_moves(tally& t, const std::vector<std::size_t>& choices,
       if (same)
         ORACLE_CHECK(t, points_of(x.r.expanded(v[0])) == product(grown),
                      x.r << ".expanded(" << v[0] << ")");
-
-      std::size_t d = N;
-      bool done = false;
-      for (;;) {
-        if (d == 0) {
-          done = true;
-          break;
-        }
-        --d;
-        if (++c[d] < amounts.size()) break;
-        c[d] = 0;
-      }
-      if (done) break;
-    }
+    } while (next_row_major(c, [&](std::size_t) { return amounts.size(); }));
   }
 }
 
@@ -534,7 +431,7 @@ void check_densify(tally& t, const std::vector<std::size_t>& whole_choices,
     }
     // Every product of per-dimension sub-ranges.
     std::array<std::size_t, N> c{};
-    for (;;) {
+    do {
       rect<N> s;
       std::array<seq, N> indices, orders;
       for (std::size_t d = 0; d < N; ++d) {
@@ -557,20 +454,7 @@ void check_densify(tally& t, const std::vector<std::size_t>& whole_choices,
       for (std::size_t k = 0; k < s_points.size() && k < d_points.size(); ++k)
         ORACLE_CHECK(t, dmap::densify(w.r, s_points[k]) == d_points[k],
                      "densify(" << w.r << ", " << s_points[k] << ") in " << s);
-
-      std::size_t d = N;
-      bool done = false;
-      for (;;) {
-        if (d == 0) {
-          done = true;
-          break;
-        }
-        --d;
-        if (++c[d] < subs[d].size()) break;
-        c[d] = 0;
-      }
-      if (done) break;
-    }
+    } while (next_row_major(c, [&](std::size_t d) { return subs[d].size(); }));
   }
 }
 

@@ -9,17 +9,16 @@
 // Random cases come from a std::mt19937_64 with a fixed seed, identical on every locale:
 // 1-3 dimensions, extents 0..40, strides 1, 2, 3, -1, -2, default or random target grids,
 // row-major or column-major storage; a few large domains give several chunks per locale.
+#include "oracle.hpp"
 #include "support.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
-#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <limits>
-#include <random>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -34,38 +33,7 @@ using dmap::rect;
 
 // ------------------------------------------------------------------------------- oracle
 
-index_t pmod(index_t a, index_t m) { return ((a % m) + m) % m; }
-
-std::vector<index_t> seq_of(const range& r) {
-  std::vector<index_t> out;
-  const index_t s = r.stride() < 0 ? -r.stride() : r.stride();
-  for (index_t i = r.lo(); i < r.hi(); ++i)
-    if (pmod(i - r.alignment(), s) == 0) out.push_back(i);
-  if (r.stride() < 0) std::reverse(out.begin(), out.end());
-  return out;
-}
-
-template <std::size_t N>
-std::vector<idx<N>> indices_of(const rect<N>& r) {
-  std::array<std::vector<index_t>, N> s;
-  for (std::size_t d = 0; d < N; ++d) {
-    s[d] = seq_of(r.dim(d));
-    if (s[d].empty()) return {};
-  }
-  std::vector<idx<N>> out;
-  std::array<std::size_t, N> k{};
-  while (true) {
-    idx<N> i{};
-    for (std::size_t d = 0; d < N; ++d) i[d] = s[d][k[d]];
-    out.push_back(i);
-    std::size_t d = N;
-    while (d-- > 0) {
-      if (++k[d] < s[d].size()) break;
-      k[d] = 0;
-    }
-    if (d == static_cast<std::size_t>(-1)) return out;
-  }
-}
+using namespace dmap::testing::oracle;  // tests/oracle.hpp
 
 constexpr std::array<index_t, 3> w1{31, 17, 7}, w2{13, 29, 5};
 
@@ -155,78 +123,13 @@ bool same_on_all_locales(const T& v) {
 
 constexpr double inf = std::numeric_limits<double>::infinity();
 
-// ------------------------------------------------------------------------------- random cases
-
-struct gen {
-  std::mt19937_64 g;
-  explicit gen(std::uint64_t seed) : g(seed) {}
-  index_t uniform(index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(g); }
-  bool chance(int num, int den) { return uniform(0, den - 1) < num; }
-};
-
-index_t random_extent(gen& g, index_t max) { return g.chance(1, 4) ? g.uniform(0, 3) : g.uniform(0, max); }
-
-range random_range(gen& g, index_t n) {
-  static constexpr index_t strides[] = {1, 2, 3, -1, -2};
-  const index_t s = strides[g.uniform(0, 4)];
-  const index_t first = g.uniform(-10, 10);
-  if (n == 0) return g.chance(1, 2) ? range::counted(first, 0, s) : range(first, first - g.uniform(0, 3), s);
-  const range tight = range::counted(first, n, s);
-  const index_t as = s < 0 ? -s : s;
-  return range(tight.lo() - g.uniform(0, as - 1), tight.hi() + g.uniform(0, as - 1), s, first);
-}
-
-template <std::size_t N>
-rect<N> random_rect(gen& g, index_t max_extent = 40, index_t max_size = 6000) {
-  std::array<index_t, N> n{};
-  index_t size = 0;
-  do {
-    size = 1;
-    for (std::size_t d = 0; d < N; ++d) size *= (n[d] = random_extent(g, max_extent));
-  } while (size > max_size);
-  rect<N> r;
-  for (std::size_t d = 0; d < N; ++d) r.set_dim(d, random_range(g, n[d]));
-  return r;
-}
-
-template <std::size_t N>
-dmap::target_grid<N> random_grid(gen& g) {
-  std::array<int, N> shape{};
-  shape.fill(1);
-  int p = dmap::num_locales();
-  for (int f = 2; p > 1;) {
-    if (p % f == 0) {
-      shape[static_cast<std::size_t>(g.uniform(0, static_cast<index_t>(N) - 1))] *= f;
-      p /= f;
-    } else {
-      ++f;
-    }
-  }
-  return dmap::target_grid<N>{shape};
-}
-
-template <std::size_t N>
-dmap::block<N> random_block(gen& g) {
-  const auto order = g.chance(1, 2) ? dmap::storage_order::row_major : dmap::storage_order::column_major;
-  switch (g.uniform(0, 2)) {
-    case 0: return dmap::block<N>{};
-    case 1: return dmap::block<N>{dmap::target_grid<N>{}, order};
-    default: return dmap::block<N>{random_grid<N>(g), order};
-  }
-}
-
-template <std::size_t N>
-std::string describe(const dmap::block<N>& b) {
-  return b.name() + (b.order() == dmap::storage_order::column_major ? " column-major" : " row-major");
-}
-
 // ------------------------------------------------------------------------------- cases
 
 template <std::size_t N>
 void exact_case(const rect<N>& r, const dmap::block<N>& dist, const dmap::block<N>& other, const std::string& label) {
   INFO(label << ": " << N << "-D " << r << " (" << r.size() << " indices) over " << describe(dist)
              << ", second operand over " << describe(other));
-  const auto oracle = indices_of(r);
+  const auto oracle = points_of(r);
   dmap::domain<N> D{dist, r}, D2{other, r};
   dmap::array<int, N> I{D};
   dmap::array<double, N> A{D}, B{D2};
@@ -331,7 +234,7 @@ template <std::size_t N>
 void determinism_case(const rect<N>& r, const dmap::block<N>& dist, const std::string& label) {
   INFO(label << ": " << N << "-D " << r << " (" << r.size() << " indices) over " << describe(dist) << ", "
              << dmap::num_threads() << " thread(s) per locale");
-  const auto oracle = indices_of(r);
+  const auto oracle = points_of(r);
   dmap::domain<N> D{dist, r};
   dmap::array<double, N> A{D}, B{D};
   dmap::forall(dmap::zip(A, B, D), [](double& a, double& b, idx<N> i) {
@@ -370,13 +273,7 @@ void random_determinism_case(gen& g, int c) {
 
 TEST_CASE("reduce: sums, minima, maxima, user operations and zips match a serial fold", "[reduce]") {
   gen g(0x7ed0ce'0001ULL);
-  for (int c = 0; c < 80; ++c) {
-    switch (g.uniform(1, 3)) {
-      case 1: random_exact_case<1>(g, c); break;
-      case 2: random_exact_case<2>(g, c); break;
-      default: random_exact_case<3>(g, c); break;
-    }
-  }
+  random_dimension_cases(g, 80, [&](auto n, int c) { random_exact_case<n>(g, c); });
 }
 
 TEST_CASE("reduce on domains large enough for several chunks per locale", "[reduce]") {
@@ -401,13 +298,7 @@ TEST_CASE("reduce over empty domains returns init on every locale", "[reduce]") 
 TEST_CASE("reduce of non-integer data is bit-identical across runs and locales", "[reduce]") {
   const int p = dmap::num_locales();
   gen g(0x7ed0ce'0002ULL);
-  for (int c = 0; c < 40; ++c) {
-    switch (g.uniform(1, 3)) {
-      case 1: random_determinism_case<1>(g, c); break;
-      case 2: random_determinism_case<2>(g, c); break;
-      default: random_determinism_case<3>(g, c); break;
-    }
-  }
+  random_dimension_cases(g, 40, [&](auto n, int c) { random_determinism_case<n>(g, c); });
   determinism_case<1>(rect<1>{range{-30000, 30001}}, dmap::block<1>{}, "large 1-D");
   determinism_case<2>(rect<2>{range{0, 250, -1}, range{0, 200}},
                       dmap::block<2>{dmap::target_grid<2>{{p, 1}}, dmap::storage_order::column_major}, "large 2-D");

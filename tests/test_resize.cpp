@@ -5,10 +5,12 @@
 // The oracle of a rect is the row-major list of its indices (nested loops over each
 // dimension's sequence, found by scanning [lo, hi) for (i - alignment) mod |stride| == 0);
 // the oracle of ownership is Chapel's Block cut written out independently: along a
-// dimension whose indices span [lo, lo + n), grid extent p, index i belongs to grid
-// coordinate floor((i - lo) * p / n), and grid coordinates give a locale in C order.
+// dimension whose indices span [lo, lo + n), grid extent p, part k owns
+// [lo + ceil(n*k/p), lo + ceil(n*(k+1)/p)), so index i belongs to grid coordinate
+// floor((i - lo) * p / n), and grid coordinates give a locale in C order.
 //
 // Random cases come from a std::mt19937_64 with a fixed seed, identical on every locale.
+#include "oracle.hpp"
 #include "support.hpp"
 
 #include <range/v3/range/conversion.hpp>
@@ -17,10 +19,7 @@
 #include <array>
 #include <atomic>
 #include <cstddef>
-#include <cstdint>
 #include <map>
-#include <random>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,38 +33,10 @@ using dmap::rect;
 
 // ------------------------------------------------------------------------------- oracle
 
-index_t pmod(index_t a, index_t m) { return ((a % m) + m) % m; }
+using namespace dmap::testing::oracle;  // tests/oracle.hpp
 
-std::vector<index_t> seq_of(const range& r) {
-  std::vector<index_t> out;
-  const index_t s = r.stride() < 0 ? -r.stride() : r.stride();
-  for (index_t i = r.lo(); i < r.hi(); ++i)
-    if (pmod(i - r.alignment(), s) == 0) out.push_back(i);
-  if (r.stride() < 0) std::reverse(out.begin(), out.end());
-  return out;
-}
-
-template <std::size_t N>
-std::vector<idx<N>> indices_of(const rect<N>& r) {
-  std::array<std::vector<index_t>, N> s;
-  for (std::size_t d = 0; d < N; ++d) {
-    s[d] = seq_of(r.dim(d));
-    if (s[d].empty()) return {};
-  }
-  std::vector<idx<N>> out;
-  std::array<std::size_t, N> k{};
-  while (true) {
-    idx<N> i{};
-    for (std::size_t d = 0; d < N; ++d) i[d] = s[d][k[d]];
-    out.push_back(i);
-    std::size_t d = N;
-    while (d-- > 0) {
-      if (++k[d] < s[d].size()) break;
-      k[d] = 0;
-    }
-    if (d == static_cast<std::size_t>(-1)) return out;
-  }
-}
+/// Random rects here hold at most 4000 indices.
+constexpr rect_spec shapes{40, 4000, 2};
 
 template <std::size_t N>
 using key_t = std::array<index_t, N>;
@@ -74,7 +45,7 @@ key_t<N> key(const idx<N>& i) {
   return static_cast<const std::array<index_t, N>&>(i);
 }
 
-/// The owner of each index under Block, from the cut formula.
+/// The owner of each index under Block, from Chapel's cut of the span of its indices.
 template <std::size_t N>
 struct block_oracle {
   std::array<index_t, N> lo{}, n{};
@@ -89,31 +60,11 @@ struct block_oracle {
     }
   }
   int owner(const idx<N>& i) const {
-    int q = 0;
-    for (std::size_t d = 0; d < N; ++d) q = q * p[d] + static_cast<int>((i[d] - lo[d]) * p[d] / n[d]);
-    return q;
+    std::array<int, N> c{};
+    for (std::size_t d = 0; d < N; ++d) c[d] = cut_part(lo[d], lo[d] + n[d], p[d], i[d]);
+    return c_order_locale(p, c);
   }
 };
-
-template <std::size_t N>
-int ival(const idx<N>& i) {
-  index_t v = 7;
-  for (std::size_t d = 0; d < N; ++d) v = v * 1000 + i[d];
-  return static_cast<int>(v % 1000000007);
-}
-template <std::size_t N>
-double fval(const idx<N>& i) {
-  double v = 0.5;
-  for (std::size_t d = 0; d < N; ++d) v = v * 1000 + static_cast<double>(i[d]);
-  return v;
-}
-
-template <class T>
-std::string text(const T& x) {
-  std::ostringstream s;
-  s << x;
-  return s.str();
-}
 
 /// Collective: "" when the gathered array holds `expected` in row-major order (checked on
 /// locale 0), else the first difference.
@@ -133,70 +84,6 @@ std::string compare_gathered(const dmap::array<T, N>& a, const std::vector<idx<N
 }
 
 // ------------------------------------------------------------------------------- random cases
-
-struct gen {
-  std::mt19937_64 g;
-  explicit gen(std::uint64_t seed) : g(seed) {}
-  index_t uniform(index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(g); }
-  bool chance(int num, int den) { return uniform(0, den - 1) < num; }
-};
-
-constexpr index_t strides[] = {1, 2, 3, -1, -2};
-
-index_t random_extent(gen& g, index_t max) { return g.chance(1, 4) ? g.uniform(0, 3) : g.uniform(0, max); }
-
-range random_range(gen& g, index_t n) {
-  const index_t s = strides[g.uniform(0, 4)];
-  const index_t first = g.uniform(-10, 10);
-  if (n == 0) return g.chance(1, 2) ? range::counted(first, 0, s) : range(first, first - g.uniform(0, 3), s);
-  const range tight = range::counted(first, n, s);
-  const index_t as = s < 0 ? -s : s;
-  return range(tight.lo() - g.uniform(0, as - 1), tight.hi() + g.uniform(0, as - 1), s, first);
-}
-
-template <std::size_t N>
-rect<N> random_rect(gen& g, index_t max_extent = 40, index_t max_size = 4000) {
-  std::array<index_t, N> n{};
-  index_t size = 0;
-  do {
-    size = 1;
-    for (std::size_t d = 0; d < N; ++d) size *= (n[d] = random_extent(g, max_extent));
-  } while (size > max_size);
-  rect<N> r;
-  for (std::size_t d = 0; d < N; ++d) r.set_dim(d, random_range(g, n[d]));
-  return r;
-}
-
-template <std::size_t N>
-dmap::target_grid<N> random_grid(gen& g) {
-  std::array<int, N> shape{};
-  shape.fill(1);
-  int p = dmap::num_locales();
-  for (int f = 2; p > 1;) {
-    if (p % f == 0) {
-      shape[static_cast<std::size_t>(g.uniform(0, static_cast<index_t>(N) - 1))] *= f;
-      p /= f;
-    } else {
-      ++f;
-    }
-  }
-  return dmap::target_grid<N>{shape};
-}
-
-template <std::size_t N>
-dmap::block<N> random_block(gen& g) {
-  const auto order = g.chance(1, 2) ? dmap::storage_order::row_major : dmap::storage_order::column_major;
-  switch (g.uniform(0, 2)) {
-    case 0: return dmap::block<N>{};
-    case 1: return dmap::block<N>{dmap::target_grid<N>{}, order};
-    default: return dmap::block<N>{random_grid<N>(g), order};
-  }
-}
-
-template <std::size_t N>
-std::string describe(const dmap::block<N>& b) {
-  return b.name() + (b.order() == dmap::storage_order::column_major ? " column-major" : " row-major");
-}
 
 enum class change { grow, shrink, shift_overlapping, shift_disjoint, restride, to_empty, back, fresh };
 constexpr const char* change_names[] = {"grow", "shrink", "shift (overlapping)", "shift (disjoint)",
@@ -221,7 +108,7 @@ rect<N> changed(gen& g, change kind, const rect<N>& r, const rect<N>& back_to) {
       return r.translated(amount);
     case change::restride:
       for (std::size_t d = 0; d < N; ++d)
-        if (g.chance(2, 3)) out.set_dim(d, range(r.dim(d).lo(), r.dim(d).hi(), strides[g.uniform(0, 4)]));
+        if (g.chance(2, 3)) out.set_dim(d, range(r.dim(d).lo(), r.dim(d).hi(), random_strides[g.uniform(0, 4)]));
       return out;
     case change::to_empty:
       if (g.chance(1, 2)) return rect<N>{};
@@ -231,7 +118,7 @@ rect<N> changed(gen& g, change kind, const rect<N>& r, const rect<N>& back_to) {
       }
       return out;
     case change::back: return back_to;
-    case change::fresh: return random_rect<N>(g);
+    case change::fresh: return random_rect<N>(g, shapes);
   }
   return r;
 }
@@ -256,7 +143,7 @@ struct resize_fixture {
       b = fval(i);
     });
     dmap::forall(dmap::zip(M, std::as_const(B)), [](double& m, const double& b) { m = -b; });
-    for (const auto& i : indices_of(r))
+    for (const auto& i : points_of(r))
       values[key(i)] = {static_cast<double>(ival(i)), fval(i), 42, 1.5};
   }
 
@@ -268,7 +155,7 @@ struct resize_fixture {
     }
     D.set_indices(r);
     std::map<key_t<N>, std::array<double, 4>> next;
-    for (const auto& i : indices_of(r)) {
+    for (const auto& i : points_of(r)) {
       const auto it = values.find(key(i));
       next[key(i)] = it == values.end() ? std::array<double, 4>{0, 0, 0, 0} : it->second;
     }
@@ -278,7 +165,7 @@ struct resize_fixture {
   /// Collective: "" when every array matches the oracle.
   std::string check_values() const {
     const rect<N> r = D.indices();
-    const auto order = indices_of(r);
+    const auto order = points_of(r);
     std::vector<int> ea, ec;
     std::vector<double> eb, eh, em;
     for (const auto& i : order) {
@@ -303,7 +190,7 @@ struct resize_fixture {
   /// Block cut of the current indices.
   std::string check_placement() const {
     const rect<N> r = D.indices();
-    const auto order = indices_of(r);
+    const auto order = points_of(r);
     const block_oracle<N> cut(r, dist.targets().shape());
     const int p = dmap::num_locales();
     std::vector<std::vector<idx<N>>> owned(static_cast<std::size_t>(p));
@@ -316,7 +203,7 @@ struct resize_fixture {
     for (int q = 0; q < p; ++q) {
       std::vector<key_t<N>> got, want;
       for (const auto& s : D.local_subdomains(q))
-        for (const auto& i : indices_of(s)) got.push_back(key(i));
+        for (const auto& i : points_of(s)) got.push_back(key(i));
       for (const auto& i : owned[static_cast<std::size_t>(q)]) want.push_back(key(i));
       std::sort(got.begin(), got.end());
       std::sort(want.begin(), want.end());
@@ -338,7 +225,7 @@ struct resize_fixture {
   /// Collective: "" when every locale reads the new placement through view(B) (each locale
   /// alone, in turn) and through remote element access A[i] at a few indices.
   std::string check_reads(gen& g) const {
-    const auto order = indices_of(D.indices());
+    const auto order = points_of(D.indices());
     std::vector<double> want;
     for (const auto& i : order) want.push_back(values.at(key(i))[1]);
     std::vector<std::size_t> picks;
@@ -362,7 +249,7 @@ struct resize_fixture {
   /// Collective: a forall over D visits exactly the new indices, each on its owner, and
   /// zipped loops reach every array; the oracle follows.
   std::string check_loops(int step) {
-    const auto order = indices_of(D.indices());
+    const auto order = points_of(D.indices());
     dmap::array<int, N> visits{D};
     std::atomic<long> off_owner{0};
     dmap::forall(D, [&](idx<N> i) {
@@ -402,7 +289,7 @@ void resize_sequence(const dmap::block<N>& dist, const rect<N>& r0, const std::v
     INFO("step " << step << ": " << change_names[static_cast<int>(kind)] << " from " << f.D.indices() << " to " << r);
     f.resize(r);
     DMAP_CHECK_ALL(f.D.indices() == r);
-    DMAP_CHECK_ALL(f.D.size() == static_cast<index_t>(indices_of(r).size()));
+    DMAP_CHECK_ALL(f.D.size() == static_cast<index_t>(points_of(r).size()));
     std::string w = f.check_values();
     {
       INFO("values after the resize: " << w);
@@ -430,13 +317,13 @@ void resize_sequence(const dmap::block<N>& dist, const rect<N>& r0, const std::v
 template <std::size_t N>
 void random_resize_case(gen& g, int c) {
   const dmap::block<N> dist = random_block<N>(g);
-  const rect<N> r0 = random_rect<N>(g);
+  const rect<N> r0 = random_rect<N>(g, shapes);
   std::vector<std::pair<change, rect<N>>> steps;
   rect<N> r = r0, back_to = r0;
   for (int s = 0; s < 6; ++s) {
     const auto kind = static_cast<change>(g.uniform(0, 7));
     rect<N> next = changed<N>(g, kind, r, back_to);
-    if (next.size() > 6000) next = random_rect<N>(g);
+    if (next.size() > 6000) next = random_rect<N>(g, shapes);
     if (kind == change::to_empty && r.size() > 0) back_to = r;
     steps.emplace_back(kind, next);
     r = next;
@@ -477,13 +364,7 @@ TEST_CASE("set_indices: grow, shrink, shift, restride, empty and back keep survi
 
 TEST_CASE("set_indices on random shapes, grids and storage orders", "[resize]") {
   gen g(0x7e5123'0001ULL);
-  for (int c = 0; c < 40; ++c) {
-    switch (g.uniform(1, 3)) {
-      case 1: random_resize_case<1>(g, c); break;
-      case 2: random_resize_case<2>(g, c); break;
-      default: random_resize_case<3>(g, c); break;
-    }
-  }
+  random_dimension_cases(g, 40, [&](auto n, int c) { random_resize_case<n>(g, c); });
 }
 
 TEST_CASE("set_indices with different rects on different locales throws argument_error on every locale", "[resize]") {

@@ -13,6 +13,7 @@
 //
 // Values: f(i) is an injective formula of the index; every stored cell is first set to a
 // sentinel through local_blocks(), then the owned ones to f(i) by forall(zip(A, D)).
+#include "oracle.hpp"
 #include "support.hpp"
 
 #include <algorithm>
@@ -20,7 +21,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -44,63 +44,7 @@ static_assert(dmap::distribution<dmap::stencil<3>, 3>);
 
 // ------------------------------------------------------------------------------- oracle
 
-index_t pmod(index_t a, index_t m) { return ((a % m) + m) % m; }
-index_t iabs(index_t a) { return a < 0 ? -a : a; }
-index_t ceil_div(index_t a, index_t b) { return (a + b - 1) / b; }  // a >= 0, b > 0
-
-using seq = std::vector<index_t>;
-
-/// The indices of a range in iteration order, by scanning [lo, hi).
-seq seq_of(const range& r) {
-  seq out;
-  const index_t s = iabs(r.stride());
-  for (index_t i = r.lo(); i < r.hi(); ++i)
-    if (pmod(i - r.alignment(), s) == 0) out.push_back(i);
-  if (r.stride() < 0) std::reverse(out.begin(), out.end());
-  return out;
-}
-
-/// The row-major product of per-dimension sequences.
-template <std::size_t N>
-std::vector<idx<N>> product(const std::array<seq, N>& dims) {
-  std::vector<idx<N>> out;
-  for (const auto& d : dims)
-    if (d.empty()) return out;
-  std::array<std::size_t, N> c{};
-  for (;;) {
-    idx<N> p{};
-    for (std::size_t d = 0; d < N; ++d) p[d] = dims[d][c[d]];
-    out.push_back(p);
-    std::size_t d = N;
-    for (;;) {
-      if (d == 0) return out;
-      --d;
-      if (++c[d] < dims[d].size()) break;
-      c[d] = 0;
-    }
-  }
-}
-
-/// Every ordered factorisation of p into N extents (all target grids of p locales).
-template <std::size_t N>
-std::vector<std::array<int, N>> factorisations(int p) {
-  std::vector<std::array<int, N>> out;
-  std::array<int, N> g{};
-  const auto rec = [&](auto& self, std::size_t d, int rest) -> void {
-    if (d == N - 1) {
-      g[d] = rest;
-      out.push_back(g);
-      return;
-    }
-    for (int f = 1; f <= rest; ++f)
-      if (rest % f == 0) {
-        g[d] = f;
-        self(self, d + 1, rest / f);
-      }
-  };
-  rec(rec, 0, p);
-  return out;
-}
+using namespace dmap::testing::oracle;  // tests/oracle.hpp
 
 /// The stencil layout of a domain as the oracle sees it.
 template <std::size_t N>
@@ -121,27 +65,11 @@ struct oracle {
       if (dom[d].empty()) continue;
       const index_t L = *std::min_element(dom[d].begin(), dom[d].end());
       const index_t H = *std::max_element(dom[d].begin(), dom[d].end()) + 1;
-      const index_t n = H - L, p = grid[d];
-      for (index_t i : dom[d])
-        for (index_t k = 0; k < p; ++k) {
-          const index_t lo = k == 0 ? std::numeric_limits<index_t>::min() : L + ceil_div(n * k, p);
-          const index_t hi = k == p - 1 ? std::numeric_limits<index_t>::max() : L + ceil_div(n * (k + 1), p);
-          if (lo <= i && i < hi) {
-            part[d][i] = static_cast<int>(k);
-            break;
-          }
-        }
+      for (index_t i : dom[d]) part[d][i] = cut_part(L, H, grid[d], i);
     }
   }
 
-  std::array<int, N> coords(int q) const {
-    std::array<int, N> c{};
-    for (std::size_t d = N; d-- > 0;) {
-      c[d] = q % grid[d];
-      q /= grid[d];
-    }
-    return c;
-  }
+  std::array<int, N> coords(int q) const { return c_order_coords(grid, q); }
   bool in_dom(std::size_t d, index_t i) const { return part[d].count(i) != 0; }
   bool contains(const idx<N>& i) const {
     for (std::size_t d = 0; d < N; ++d)
@@ -150,9 +78,9 @@ struct oracle {
   }
   /// The owner of an index of the domain.
   int owner(const idx<N>& i) const {
-    int r = 0;
-    for (std::size_t d = 0; d < N; ++d) r = r * grid[d] + part[d].at(i[d]);
-    return r;
+    std::array<int, N> c{};
+    for (std::size_t d = 0; d < N; ++d) c[d] = part[d].at(i[d]);
+    return c_order_locale(grid, c);
   }
   /// Locale q's owned indices per dimension (all empty when it owns nothing).
   std::array<seq, N> owned(int q) const {
@@ -285,8 +213,7 @@ std::string describe(const config<N>& c) {
   std::ostringstream s;
   s << "rect " << c.r << " fluff " << c.fluff << " periodic (";
   for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << c.periodic[d];
-  s << ") grid ";
-  for (std::size_t d = 0; d < N; ++d) s << (d ? "x" : "") << c.grid[d];
+  s << ") grid " << shape_text(c.grid);
   s << (c.order == dmap::storage_order::row_major ? " row-major" : " column-major") << " on "
     << dmap::num_locales() << " locale(s)";
   return s.str();
@@ -450,8 +377,6 @@ std::pair<bool, std::string> throws_as(F&& f) {
   }
   return {false, "no exception"};
 }
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 
@@ -673,10 +598,7 @@ void laplacian_case(const config<N>& c) {
   });
   // Oracle: positions step by the stride; outside the domain, the periodic image or the
   // sentinel (boundary cells).
-  const auto value = [&](const idx<N>& g) {
-    const auto s = o.source(g);
-    return s ? f_of(*s, salt) : sentinel_value;
-  };
+  const auto value = after_update<std::int64_t>(o, salt);
   index_t bad = 0;
   std::string first;
   for (const auto& i : product(o.owned(dmap::here()))) {
@@ -724,10 +646,7 @@ TEST_CASE("stencil: neighbors with a radius per dimension reads as far as the fl
   dmap::update_halos(A);
   dmap::forall(dmap::zip(B, dmap::neighbors(std::as_const(A), idx<2>{2, 1})),
                [](std::int64_t& b, const auto& a) { b = a(-2, 0) + 3 * a(2, 0) + 5 * a.at(idx<2>{0, -1}) + 7 * a(0, 1); });
-  const auto value = [&](const idx<2>& g) {
-    const auto s = o.source(g);
-    return s ? f_of(*s, 1) : sentinel_value;
-  };
+  const auto value = after_update<std::int64_t>(o, 1);
   bool ok = true;
   for (const auto& i : product(o.owned(dmap::here())))
     ok = ok && B.local(i) == value(i + idx<2>{-2, 0}) + 3 * value(i + idx<2>{2, 0}) +
@@ -775,10 +694,7 @@ TEST_CASE("stencil: A[i + offset] within the fluff is served locally; writes to 
   dmap::array<std::int64_t, 2> A{D}, B{D};
   fill(A, D, 1);
   dmap::update_halos(A);
-  const auto value = [&](const idx<2>& g) {
-    const auto s = o.source(g);
-    return s ? f_of(*s, 1) : sentinel_value;
-  };
+  const auto value = after_update<std::int64_t>(o, 1);
   const int me = dmap::here();
   const auto own = product(o.owned(me));
 

@@ -9,6 +9,7 @@
 // follow are collective (DMAP_CHECK_ALL).
 //
 // Random cases come from a std::mt19937_64 with a fixed seed, identical on every locale.
+#include "oracle.hpp"
 #include "support.hpp"
 
 #include <range/v3/algorithm/equal.hpp>
@@ -23,12 +24,9 @@
 #include <range/v3/view/zip.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <random>
 #include <set>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,58 +40,7 @@ using dmap::rect;
 
 // ------------------------------------------------------------------------------- oracle
 
-index_t pmod(index_t a, index_t m) { return ((a % m) + m) % m; }
-
-std::vector<index_t> seq_of(const range& r) {
-  std::vector<index_t> out;
-  const index_t s = r.stride() < 0 ? -r.stride() : r.stride();
-  for (index_t i = r.lo(); i < r.hi(); ++i)
-    if (pmod(i - r.alignment(), s) == 0) out.push_back(i);
-  if (r.stride() < 0) std::reverse(out.begin(), out.end());
-  return out;
-}
-
-template <std::size_t N>
-std::vector<idx<N>> indices_of(const rect<N>& r) {
-  std::array<std::vector<index_t>, N> s;
-  for (std::size_t d = 0; d < N; ++d) {
-    s[d] = seq_of(r.dim(d));
-    if (s[d].empty()) return {};
-  }
-  std::vector<idx<N>> out;
-  std::array<std::size_t, N> k{};
-  while (true) {
-    idx<N> i{};
-    for (std::size_t d = 0; d < N; ++d) i[d] = s[d][k[d]];
-    out.push_back(i);
-    std::size_t d = N;
-    while (d-- > 0) {
-      if (++k[d] < s[d].size()) break;
-      k[d] = 0;
-    }
-    if (d == static_cast<std::size_t>(-1)) return out;
-  }
-}
-
-template <std::size_t N>
-double fval(const idx<N>& i) {
-  double v = 0.5;
-  for (std::size_t d = 0; d < N; ++d) v = v * 1000 + static_cast<double>(i[d]);
-  return v;
-}
-template <std::size_t N>
-int ival(const idx<N>& i) {
-  index_t v = 7;
-  for (std::size_t d = 0; d < N; ++d) v = v * 1000 + i[d];
-  return static_cast<int>(pmod(v, 1000000007));
-}
-
-template <class T>
-std::string text(const T& x) {
-  std::ostringstream s;
-  s << x;
-  return s.str();
-}
+using namespace dmap::testing::oracle;  // tests/oracle.hpp
 
 /// "" when `got` equals `want`, else the first difference.
 template <class T>
@@ -106,71 +53,6 @@ std::string first_difference(const std::vector<T>& got, const std::vector<T>& wa
   return {};
 }
 
-// ------------------------------------------------------------------------------- random cases
-
-struct gen {
-  std::mt19937_64 g;
-  explicit gen(std::uint64_t seed) : g(seed) {}
-  index_t uniform(index_t lo, index_t hi) { return std::uniform_int_distribution<index_t>(lo, hi)(g); }
-  bool chance(int num, int den) { return uniform(0, den - 1) < num; }
-};
-
-index_t random_extent(gen& g, index_t max) { return g.chance(1, 4) ? g.uniform(0, 3) : g.uniform(0, max); }
-
-range random_range(gen& g, index_t n) {
-  static constexpr index_t strides[] = {1, 2, 3, -1, -2};
-  const index_t s = strides[g.uniform(0, 4)];
-  const index_t first = g.uniform(-10, 10);
-  if (n == 0) return g.chance(1, 2) ? range::counted(first, 0, s) : range(first, first - g.uniform(0, 3), s);
-  const range tight = range::counted(first, n, s);
-  const index_t as = s < 0 ? -s : s;
-  return range(tight.lo() - g.uniform(0, as - 1), tight.hi() + g.uniform(0, as - 1), s, first);
-}
-
-template <std::size_t N>
-rect<N> random_rect(gen& g, index_t max_extent = 40, index_t max_size = 6000) {
-  std::array<index_t, N> n{};
-  index_t size = 0;
-  do {
-    size = 1;
-    for (std::size_t d = 0; d < N; ++d) size *= (n[d] = random_extent(g, max_extent));
-  } while (size > max_size);
-  rect<N> r;
-  for (std::size_t d = 0; d < N; ++d) r.set_dim(d, random_range(g, n[d]));
-  return r;
-}
-
-template <std::size_t N>
-dmap::target_grid<N> random_grid(gen& g) {
-  std::array<int, N> shape{};
-  shape.fill(1);
-  int p = dmap::num_locales();
-  for (int f = 2; p > 1;) {
-    if (p % f == 0) {
-      shape[static_cast<std::size_t>(g.uniform(0, static_cast<index_t>(N) - 1))] *= f;
-      p /= f;
-    } else {
-      ++f;
-    }
-  }
-  return dmap::target_grid<N>{shape};
-}
-
-template <std::size_t N>
-dmap::block<N> random_block(gen& g) {
-  const auto order = g.chance(1, 2) ? dmap::storage_order::row_major : dmap::storage_order::column_major;
-  switch (g.uniform(0, 2)) {
-    case 0: return dmap::block<N>{};
-    case 1: return dmap::block<N>{dmap::target_grid<N>{}, order};
-    default: return dmap::block<N>{random_grid<N>(g), order};
-  }
-}
-
-template <std::size_t N>
-std::string describe(const dmap::block<N>& b) {
-  return b.name() + (b.order() == dmap::storage_order::column_major ? " column-major" : " row-major");
-}
-
 // ------------------------------------------------------------------------------- cases
 
 template <std::size_t N>
@@ -178,7 +60,7 @@ void domain_view_case(gen& g, int c) {
   const rect<N> r = random_rect<N>(g);
   const dmap::block<N> dist = random_block<N>(g);
   INFO("case " << c << ": " << N << "-D " << r << " over " << describe(dist));
-  const auto oracle = indices_of(r);
+  const auto oracle = points_of(r);
   dmap::domain<N> D{dist, r};
   const dmap::comm_counters before = dmap::counters();
   auto v = dmap::view(D);
@@ -207,7 +89,7 @@ void array_view_case(gen& g, int c) {
   const rect<N> r = random_rect<N>(g);
   const dmap::block<N> dist = random_block<N>(g);
   INFO("case " << c << ": " << N << "-D " << r << " over " << describe(dist));
-  const auto oracle = indices_of(r);
+  const auto oracle = points_of(r);
   std::vector<double> want_a;
   std::vector<int> want_i;
   for (const auto& i : oracle) {
@@ -243,7 +125,7 @@ void array_view_case(gen& g, int c) {
 /// message per batch and remote owner, 8 bytes per remote double, nothing sent.
 template <class T, std::size_t N, class Value>
 void batched_case(const rect<N>& r, const dmap::block<N>& dist, Value value) {
-  const auto oracle = indices_of(r);
+  const auto oracle = points_of(r);
   const auto size = static_cast<index_t>(oracle.size());
   const int p = dmap::num_locales(), me = dmap::here();
   const index_t batches = (size + dmap::view_batch_elements - 1) / dmap::view_batch_elements;
@@ -301,24 +183,12 @@ void batched_case(const rect<N>& r, const dmap::block<N>& dist, Value value) {
 
 TEST_CASE("view(D) yields the indices in row-major order", "[views]") {
   gen g(0x71e35'0001ULL);
-  for (int c = 0; c < 100; ++c) {
-    switch (g.uniform(1, 3)) {
-      case 1: domain_view_case<1>(g, c); break;
-      case 2: domain_view_case<2>(g, c); break;
-      default: domain_view_case<3>(g, c); break;
-    }
-  }
+  random_dimension_cases(g, 100, [&](auto n, int c) { domain_view_case<n>(g, c); });
 }
 
 TEST_CASE("view(A) yields every value in global row-major order on every locale", "[views]") {
   gen g(0x71e35'0002ULL);
-  for (int c = 0; c < 60; ++c) {
-    switch (g.uniform(1, 3)) {
-      case 1: array_view_case<1>(g, c); break;
-      case 2: array_view_case<2>(g, c); break;
-      default: array_view_case<3>(g, c); break;
-    }
-  }
+  random_dimension_cases(g, 60, [&](auto n, int c) { array_view_case<n>(g, c); });
 }
 
 TEST_CASE("view(A) beyond view_batch_elements fetches in batches, one message per batch and owner", "[views]") {
@@ -339,7 +209,7 @@ TEST_CASE("view(A) beyond view_batch_elements fetches in batches, one message pe
 TEST_CASE("views work with range-v3 algorithms", "[views]") {
   const int p = dmap::num_locales();
   const rect<2> r{range{-5, 30}, range{0, 40, -3}};
-  const auto oracle = indices_of(r);
+  const auto oracle = points_of(r);
   dmap::domain<2> D{dmap::block<2>{dmap::target_grid<2>{{1, p}}, dmap::storage_order::column_major}, r};
   dmap::array<double, 2> A{D};
   dmap::array<int, 2> I{D};

@@ -5,7 +5,8 @@ set -euo pipefail
 
 # Add packages here (one list for build, test and demo).
 PACKAGES=(build-essential cmake pkg-config librange-v3-dev libtbb-dev libopenmpi-dev openmpi-bin catch2
-          libpng-dev)   # libpng-dev: the heat example writes PNG images
+          libpng-dev    # libpng-dev: the heat example writes PNG images
+          libscalapack-openmpi-dev)   # ScaLAPACK: oracle and interop target of tests/test_scalapack.cpp
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -14,6 +14,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -22,18 +23,27 @@ using clock_type = std::chrono::steady_clock;
 using dmap::idx;
 using dmap::index_t;
 
+// Times `f` once on every locale, synchronised; the slowest locale's time counts.
 template <class F>
-double median_time(int reps, F&& f) {
-  std::vector<double> t;
+double timed(F&& f) {
+  dmap::barrier();
+  const auto t0 = clock_type::now();
+  f();
+  return dmap::all_reduce_max(std::chrono::duration<double>(clock_type::now() - t0).count());
+}
+
+// Medians of `reps` timings of `a` and of `b`, alternating so that drifting machine load
+// hits both alike; one warm-up round first.
+template <class A, class B>
+std::pair<double, double> median_times(int reps, A&& a, B&& b) {
+  std::vector<double> ta, tb;
   for (int r = 0; r <= reps; ++r) {
-    dmap::barrier();
-    const auto t0 = clock_type::now();
-    f();
-    const double s = dmap::all_reduce_max(std::chrono::duration<double>(clock_type::now() - t0).count());
-    if (r > 0) t.push_back(s);  // repetition 0 warms up
+    const double x = timed(a), y = timed(b);
+    if (r > 0) ta.push_back(x), tb.push_back(y);
   }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  std::sort(ta.begin(), ta.end());
+  std::sort(tb.begin(), tb.end());
+  return {ta[ta.size() / 2], tb[tb.size() / 2]};
 }
 
 void line(const std::string& name, index_t n, double dmap_rate, double base_rate, const char* unit,
@@ -51,26 +61,27 @@ void line(const std::string& name, index_t n, double dmap_rate, double base_rate
 void forall_case(const std::string& name, const dmap::domain<2>& D, int reps) {
   dmap::array<double, 2> A{D, 1.0}, B{D};
   const double s = 1.0001;
-  dmap::reset_counters();
-  const double td = median_time(reps, [&] {
-    dmap::forall(dmap::zip(B, std::as_const(A)), [s](double& b, const double& a) { b = s * a + 1.0; });
-  });
-  const auto counters = dmap::counters();
   double* b = B.local_blocks().empty() ? nullptr : B.local_blocks().front().base;
   const double* a = A.local_blocks().empty() ? nullptr : A.local_blocks().front().base;
   const auto count = static_cast<std::size_t>(B.local_size());  // dense local arrays: no gaps
-  const double tb = median_time(reps, [&] {
-    dmap::detail::env().arena().execute([&] {
-      oneapi::tbb::parallel_for(
-          oneapi::tbb::blocked_range<std::size_t>(0, count, std::max<std::size_t>(1, count / dmap::num_threads())),
-          [&](const oneapi::tbb::blocked_range<std::size_t>& r) {
-            double* __restrict pb = b;
-            const double* __restrict pa = a;
-            for (std::size_t i = r.begin(); i < r.end(); ++i) pb[i] = s * pa[i] + 1.0;
-          },
-          oneapi::tbb::static_partitioner{});
-    });
-  });
+  dmap::reset_counters();
+  dmap::forall(dmap::zip(B, std::as_const(A)), [s](double& y, const double& x) { y = s * x + 1.0; });
+  const auto counters = dmap::counters();
+  const auto [td, tb] = median_times(
+      reps,
+      [&] { dmap::forall(dmap::zip(B, std::as_const(A)), [s](double& y, const double& x) { y = s * x + 1.0; }); },
+      [&] {
+        dmap::detail::env().arena().execute([&] {
+          oneapi::tbb::parallel_for(
+              oneapi::tbb::blocked_range<std::size_t>(0, count, std::max<std::size_t>(1, count / dmap::num_threads())),
+              [&](const oneapi::tbb::blocked_range<std::size_t>& r) {
+                double* __restrict pb = b;
+                const double* __restrict pa = a;
+                for (std::size_t i = r.begin(); i < r.end(); ++i) pb[i] = s * pa[i] + 1.0;
+              },
+              oneapi::tbb::static_partitioner{});
+        });
+      });
   const double elements = static_cast<double>(D.size());
   line("dists_forall_" + name, D.size(), elements / td / 1e6, elements / tb / 1e6, "Melem/s", counters);
 }
@@ -84,16 +95,18 @@ void locale_of_case(const std::string& name, const dmap::domain<2>& D, Formula f
     p = idx<2>{D.dim(0).index_at(static_cast<index_t>(gen() % static_cast<std::uint64_t>(D.dim(0).size()))),
                D.dim(1).index_at(static_cast<index_t>(gen() % static_cast<std::uint64_t>(D.dim(1).size())))};
   long long sum_dmap = 0, sum_base = 0;
-  const double td = median_time(reps, [&] {
-    long long s = 0;
-    for (const auto& p : points) s += D.locale_of(p);
-    sum_dmap = s;
-  });
-  const double tb = median_time(reps, [&] {
-    long long s = 0;
-    for (const auto& p : points) s += formula(p);
-    sum_base = s;
-  });
+  const auto [td, tb] = median_times(
+      reps,
+      [&] {
+        long long s = 0;
+        for (const auto& p : points) s += D.locale_of(p);
+        sum_dmap = s;
+      },
+      [&] {
+        long long s = 0;
+        for (const auto& p : points) s += formula(p);
+        sum_base = s;
+      });
   if (sum_dmap != sum_base) {
     std::fprintf(stderr, "bench_dists: locale_of of %s disagrees with the formula\n", name.c_str());
     std::exit(1);

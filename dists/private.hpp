@@ -11,21 +11,35 @@
 
 namespace dmap {
 
-/// The Private distribution: index q lives on locale q. Its domains must be {0..<P}.
-class private_dist : public dimensional<1> {
+/// The global descriptor of a private domain: a Dimensional one whose index set stays
+/// {0..<P}, also across set_indices.
+class private_domain : public dimensional_domain<1> {
  public:
-  private_dist() : dimensional<1>({cyclic_dim{0}}, target_grid<1>{}) {}
-  /// A global domain descriptor over `indices`, which must be {0..<num_locales()}.
-  dimensional_domain<1> new_domain(const rect<1>& indices) const {
-    const int p = targets().size();
+  private_domain(const dimensional<1>& dist, const rect<1>& indices)
+      : dimensional_domain<1>(dist, checked(indices, dist.targets().size())) {}
+  /// Accepts only {0..<P} (throws argument_error otherwise).
+  void set_indices(const rect<1>& indices) {
+    dimensional_domain<1>::set_indices(checked(indices, targets().size()));
+  }
+
+ private:
+  static const rect<1>& checked(const rect<1>& indices, int p) {
     if (!(indices == rect<1>{range(0, p)})) {
       std::ostringstream s;
       s << "dmap::private_dist: the index set is " << indices << "; a private domain holds exactly one index per "
         << "locale: {0..<" << p << "}";
       throw argument_error(s.str());
     }
-    return dimensional<1>::new_domain(indices);
+    return indices;
   }
+};
+
+/// The Private distribution: index q lives on locale q. Its domains must be {0..<P}.
+class private_dist : public dimensional<1> {
+ public:
+  private_dist() : dimensional<1>({cyclic_dim{0}}, target_grid<1>{}) {}
+  /// A global domain descriptor over `indices`, which must be {0..<num_locales()}.
+  private_domain new_domain(const rect<1>& indices) const { return private_domain(*this, indices); }
   /// "private(4 locales)".
   std::string name() const { return "private(" + std::to_string(targets().size()) + " locales)"; }
 };

@@ -12,6 +12,7 @@
 
 #include "../dists/block.hpp"
 #include "../dists/dimensional.hpp"
+#include "../dists/private.hpp"
 #include "../dists/stencil.hpp"
 #include "../dsi/array.hpp"
 
@@ -134,7 +135,10 @@ dap_description<T, N> dap_export(array<T, N>& a) {
     out.buffer = b.base;
     out.strides = b.layout.strides;
   }
-  if (const auto* dim = dom.template descriptor<dimensional_domain<N>>()) {
+  const dimensional_domain<N>* dimensional_desc = dom.template descriptor<dimensional_domain<N>>();
+  if constexpr (N == 1)
+    if (dimensional_desc == nullptr) dimensional_desc = dom.template descriptor<private_domain>();
+  if (const auto* dim = dimensional_desc) {
     const auto& grid = dim->targets();
     const auto coords = grid.coords_of(here());
     for (std::size_t d = 0; d < N; ++d) {

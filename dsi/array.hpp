@@ -125,6 +125,7 @@ class element_ref {
   }
   /// Copies another element's value.
   element_ref& operator=(const element_ref& other) { return *this = static_cast<T>(other); }
+  /// Read-modify-write: a read and a write (two messages when remote; not atomic).
   element_ref& operator+=(const T& v) { return *this = static_cast<T>(*this) + v; }
   element_ref& operator-=(const T& v) { return *this = static_cast<T>(*this) - v; }
   element_ref& operator*=(const T& v) { return *this = static_cast<T>(*this) * v; }

@@ -67,16 +67,7 @@ class array_storage final : public array_hook<N> {
     buffer_ = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(count_));
     blocks_.clear();
     for (const auto& l : dom_->my_layouts) blocks_.push_back({l, buffer_.get()});
-    const auto& owned = dom_->my_subdomains;
-    std::vector<dense_rect<N>> pieces;
-    for (const auto& r : owned) pieces.push_back(densify(dom_->whole, r));
-    const auto chunks = cut_into_chunks(pieces, num_threads());
     T* base = buffer_.get();
-    const auto fill = [&](const rect<N>& part, const dense_layout<N>& layout) {
-      for_each_run(part, layout, [&](index_t offset, index_t step, index_t count) {
-        for (index_t k = 0; k < count; ++k) std::construct_at(base + offset + k * step, value);
-      });
-    };
     if (dom_->dense_storage) {
       // Later loops over arrays of this domain alone walk the storage in these runs.
       const auto runs = cut_storage(count_, num_threads());
@@ -85,9 +76,17 @@ class array_storage final : public array_hook<N> {
       });
       return;
     }
+    const auto fill = [&](const rect<N>& part, const dense_layout<N>& layout) {
+      for_each_run(part, layout, [&](index_t offset, index_t step, index_t count) {
+        for (index_t k = 0; k < count; ++k) std::construct_at(base + offset + k * step, value);
+      });
+    };
+    const auto& owned = dom_->my_subdomains;
+    std::vector<dense_rect<N>> pieces;
+    for (const auto& r : owned) pieces.push_back(densify(dom_->whole, r));
+    const auto chunks = cut_into_chunks(pieces, num_threads());
     run_tasks(chunks.size(), [&](std::size_t c) {
-      const std::size_t b = chunks[c].piece;
-      fill(undensify(dom_->whole, chunks[c].orders), blocks_[b].layout);
+      fill(undensify(dom_->whole, chunks[c].orders), blocks_[chunks[c].piece].layout);
     });
     for (std::size_t b = 0; b < owned.size(); ++b)
       for (const auto& slab : difference(blocks_[b].layout.indices, owned[b])) fill(slab, blocks_[b].layout);

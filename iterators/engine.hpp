@@ -129,30 +129,6 @@ void run_chunk(const Ops& ops, const work_chunk<Ops::N>& chunk, RowFn&& row_fn) 
   });
 }
 
-/// Collective. The whole protocol of one parallel loop: shape and alignment checks, chunks
-/// on the arena, then error agreement so a throw on one locale reaches all of them.
-/// `before(chunk_count)` runs once the chunks are known, before any chunk.
-template <class Ops, class ChunkFn, class Before>
-void run_loop(const Ops& ops, ChunkFn&& chunk_fn, Before&& before) {
-  check_shapes(ops);
-  const auto pieces_and_chunks = leader_chunks(ops);
-  const auto& dense = pieces_and_chunks.first;
-  const auto& chunks = pieces_and_chunks.second;  // not a structured binding: clang < 16 cannot capture one
-  check_aligned(ops, dense);
-  before(chunks.size());
-  std::exception_ptr failure;
-  try {
-    run_tasks(chunks.size(), [&](std::size_t c) { chunk_fn(c, chunks[c]); });
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  agree(failure);
-}
-template <class Ops, class ChunkFn>
-void run_loop(const Ops& ops, ChunkFn&& chunk_fn) {
-  run_loop(ops, std::forward<ChunkFn>(chunk_fn), [](std::size_t) {});
-}
-
 /// The storage span of this locale when every operand is an array over the leader's own
 /// domain and that domain's storage is dense: the loop may then walk [0, span) directly.
 template <class Ops>
@@ -167,19 +143,49 @@ std::optional<index_t> storage_span(const Ops& ops) {
   return lead->my_size;
 }
 
-/// Collective. A loop over the storage span: runs of it on the arena (the split arrays use
-/// for first touch), then error agreement. `before(run_count)` runs first.
-template <class RunFn, class Before>
-void run_storage_loop(index_t span, RunFn&& run_fn, Before&& before) {
-  const auto runs = cut_storage(span, num_threads());
-  before(runs.size());
+/// Collective. Runs `task(i)` for i in [0, count) on the arena, then agrees on failure so
+/// that an exception on one locale is rethrown on all of them.
+template <class Task>
+void run_tasks_agreed(std::size_t count, Task&& task) {
   std::exception_ptr failure;
   try {
-    run_tasks(runs.size(), [&](std::size_t r) { run_fn(r, runs[r].first, runs[r].second); });
+    run_tasks(count, std::forward<Task>(task));
   } catch (...) {
     failure = std::current_exception();
   }
   agree(failure);
+}
+
+/// Collective. The whole protocol of one parallel loop over `ops`. Arrays over one domain
+/// with dense storage walk that storage, one contiguous run per thread (the split their
+/// first touch used). Otherwise: shape and alignment checks, then the leader's chunks, each
+/// followed by every operand's cursor. `before(task_count)` runs once the tasks are known;
+/// then each task calls `task(slot, each_row)`, where `each_row(row_fn)` calls
+/// `row_fn(length, rows...)` for every row the task covers.
+template <class Ops, class Before, class Task>
+void run_loop(const Ops& ops, Before&& before, Task&& task) {
+  if constexpr (Ops::all_walk_storage) {
+    if (const auto span = storage_span(ops)) {
+      const auto runs = cut_storage(*span, num_threads());
+      before(runs.size());
+      run_tasks_agreed(runs.size(), [&](std::size_t r) {
+        const index_t first = runs[r].first, last = runs[r].second;
+        task(r, [&](auto&& row_fn) {
+          std::apply([&](const auto&... operands) { row_fn(last - first, operands.storage_row(first)...); },
+                     ops.ops);
+        });
+      });
+      return;
+    }
+  }
+  check_shapes(ops);
+  const auto pieces_and_chunks = leader_chunks(ops);
+  const auto& chunks = pieces_and_chunks.second;  // not a structured binding: clang < 16 cannot capture one
+  check_aligned(ops, pieces_and_chunks.first);
+  before(chunks.size());
+  run_tasks_agreed(chunks.size(), [&](std::size_t c) {
+    task(c, [&](auto&& row_fn) { run_chunk(ops, chunks[c], row_fn); });
+  });
 }
 
 /// Calls body(rows.at(k)...) for k in [0, length), with a unit-stride loop when every row

@@ -1,8 +1,6 @@
 // forall: the data-parallel loop over a domain, an array or a zip of them.
 #pragma once
 
-#include <tuple>
-#include <type_traits>
 #include <utility>
 
 #include "engine.hpp"
@@ -22,25 +20,8 @@ namespace dmap {
 template <class Iterand, class Body>
 void forall(Iterand&& iterand, Body&& body) {
   const auto ops = detail::operands_of(iterand);
-  if constexpr (std::decay_t<decltype(ops)>::all_walk_storage) {
-    if (const auto span = detail::storage_span(ops)) {  // arrays over one dense domain
-      detail::run_storage_loop(
-          *span,
-          [&](std::size_t, index_t first, index_t last) {
-            std::apply(
-                [&](const auto&... operands) {
-                  detail::for_row(body, last - first, operands.storage_row(first)...);
-                },
-                ops.ops);
-          },
-          [](std::size_t) {});
-      return;
-    }
-  }
-  detail::run_loop(ops, [&](std::size_t, const auto& chunk) {
-    detail::run_chunk(ops, chunk, [&](index_t length, const auto&... rows) {
-      detail::for_row(body, length, rows...);
-    });
+  detail::run_loop(ops, [](std::size_t) {}, [&](std::size_t, auto&& each_row) {
+    each_row([&](index_t length, const auto&... rows) { detail::for_row(body, length, rows...); });
   });
 }
 

@@ -77,38 +77,16 @@ T reduce(Iterand&& iterand, T init, Op op, Transform transform) {
                 "dmap::reduce: the result type must be trivially copyable");
   const auto ops = detail::operands_of(iterand);
   std::vector<detail::partial<T>> partials;
-  const auto prepare = [&](std::size_t count) { partials.assign(count, detail::partial<T>{init, 0}); };
-  bool done = false;
-  if constexpr (std::decay_t<decltype(ops)>::all_walk_storage) {
-    if (const auto span = detail::storage_span(ops)) {  // arrays over one dense domain
-      detail::run_storage_loop(
-          *span,
-          [&](std::size_t r, index_t first, index_t last) {
-            T acc = init;
-            bool has = false;
-            std::apply(
-                [&](const auto&... operands) {
-                  detail::reduce_row(acc, has, op, transform, last - first, operands.storage_row(first)...);
-                },
-                ops.ops);
-            partials[r] = {acc, has ? 1 : 0};
-          },
-          prepare);
-      done = true;
-    }
-  }
-  if (!done)
-    detail::run_loop(
-        ops,
-        [&](std::size_t c, const auto& chunk) {
-          T acc = init;
-          bool has = false;
-          detail::run_chunk(ops, chunk, [&](index_t length, const auto&... rows) {
-            detail::reduce_row(acc, has, op, transform, length, rows...);
-          });
-          partials[c] = {acc, has ? 1 : 0};
-        },
-        prepare);
+  detail::run_loop(
+      ops, [&](std::size_t count) { partials.assign(count, detail::partial<T>{init, 0}); },
+      [&](std::size_t slot, auto&& each_row) {
+        T acc = init;
+        bool has = false;
+        each_row([&](index_t length, const auto&... rows) {
+          detail::reduce_row(acc, has, op, transform, length, rows...);
+        });
+        partials[slot] = {acc, has ? 1 : 0};
+      });
   detail::partial<T> mine{init, 0};
   for (const auto& p : partials)
     if (p.has) mine = {mine.has ? op(mine.value, p.value) : p.value, 1};

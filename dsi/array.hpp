@@ -40,11 +40,11 @@ class array_storage final : public array_hook<N> {
     a.erase(std::remove(a.begin(), a.end(), this), a.end());
   }
 
-  void reallocate(const placement<N>& before, const placement<N>& after) override {
+  void reallocate(const locator<N>& before, const locator<N>& after) override {
     std::unique_ptr<T[]> old = std::move(buffer_);
     window_ = rma_window{};
     allocate(T{});
-    transfer(before, old.get(), after, buffer_.get(), dom_->replicated);
+    transfer(before, old.get(), after, buffer_.get());
     window_ = rma_window(buffer_.get(), static_cast<std::size_t>(count_) * sizeof(T), sizeof(T));
   }
 
@@ -60,10 +60,9 @@ class array_storage final : public array_hook<N> {
  private:
   // Allocates this locale's blocks and writes `value` into every element: the owned ones
   // chunk by chunk on the threads later loops over the domain use (first touch), then any
-  // extra storage (ghost cells).
+  // extra storage (ghost cells, copies of other locales' indices).
   void allocate(const T& value) {
-    count_ = 0;
-    for (const auto& l : dom_->my_layouts) count_ = std::max(count_, l.end());
+    count_ = dom_->storage_size;
     buffer_ = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(count_));
     blocks_.clear();
     for (const auto& l : dom_->my_layouts) blocks_.push_back({l, buffer_.get()});
@@ -90,6 +89,9 @@ class array_storage final : public array_hook<N> {
     });
     for (std::size_t b = 0; b < owned.size(); ++b)
       for (const auto& slab : difference(blocks_[b].layout.indices, owned[b])) fill(slab, blocks_[b].layout);
+    if (dom_->dir)
+      for (std::size_t k = 0; k < dom_->dir->stored().size(); ++k)
+        if (!dom_->dir->owns_stored(k)) std::construct_at(base + k, value);
   }
 
   std::shared_ptr<domain_state<N>> dom_;
@@ -173,9 +175,7 @@ class array {
                                           "is not supported yet");
       throw shape_error(s.str() + "; assignment needs equal shapes");
     }
-    const auto& mine = domain().state()->blocks_of_all();
-    const auto& theirs = other.domain().state()->blocks_of_all();
-    transfer(theirs, other.st_->data(), mine, st_->data(), other.domain().state()->replicated);
+    transfer(other.domain().state()->locate(), other.st_->data(), domain().state()->locate(), st_->data());
     return *this;
   }
   array& operator=(array&&) noexcept = default;
@@ -199,6 +199,18 @@ class array {
   /// read locally (they are as fresh as the last halo update); writes go to the owner.
   /// Not collective.
   element_ref<T> operator[](const idx<N>& i) {
+    if (const auto& dir = dom_.state()->dir) {
+      check_bounds(i);
+      const index_t o = domain().indices().order_of(i);
+      const auto stored = dir->find_stored(o);
+      if (stored && stored->second) {
+        T* here_elem = st_->data() + stored->first;
+        return element_ref<T>(here_elem, here_elem, nullptr, here(), 0);
+      }
+      const location l = dir->lookup(o);
+      return element_ref<T>(stored ? st_->data() + stored->first : nullptr, nullptr, &st_->window(), l.locale,
+                            l.offset);
+    }
     const auto& owned = dom_.local_subdomains();
     const auto& blocks = st_->blocks();
     T* stored = nullptr;
@@ -219,26 +231,35 @@ class array {
   /// Fetches the elements at global row-major orders [first, first + count) into `out`:
   /// one message per remote locale holding some of them. Not collective.
   void fetch(index_t first, index_t count, T* out) const {
-    const rect<N>& whole = domain().indices();
-    const auto& all = dom_.state()->blocks_of_all();
-    std::vector<std::vector<element_run>> runs(all.size());
-    std::vector<std::vector<index_t>> slots(all.size());
-    for (index_t k = 0; k < count; ++k) {
-      const idx<N> i = whole.index_at(first + k);
-      const int owner = dom_.state()->model->locale_of(i);
-      for (const auto& b : all[static_cast<std::size_t>(owner)])
-        if (b.owned.contains(i)) {
-          const index_t offset = b.layout.offset_of(i);
-          if (owner == here()) {
-            out[k] = st_->data()[offset];
-          } else {
-            auto& r = runs[static_cast<std::size_t>(owner)];
-            if (!r.empty() && r.back().first + r.back().count == offset) ++r.back().count;
-            else r.push_back({offset, 1});
-            slots[static_cast<std::size_t>(owner)].push_back(k);
+    const auto& st = *dom_.state();
+    std::vector<location> where(static_cast<std::size_t>(count));
+    if (st.dir) {
+      std::vector<index_t> orders(where.size());
+      for (index_t k = 0; k < count; ++k) orders[static_cast<std::size_t>(k)] = first + k;
+      where = st.dir->lookup(orders);
+    } else {
+      for (index_t k = 0; k < count; ++k) {
+        const idx<N> i = st.whole.index_at(first + k);
+        const int owner = st.model->locale_of(i);
+        for (const auto& b : st.blocks_of_all()[static_cast<std::size_t>(owner)])
+          if (b.owned.contains(i)) {
+            where[static_cast<std::size_t>(k)] = {b.layout.offset_of(i), owner, 1};
+            break;
           }
-          break;
-        }
+      }
+    }
+    std::vector<std::vector<element_run>> runs(static_cast<std::size_t>(num_locales()));
+    std::vector<std::vector<index_t>> slots(runs.size());
+    for (index_t k = 0; k < count; ++k) {
+      const location& l = where[static_cast<std::size_t>(k)];
+      if (l.locale == here()) {
+        out[k] = st_->data()[l.offset];
+        continue;
+      }
+      auto& r = runs[static_cast<std::size_t>(l.locale)];
+      if (!r.empty() && r.back().first + r.back().count == l.offset) ++r.back().count;
+      else r.push_back({l.offset, 1});
+      slots[static_cast<std::size_t>(l.locale)].push_back(k);
     }
     std::vector<T> incoming;
     for (std::size_t q = 0; q < runs.size(); ++q) {
@@ -255,7 +276,9 @@ class array {
     placement<N> to(static_cast<std::size_t>(num_locales()));
     to[0].push_back({whole, dense_layout<N>::make(whole, 0), {}});
     std::vector<T> all(here() == 0 ? static_cast<std::size_t>(whole.size()) : 0);
-    transfer(domain().state()->blocks_of_all(), st_->data(), to, all.data(), domain().state()->replicated);
+    locator<N> target{whole, {}, std::make_shared<const placement<N>>(std::move(to)), nullptr, false};
+    if (here() == 0) target.mine = (*target.all)[0];
+    transfer(domain().state()->locate(), st_->data(), target, all.data());
     return all;
   }
 
@@ -284,6 +307,12 @@ class array {
 
  private:
   T* find_local(const idx<N>& i) const {
+    if (const auto& dir = dom_.state()->dir) {
+      const index_t o = domain().indices().order_of(i);
+      if (const auto stored = o < 0 ? std::nullopt : dir->find_stored(o); stored && stored->second)
+        return st_->data() + stored->first;
+      not_local(i);
+    }
     const auto& blocks = st_->blocks();
 #ifdef DMAP_NO_CHECKS
     if (blocks.size() == 1) return &blocks.front()(i);
@@ -291,9 +320,12 @@ class array {
     const auto& owned = dom_.local_subdomains();
     for (std::size_t b = 0; b < blocks.size(); ++b)
       if (owned[b].contains(i)) return &blocks[b](i);
+    not_local(i);
+  }
+  [[noreturn]] void not_local(const idx<N>& i) const {
     std::ostringstream s;
     s << "dmap::array::local: index " << i << " is not owned by locale " << here();
-    if (domain().contains(i)) s << " (its owner is locale " << dom_.state()->model->locale_of(i) << ")";
+    if (domain().contains(i)) s << " (its owner is locale " << domain().locale_of(i) << ")";
     else s << " (it is not in the domain " << domain().indices() << ")";
     throw not_local_error(s.str());
   }

@@ -17,6 +17,8 @@
 #include "../runtime/agreement.hpp"
 #include "concepts.hpp"
 #include "rect.hpp"
+#include "directory.hpp"
+#include "locator.hpp"
 #include "transfer.hpp"
 
 namespace dmap {
@@ -32,7 +34,7 @@ class array_hook {
  public:
   virtual ~array_hook() = default;
   /// Collective: move to the new placement, keeping the values of surviving indices.
-  virtual void reallocate(const placement<N>& before, const placement<N>& after) = 0;
+  virtual void reallocate(const locator<N>& before, const locator<N>& after) = 0;
 };
 
 /// A global domain descriptor behind a virtual interface (called per loop, not per element).
@@ -50,6 +52,12 @@ class domain_model_base {
   virtual std::unique_ptr<domain_model_base> with_indices(const rect<N>& r) const = 0;
   virtual const void* find_descriptor(const std::type_info& type) const noexcept = 0;
   virtual bool replicated() const noexcept = 0;
+  /// True when the descriptor finishes (re)building its index set collectively (`build`).
+  virtual bool builds_collectively() const noexcept = 0;
+  /// Collective: commits the index set staged by construction or set_indices.
+  virtual void build() = 0;
+  /// The directory of a map no formula describes (nullptr for formula maps).
+  virtual std::shared_ptr<const directory<N>> find_directory() const = 0;
 };
 
 template <std::size_t N, class Dist, class Desc>
@@ -80,6 +88,14 @@ class domain_model final : public domain_model_base<N> {
   const void* find_descriptor(const std::type_info& type) const noexcept override {
     return type == typeid(Desc) ? &desc_ : nullptr;
   }
+  bool builds_collectively() const noexcept override { return requires(Desc& d) { d.build(); }; }
+  void build() override {
+    if constexpr (requires(Desc& d) { d.build(); }) desc_.build();
+  }
+  std::shared_ptr<const directory<N>> find_directory() const override {
+    if constexpr (requires(const Desc& d) { d.directory(); }) return desc_.directory();
+    else return nullptr;
+  }
 
  private:
   Dist dist_;
@@ -108,9 +124,12 @@ struct domain_state {
   // True when every locale holds the whole index set (a Replicated map): data moves from
   // each locale's own copy, and reductions see one copy.
   bool replicated = false;
+  // The directory of a map no formula describes (Hashed, Unstructured); null otherwise.
+  std::shared_ptr<const directory<N>> dir;
+  index_t storage_size = 0;                // elements each array keeps here (with ghosts, copies)
   std::vector<array_hook<N>*> arrays;      // arrays declared over the domain
   std::uint64_t generation = 0;            // bumps on every set_indices
-  mutable std::optional<placement<N>> all_blocks;  // every locale's blocks, on demand
+  mutable std::shared_ptr<const placement<N>> all_blocks;  // every locale's blocks, on demand
   std::shared_ptr<cached_plan_entry<N>> cached_plan; // e.g. the ghost-cell update of a stencil
 
   void refresh() {
@@ -130,24 +149,70 @@ struct domain_state {
       span = std::max(span, my_layouts[k].end());
       dense_storage = dense_storage && my_layouts[k].indices == my_subdomains[k];
     }
-    dense_storage = dense_storage && span == my_size;
+    dir = model->find_directory();
+    storage_size = std::max(span, dir ? static_cast<index_t>(dir->stored().size()) : 0);
+    dense_storage = dense_storage && span == my_size && storage_size == my_size;
     replicated = model->replicated();
     all_blocks.reset();
     ++generation;
   }
-  /// Every locale's owned rects with their storage layouts.
+  /// Every locale's owned rects with their storage layouts (maps given by formulas only).
   const placement<N>& blocks_of_all() const {
+    if (dir)
+      throw unsupported_error("dmap::domain: " + model->name() +
+                              " is known through a directory; no locale knows every other locale's blocks");
     if (!all_blocks) {
-      placement<N> p(static_cast<std::size_t>(num_locales()));
+      auto p = std::make_shared<placement<N>>(static_cast<std::size_t>(num_locales()));
       for (int q = 0; q < num_locales(); ++q) {
         const auto owned = model->local_subdomains(q);
         const auto layouts = model->local_layouts(q);
         for (std::size_t k = 0; k < owned.size() && k < layouts.size(); ++k)
-          p[q].push_back({owned[k], layouts[k], {}});
+          (*p)[q].push_back({owned[k], layouts[k], {}});
       }
       all_blocks = std::move(p);
     }
     return *all_blocks;
+  }
+  /// Where the elements live, as this locale can tell (kept valid by its shared parts
+  /// after the domain changes).
+  locator<N> locate() const {
+    locator<N> l{whole, {}, {}, dir, replicated};
+    for (std::size_t k = 0; k < my_subdomains.size(); ++k) l.mine.push_back({my_subdomains[k], my_layouts[k], {}});
+    if (!dir) {
+      (void)blocks_of_all();
+      l.all = all_blocks;
+    }
+    return l;
+  }
+  /// Collective: `make()` builds a model locally (its index set staged); it becomes the
+  /// model, built collectively when it needs to be, and this locale's view is refreshed.
+  /// A failure anywhere reaches every locale and leaves the state as it was.
+  template <class Make>
+  void install(Make&& make) {
+    std::unique_ptr<domain_model_base<N>> next;
+    agreed([&] {
+      next = make();
+      if (next->builds_collectively()) return;
+      model = std::move(next);
+      refresh();
+    });
+    if (!next) return;
+    next->build();
+    agreed([&] {
+      model = std::move(next);
+      refresh();
+    });
+  }
+  /// Collective: changes the model's index set (set_indices, then build when the model
+  /// builds collectively) and refreshes this locale's view.
+  void change_indices(const rect<N>& indices) {
+    agreed([&] {
+      model->set_indices(indices);
+      if (!model->builds_collectively()) refresh();
+    });
+    if (!model->builds_collectively()) return;
+    model->build();
+    agreed([&] { refresh(); });
   }
 };
 
@@ -197,11 +262,10 @@ class domain {
   domain(const Dist& dist, const rect<N>& indices) : state_(std::make_shared<detail::domain_state<N>>()) {
     detail::check_same_on_all_locales("dmap::domain", indices, dist.name());
     using desc_t = decltype(dist.new_domain(indices));
-    // Building the descriptor and this locale's view of it is local work: a failure on any
-    // locale (bad arguments, a distribution answering inconsistently) reaches all of them.
-    agreed([&] {
-      state_->model = std::make_unique<detail::domain_model<N, Dist, desc_t>>(dist, dist.new_domain(indices));
-      state_->refresh();
+    // A failure on any locale (bad arguments, a distribution answering inconsistently)
+    // reaches all of them.
+    state_->install([&]() -> std::unique_ptr<detail::domain_model_base<N>> {
+      return std::make_unique<detail::domain_model<N, Dist, desc_t>>(dist, dist.new_domain(indices));
     });
   }
 
@@ -232,6 +296,25 @@ class domain {
       throw out_of_bounds_error(s.str());
     }
     return state_->model->locale_of(i);
+  }
+  /// The owners of many indices at once (throws out_of_bounds_error for a non-index). Maps
+  /// given by formulas answer here; maps known through a directory ask it, in one message
+  /// per locale keeping some of the entries. Not collective.
+  std::vector<int> locales_of(const std::vector<idx<N>>& indices) const {
+    std::vector<int> out;
+    out.reserve(indices.size());
+    if (!state_->dir) {
+      for (const auto& i : indices) out.push_back(locale_of(i));
+      return out;
+    }
+    std::vector<index_t> orders;
+    orders.reserve(indices.size());
+    for (const auto& i : indices) {
+      if (!contains(i)) (void)locale_of(i);  // throws, naming the index
+      orders.push_back(this->indices().order_of(i));
+    }
+    for (const auto& l : state_->dir->lookup(orders)) out.push_back(l.locale);
+    return out;
   }
   /// The rects locale `locale` owns (Chapel's dsiLocalSubdomains); this locale by default.
   std::vector<rect<N>> local_subdomains(int locale) const {
@@ -271,12 +354,9 @@ class domain {
   /// keeps the values of the indices that survive (Chapel's dsiSetIndices/dsiReallocate).
   void set_indices(const rect<N>& indices) {
     detail::check_same_on_all_locales("dmap::domain::set_indices", indices, name());
-    const placement<N> before = state_->blocks_of_all();
-    agreed([&] {
-      state_->model->set_indices(indices);
-      state_->refresh();
-    });
-    const placement<N>& after = state_->blocks_of_all();
+    const locator<N> before = state_->locate();
+    state_->change_indices(indices);
+    const locator<N> after = state_->locate();
     for (auto* a : state_->arrays) a->reallocate(before, after);
   }
 
@@ -284,10 +364,7 @@ class domain {
   domain with_indices(const rect<N>& indices) const {
     detail::check_same_on_all_locales("dmap::domain::with_indices", indices, name());
     domain d{empty_tag{}};
-    agreed([&] {
-      d.state_->model = state_->model->with_indices(indices);
-      d.state_->refresh();
-    });
+    d.state_->install([&] { return state_->model->with_indices(indices); });
     return d;
   }
 

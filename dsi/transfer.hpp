@@ -76,7 +76,9 @@ void copy_part(const rect<N>& part, const placed_block<N>& from, const T* from_b
 
 /// What one locale sends, receives and copies locally to move the indices present in two
 /// placements from the first to the second: per peer, the parts (rect pieces) in message
-/// order, computed by intersecting blocks (O(blocks), never per element). Reusable.
+/// order, computed by intersecting blocks (O(blocks), never per element). Maps known only
+/// through a directory add element lists: offsets packed after the rect pieces, in the
+/// same order on both sides (see dsi/locator.hpp). Reusable.
 template <std::size_t N>
 class transfer_plan {
  public:
@@ -117,19 +119,51 @@ class transfer_plan {
   /// Pieces copied within this locale.
   const std::vector<piece>& local() const noexcept { return local_; }
   /// The number of elements sent to locale q.
-  index_t send_count(int q) const { return count(sends_[static_cast<std::size_t>(q)]); }
+  index_t send_count(int q) const {
+    return count(sends_[static_cast<std::size_t>(q)]) + element_count(send_offsets_, q);
+  }
   /// The number of elements received from locale q.
-  index_t receive_count(int q) const { return count(receives_[static_cast<std::size_t>(q)]); }
+  index_t receive_count(int q) const {
+    return count(receives_[static_cast<std::size_t>(q)]) + element_count(receive_offsets_, q);
+  }
+
+  /// A plan of element lists only: `sends[q]` are the source offsets packed for locale q,
+  /// `receives[q]` the destination offsets of what q sends, `local` (source, destination)
+  /// pairs copied here.
+  static transfer_plan of_elements(std::vector<std::vector<index_t>> sends,
+                                   std::vector<std::vector<index_t>> receives,
+                                   std::vector<std::pair<index_t, index_t>> local) {
+    transfer_plan plan;
+    const auto p = static_cast<std::size_t>(num_locales());
+    plan.sends_.resize(p);
+    plan.receives_.resize(p);
+    plan.send_offsets_ = std::move(sends);
+    plan.receive_offsets_ = std::move(receives);
+    plan.local_offsets_ = std::move(local);
+    return plan;
+  }
+  /// Source offsets sent to each locale after its rect pieces (element-list plans).
+  const std::vector<std::vector<index_t>>& send_offsets() const noexcept { return send_offsets_; }
+  /// Destination offsets of what each locale sends after its rect pieces.
+  const std::vector<std::vector<index_t>>& receive_offsets() const noexcept { return receive_offsets_; }
+  /// (source, destination) offsets copied within this locale.
+  const std::vector<std::pair<index_t, index_t>>& local_offsets() const noexcept { return local_offsets_; }
 
  private:
+  transfer_plan() = default;
   static index_t count(const std::vector<piece>& pieces) {
     index_t n = 0;
     for (const auto& pc : pieces) n += pc.part.size();
     return n;
   }
+  static index_t element_count(const std::vector<std::vector<index_t>>& lists, int q) {
+    return lists.empty() ? 0 : static_cast<index_t>(lists[static_cast<std::size_t>(q)].size());
+  }
 
   std::vector<std::vector<piece>> sends_, receives_;
   std::vector<piece> local_;
+  std::vector<std::vector<index_t>> send_offsets_, receive_offsets_;
+  std::vector<std::pair<index_t, index_t>> local_offsets_;
 };
 
 /// A transfer in flight: messages posted and local copies done; `finish()` waits for the
@@ -157,9 +191,12 @@ class pending_transfer {
                              [&](index_t offset, index_t step, index_t count) {
                                for (index_t k = 0; k < count; ++k) out[at++] = from_base[offset + k * step];
                              });
+      if (!plan.send_offsets().empty())
+        for (index_t offset : plan.send_offsets()[q]) out[at++] = from_base[offset];
       batch_.send(q, out.data(), out.size() * sizeof(T));
     }
     for (const auto& pc : plan.local()) detail::copy_part(pc.part, pc.from, from_base, pc.to, to_base);
+    for (const auto& [from, to] : plan.local_offsets()) to_base[to] = from_base[from];
   }
   pending_transfer(pending_transfer&&) noexcept = default;
 
@@ -173,6 +210,8 @@ class pending_transfer {
                              [&](index_t offset, index_t step, index_t count) {
                                for (index_t k = 0; k < count; ++k) to_base_[offset + k * step] = incoming_[q][at++];
                              });
+      if (!plan_->receive_offsets().empty())
+        for (index_t offset : plan_->receive_offsets()[q]) to_base_[offset] = incoming_[q][at++];
     }
     incoming_.clear();
   }

@@ -1,0 +1,137 @@
+// Where a domain's elements live, as far as one locale can tell, and the transfer plans
+// between two such descriptions. Maps given by formulas tell every locale's blocks, so plans
+// intersect blocks and need no communication; maps known only through a directory (Hashed,
+// Unstructured) tell this locale's own blocks and answer the rest by batched lookups, so
+// their plans pair elements and exchange the offset lists once (collectively).
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "directory.hpp"
+#include "transfer.hpp"
+
+namespace dmap {
+
+/// Where the elements of one index set live: this locale's owned blocks, and either every
+/// locale's blocks (`all`) or the directory (`dir`).
+template <std::size_t N>
+struct locator {
+  rect<N> whole;                              ///< the index set
+  std::vector<placed_block<N>> mine;          ///< this locale's owned blocks
+  std::shared_ptr<const placement<N>> all;    ///< every locale's blocks, when formulas tell them
+  std::shared_ptr<const directory<N>> dir;    ///< otherwise the directory
+  bool replicated = false;                    ///< every locale holds every index
+};
+
+namespace detail {
+
+/// Calls f(i, offset) for every index of the blocks, block by block, row-major within each.
+template <std::size_t N, class F>
+void for_each_stored_index(const std::vector<placed_block<N>>& blocks, F&& f) {
+  for (const auto& b : blocks) {
+    const rect<N>& part = b.owned;
+    if (part.empty()) continue;
+    const auto extents = part.shape();
+    for_each_row_start<N>(extents, [&](const std::array<index_t, N>& k) {
+      idx<N> i{};
+      for (std::size_t d = 0; d < N; ++d) i[d] = part.dim(d).first() + k[d] * part.dim(d).stride();
+      for (index_t c = 0; c < extents[N - 1]; ++c, i[N - 1] += part.dim(N - 1).stride())
+        f(i, b.layout.offset_of(i + b.shift));
+    });
+  }
+}
+
+/// The location of `i` among this locale's blocks (a replicated source: always here).
+template <std::size_t N>
+location local_location(const std::vector<placed_block<N>>& blocks, const idx<N>& i) {
+  for (const auto& b : blocks)
+    if (b.owned.contains(i)) return {b.layout.offset_of(i + b.shift), here(), 1};
+  return {};
+}
+
+inline std::vector<std::byte> as_bytes(const std::vector<index_t>& v) {
+  std::vector<std::byte> out(v.size() * sizeof(index_t));
+  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+inline std::vector<index_t> as_offsets(const std::vector<std::byte>& b) {
+  std::vector<index_t> out(b.size() / sizeof(index_t));
+  if (!out.empty()) std::memcpy(out.data(), b.data(), out.size() * sizeof(index_t));
+  return out;
+}
+
+/// Collective. An element-list plan: each index of `walked` (this locale's blocks of one
+/// side) paired with its location on the other side, found by `locate` (orders of the other
+/// side's index set -> locations). `pull`: `walked` are destinations and the locations are
+/// sources; otherwise the reverse.
+template <std::size_t N, class Locate>
+transfer_plan<N> element_plan(const std::vector<placed_block<N>>& walked, const rect<N>& other_whole, bool pull,
+                              Locate&& locate) {
+  std::vector<index_t> mine, orders;
+  for_each_stored_index<N>(walked, [&](const idx<N>& i, index_t offset) {
+    const index_t o = other_whole.order_of(i);
+    if (o < 0) return;  // not an index of the other side (a resize)
+    mine.push_back(offset);
+    orders.push_back(o);
+  });
+  const std::vector<location> there = locate(orders);
+  const int p = num_locales(), me = here();
+  std::vector<std::vector<index_t>> kept(static_cast<std::size_t>(p)), told(static_cast<std::size_t>(p));
+  std::vector<std::pair<index_t, index_t>> local;
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    const location& l = there[k];
+    if (l.locale < 0) continue;  // an index the other side does not hold
+    if (l.locale == me) {
+      local.push_back(pull ? std::pair{l.offset, mine[k]} : std::pair{mine[k], l.offset});
+      continue;
+    }
+    kept[static_cast<std::size_t>(l.locale)].push_back(mine[k]);
+    told[static_cast<std::size_t>(l.locale)].push_back(l.offset);
+  }
+  byte_buffers outgoing(static_cast<std::size_t>(p));
+  for (int q = 0; q < p; ++q)
+    if (q != me) outgoing[static_cast<std::size_t>(q)] = as_bytes(told[static_cast<std::size_t>(q)]);
+  const byte_buffers incoming = exchange(std::move(outgoing));
+  std::vector<std::vector<index_t>> learned(static_cast<std::size_t>(p));
+  for (int q = 0; q < p; ++q)
+    if (q != me) learned[static_cast<std::size_t>(q)] = as_offsets(incoming[static_cast<std::size_t>(q)]);
+  return pull ? transfer_plan<N>::of_elements(std::move(learned), std::move(kept), std::move(local))
+              : transfer_plan<N>::of_elements(std::move(kept), std::move(learned), std::move(local));
+}
+
+}  // namespace detail
+
+/// The plan of this locale for moving the indices held by both `from` and `to` from the
+/// first to the second. Local (no messages) when formulas tell both sides' blocks;
+/// collective when a side is known through a directory.
+template <std::size_t N>
+transfer_plan<N> plan_transfer(const locator<N>& from, const locator<N>& to) {
+  if (!from.dir && !to.dir) return transfer_plan<N>(*from.all, *to.all, from.replicated);
+  if (from.replicated)  // every locale reads its own copy
+    return detail::element_plan<N>(to.mine, from.whole, true, [&](const std::vector<index_t>& orders) {
+      std::vector<location> out;
+      out.reserve(orders.size());
+      for (index_t o : orders) out.push_back(detail::local_location(from.mine, from.whole.index_at(o)));
+      return out;
+    });
+  if (from.dir)  // destinations ask the source's directory
+    return detail::element_plan<N>(to.mine, from.whole, true,
+                                   [&](const std::vector<index_t>& orders) { return from.dir->lookup(orders); });
+  // sources ask the destination's directory
+  return detail::element_plan<N>(from.mine, to.whole, false,
+                                 [&](const std::vector<index_t>& orders) { return to.dir->lookup(orders); });
+}
+
+/// Collective. Copies every index held by both `from` (elements at `from_base`) and `to`
+/// (elements at `to_base`), in one message per pair of locales that share indices.
+template <transferable T, std::size_t N>
+void transfer(const locator<N>& from, const T* from_base, const locator<N>& to, T* to_base) {
+  const transfer_plan<N> plan = plan_transfer(from, to);
+  pending_transfer<T, N>(plan, from_base, to_base).finish();
+}
+
+}  // namespace dmap

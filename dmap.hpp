@@ -10,7 +10,9 @@
 
 #include "dsi/array.hpp"
 #include "dsi/concepts.hpp"
+#include "dsi/directory.hpp"
 #include "dsi/domain.hpp"
+#include "dsi/locator.hpp"
 #include "dsi/range.hpp"
 #include "dsi/rect.hpp"
 
@@ -20,10 +22,12 @@
 #include "dists/block_cyclic.hpp"
 #include "dists/cyclic.hpp"
 #include "dists/dimensional.hpp"
+#include "dists/hashed.hpp"
 #include "dists/irregular.hpp"
 #include "dists/private.hpp"
 #include "dists/replicated.hpp"
 #include "dists/stencil.hpp"
+#include "dists/unstructured.hpp"
 
 #include "interop/dap.hpp"
 

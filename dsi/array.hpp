@@ -187,6 +187,9 @@ class array {
   const std::vector<local_block<T, N>>& local_blocks() const noexcept { return st_->blocks(); }
   /// The number of elements this locale stores.
   index_t local_size() const noexcept { return st_->size(); }
+  /// This locale's whole buffer of local_size() elements (owned elements, ghost cells,
+  /// copies of other locales' elements).
+  T* local_data() const noexcept { return st_->data(); }
 
   /// The element of `i`, which this locale must own (Chapel's dsiLocalAccess). Throws
   /// not_local_error otherwise, unless DMAP_NO_CHECKS is defined.

@@ -2,6 +2,7 @@
 // dimension dictionaries plus its local buffer, as a C++ value and as JSON text.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <sstream>
@@ -12,16 +13,18 @@
 
 #include "../dists/block.hpp"
 #include "../dists/dimensional.hpp"
+#include "../dists/directory_map.hpp"
 #include "../dists/private.hpp"
 #include "../dists/stencil.hpp"
+#include "../dists/unstructured.hpp"
 #include "../dsi/array.hpp"
 
 namespace dmap {
 
 /// One DAP dimension dictionary. Block ('b') uses start/stop/padding/periodic, cyclic ('c')
-/// start/block_size.
+/// start/block_size, unstructured ('u') indices/one_to_one.
 struct dap_dimension {
-  char dist_type = 'b';          ///< 'b' block or 'c' (block-)cyclic
+  char dist_type = 'b';          ///< 'b' block, 'c' (block-)cyclic or 'u' unstructured
   index_t size = 0;              ///< global extent, boundary padding included
   int proc_grid_size = 1;        ///< locales along this dimension
   int proc_grid_rank = 0;        ///< this locale's grid coordinate along it
@@ -30,6 +33,8 @@ struct dap_dimension {
   std::array<index_t, 2> padding{0, 0};  ///< padding widths before and after
   bool periodic = false;         ///< whether the dimension wraps
   index_t block_size = 1;        ///< 'c': indices per block dealt round robin
+  std::vector<index_t> indices{};  ///< 'u': the global positions held, in buffer order
+  bool one_to_one = false;       ///< 'u': no position is held by two locales
 
   friend bool operator==(const dap_dimension&, const dap_dimension&) = default;
 };
@@ -37,6 +42,7 @@ struct dap_dimension {
 /// The indices a dimension dictionary's locale owns: its buffer extent less communication
 /// padding (padding on a side with a neighbour), as the DAP appendix's num_owned_indices.
 inline index_t num_owned_indices(const dap_dimension& d) {
+  if (d.dist_type == 'u') return static_cast<index_t>(d.indices.size());
   if (d.dist_type == 'c') {
     // Whole blocks dealt round robin from this locale's first block, plus its partial block.
     const index_t blocks = d.size / d.block_size, partial = d.size % d.block_size;
@@ -54,12 +60,23 @@ inline index_t num_owned_indices(const dap_dimension& d) {
 /// Throws argument_error naming the key when `d` breaks a DAP 0.10 rule.
 inline void validate(const dap_dimension& d) {
   const auto fail = [](const std::string& what) { throw argument_error("dmap::dap: " + what); };
-  if (d.dist_type != 'b' && d.dist_type != 'c')
-    fail(std::string("dist_type '") + d.dist_type + "' is not one dmap describes ('b' or 'c')");
+  if (d.dist_type != 'b' && d.dist_type != 'c' && d.dist_type != 'u')
+    fail(std::string("dist_type '") + d.dist_type + "' is not one dmap describes ('b', 'c' or 'u')");
   if (d.size < 0) fail("size " + std::to_string(d.size) + " must be >= 0");
   if (d.proc_grid_size < 1) fail("proc_grid_size " + std::to_string(d.proc_grid_size) + " must be >= 1");
   if (d.proc_grid_rank < 0 || d.proc_grid_rank >= d.proc_grid_size)
     fail("proc_grid_rank " + std::to_string(d.proc_grid_rank) + " must be in [0, proc_grid_size)");
+  if (d.dist_type == 'u') {
+    std::vector<index_t> sorted = d.indices;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t k = 0; k < sorted.size(); ++k) {
+      if (sorted[k] < 0 || sorted[k] >= d.size)
+        fail("indices: " + std::to_string(sorted[k]) + " is outside [0, size)");
+      if (k > 0 && sorted[k] == sorted[k - 1])
+        fail("indices: " + std::to_string(sorted[k]) + " appears twice; indices must be locally unique");
+    }
+    return;
+  }
   if (d.start < 0) fail("start " + std::to_string(d.start) + " must be >= 0");
   if (d.dist_type == 'c') {
     if (d.block_size < 1) fail("block_size " + std::to_string(d.block_size) + " must be >= 1");
@@ -121,9 +138,10 @@ inline dap_dimension dap_of_dimension(const dimension_cut& cut, const dim_spec& 
 }
 }  // namespace detail
 
-/// This locale's DAP description of `a`, whose domain is distributed by Block, Stencil or a
-/// Dimensional map (Cyclic, BlockCyclic, Irregular Block; throws unsupported_error for other
-/// distributions). DAP positions are 0-based orders in the domain; a Stencil's ghost widths
+/// This locale's DAP description of `a`, whose domain is distributed by Block, Stencil, a
+/// Dimensional map (Cyclic, BlockCyclic, Irregular Block) or, in 1-D, Hashed or Unstructured
+/// ('u': the positions stored, in buffer order, copies included; throws unsupported_error
+/// for other distributions). DAP positions are 0-based orders in the domain; a Stencil's ghost widths
 /// are padding (boundary padding at the edges of the domain, counted in `size`;
 /// communication padding between locales); cyclic and block-cyclic dimensions are 'c'.
 template <class T, std::size_t N>
@@ -146,6 +164,25 @@ dap_description<T, N> dap_export(array<T, N>& a) {
                                                  grid.extent(d), coords[d], d);
       out.shape[d] = dim->cut(d).count(coords[d]);
     }
+    return out;
+  }
+  if (const auto& dir = dom.state()->dir) {
+    if constexpr (N != 1)
+      throw unsupported_error("dmap::dap_export: " + dom.name() + " places " + std::to_string(N) +
+                              "-D indices one by one; DAP 'u' lists indices per dimension and describes only "
+                              "products of per-dimension lists");
+    dap_dimension& dim = out.dim_data[0];
+    dim.dist_type = 'u';
+    dim.size = dom.size();
+    dim.proc_grid_size = num_locales();
+    dim.proc_grid_rank = here();
+    dim.indices = dir->stored();
+    dim.one_to_one = true;
+    for (std::size_t k = 0; k < dir->stored().size(); ++k) dim.one_to_one = dim.one_to_one && dir->owns_stored(k);
+    if (const auto* u = dom.template descriptor<unstructured_domain<N>>()) dim.one_to_one = u->one_to_one();
+    out.buffer = a.local_data();
+    out.shape[0] = static_cast<index_t>(dim.indices.size());
+    out.strides[0] = 1;
     return out;
   }
   const block_domain<N>* blocks = dom.template descriptor<block_domain<N>>();
@@ -183,6 +220,13 @@ dap_description<T, N> dap_export(array<T, N>& a) {
 /// DAP dimension dictionary as JSON, keys in the protocol's order; padding as a pair.
 inline std::string to_json(const dap_dimension& d) {
   std::ostringstream s;
+  if (d.dist_type == 'u') {
+    s << "{\"dist_type\": \"u\", \"size\": " << d.size << ", \"proc_grid_size\": " << d.proc_grid_size
+      << ", \"proc_grid_rank\": " << d.proc_grid_rank << ", \"indices\": [";
+    for (std::size_t k = 0; k < d.indices.size(); ++k) s << (k ? ", " : "") << d.indices[k];
+    s << "], \"one_to_one\": " << (d.one_to_one ? "true" : "false") << "}";
+    return s.str();
+  }
   if (d.dist_type == 'c') {
     s << "{\"dist_type\": \"c\", \"size\": " << d.size << ", \"proc_grid_size\": " << d.proc_grid_size
       << ", \"proc_grid_rank\": " << d.proc_grid_rank << ", \"start\": " << d.start

@@ -1,0 +1,113 @@
+// What the global domain descriptors of maps known only through a directory (Hashed,
+// Unstructured) share: the index set is staged by construction or set_indices and
+// committed by a collective build() that makes the directory; afterwards this locale knows
+// its own pieces (runs of consecutive stored indices) and asks the directory for the rest.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../dsi/directory.hpp"
+#include "../dsi/rect.hpp"
+#include "../layouts/dense_layout.hpp"
+
+namespace dmap {
+
+/// This locale's part of a domain known through a directory.
+template <std::size_t N>
+class directory_local_domain {
+ public:
+  directory_local_domain() = default;
+  directory_local_domain(std::shared_ptr<const dmap::directory<N>> dir, std::vector<rect<N>> owned,
+                         std::vector<dense_layout<N>> layouts)
+      : dir_(std::move(dir)), owned_(std::move(owned)), layouts_(std::move(layouts)) {}
+  /// The owned indices as runs along the last dimension, in storage order.
+  const std::vector<rect<N>>& subdomains() const noexcept { return owned_; }
+  /// Their storage (one row each), in the same order.
+  const std::vector<dense_layout<N>>& layouts() const noexcept { return layouts_; }
+  /// The number of owned indices.
+  index_t size() const noexcept {
+    index_t n = 0;
+    for (const auto& r : owned_) n += r.size();
+    return n;
+  }
+  /// True when this locale owns `i` (a binary search of what it stores).
+  bool contains(const idx<N>& i) const noexcept {
+    if (!dir_) return false;
+    const index_t o = dir_->whole().order_of(i);
+    const auto stored = o < 0 ? std::nullopt : dir_->find_stored(o);
+    return stored && stored->second;
+  }
+
+ private:
+  std::shared_ptr<const dmap::directory<N>> dir_;
+  std::vector<rect<N>> owned_;
+  std::vector<dense_layout<N>> layouts_;
+};
+
+/// The shared part of a global descriptor known through a directory. `who` names the map
+/// in messages.
+template <std::size_t N>
+class directory_domain_base {
+ public:
+  /// The committed index set.
+  const rect<N>& indices() const noexcept { return whole_; }
+  /// Stages a new index set; build() commits it.
+  void set_indices(const rect<N>& indices) { staged_ = indices; }
+  /// The rects this locale owns; other locales' pieces are known only to them (throws
+  /// unsupported_error: ask `domain::locales_of` or the directory instead).
+  const std::vector<rect<N>>& local_subdomains(int locale) const {
+    check_here(locale, "local_subdomains");
+    return local_.subdomains();
+  }
+  /// Their storage; this locale only, like local_subdomains.
+  const std::vector<dense_layout<N>>& local_layouts(int locale) const {
+    check_here(locale, "local_layouts");
+    return local_.layouts();
+  }
+  /// This locale's local domain descriptor.
+  const directory_local_domain<N>& local() const noexcept { return local_; }
+  /// The directory (after build()).
+  std::shared_ptr<const dmap::directory<N>> directory() const noexcept { return dir_; }
+  /// All locales.
+  int targets() const { return num_locales(); }
+
+ protected:
+  directory_domain_base(std::string who, const rect<N>& staged) : who_(std::move(who)), staged_(staged) {}
+  /// Collective: builds the directory of the staged index set from what this locale stores
+  /// (orders in storage order) and commits it.
+  void commit(std::vector<index_t> stored, bool one_to_one, unlisted_indices rule) {
+    auto dir = std::make_shared<const dmap::directory<N>>(staged_, std::move(stored), one_to_one, rule, who_);
+    std::vector<rect<N>> owned;
+    std::vector<dense_layout<N>> layouts;
+    detail::pieces_of_stored(*dir, owned, layouts);
+    whole_ = staged_;
+    local_ = directory_local_domain<N>(dir, std::move(owned), std::move(layouts));
+    dir_ = std::move(dir);
+  }
+  /// The index set being built.
+  const rect<N>& staged() const noexcept { return staged_; }
+  /// "dmap::hashed" etc.
+  const std::string& who() const noexcept { return who_; }
+
+ private:
+  void check_here(int locale, const char* what) const {
+    if (locale != here())
+      throw unsupported_error(who_ + "::" + what + "(" + std::to_string(locale) +
+                              "): only locale " + std::to_string(locale) +
+                              " knows its pieces under a map kept in a directory; ask "
+                              "dmap::domain::locales_of for owners");
+  }
+
+  std::string who_;
+  rect<N> staged_{};
+  rect<N> whole_{};
+  std::shared_ptr<const dmap::directory<N>> dir_;
+  directory_local_domain<N> local_{};
+};
+
+}  // namespace dmap

@@ -1,8 +1,16 @@
 // Dimensional: an N-D distribution built from one 1-D specifier per dimension (Chapel's
-// DimensionalDist2D, generalised): block, cyclic, block-cyclic or irregular block. A locale
-// at grid coordinates c owns the product of what each dimension's specifier deals to c[d];
-// it stores those indices as one dense local array (row- or column-major), so a
-// block-cyclic dimension with column-major storage is ScaLAPACK's local matrix layout.
+// DimensionalDist2D, generalised): block, cyclic, block-cyclic, irregular block,
+// unstructured (explicit lists per grid coordinate, DAP 'u'), replicated or none. A locale at
+// grid coordinates c owns the product of what each dimension's specifier deals to c[d]; it
+// stores those indices as one dense local array (row- or column-major), so a block-cyclic
+// dimension with column-major storage is ScaLAPACK's local matrix layout.
+//
+// A replicated dimension gives every locale along it the whole dimension: the locales that
+// differ only in their coordinates along replicated dimensions hold copies of the same
+// indices. The locales with equal coordinates along the replicated dimensions form a copy
+// layer, which holds every index once; reads, writes, loops and reductions on a locale see
+// its own layer (as Chapel's ReplicatedDim), and `replicate_from(A, root)` makes every layer
+// equal to the root's.
 // Cyclic, BlockCyclic and Irregular Block are dimensional maps with the same specifier in
 // every dimension (dists/cyclic.hpp, block_cyclic.hpp, irregular.hpp).
 //
@@ -17,6 +25,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -53,8 +62,25 @@ struct irregular_dim {
   friend bool operator==(const irregular_dim&, const irregular_dim&) = default;
 };
 
+/// Unstructured along one dimension: `lists[k]` holds the indices grid coordinate k owns,
+/// in the order it stores them (DAP 'u'). Every index of the dimension must be in exactly
+/// one list; listed values outside the dimension's range are ignored.
+struct unstructured_dim {
+  std::vector<std::vector<index_t>> lists{};
+  friend bool operator==(const unstructured_dim&, const unstructured_dim&) = default;
+};
+/// Replicated along one dimension: every grid coordinate holds the whole dimension.
+struct replicated_dim {
+  friend bool operator==(const replicated_dim&, const replicated_dim&) = default;
+};
+/// Not distributed: the grid has one locale along this dimension, which holds all of it.
+struct none_dim {
+  friend bool operator==(const none_dim&, const none_dim&) = default;
+};
+
 /// One dimension's specifier.
-using dim_spec = std::variant<block_dim, cyclic_dim, block_cyclic_dim, irregular_dim>;
+using dim_spec = std::variant<block_dim, cyclic_dim, block_cyclic_dim, irregular_dim, unstructured_dim,
+                              replicated_dim, none_dim>;
 
 namespace detail {
 constexpr index_t floor_div(index_t a, index_t b) {
@@ -74,10 +100,21 @@ inline std::string describe(const dim_spec& s) {
           o << "block_cyclic(" << x.block_size;
           if (x.start) o << ", start " << *x.start;
           o << ")";
-        } else {
+        } else if constexpr (std::is_same_v<X, irregular_dim>) {
           o << "irregular(";
           for (std::size_t k = 0; k < x.cuts.size(); ++k) o << (k ? ", " : "") << x.cuts[k];
           o << ")";
+        } else if constexpr (std::is_same_v<X, unstructured_dim>) {
+          o << "unstructured(";  // every value: locales compare names to check they agree
+          for (std::size_t k = 0; k < x.lists.size(); ++k) {
+            o << (k ? "; " : "");
+            for (std::size_t j = 0; j < x.lists[k].size(); ++j) o << (j ? " " : "") << x.lists[k][j];
+          }
+          o << ")";
+        } else if constexpr (std::is_same_v<X, replicated_dim>) {
+          o << "replicated";
+        } else {
+          o << "none";
         }
       },
       s);
@@ -86,32 +123,45 @@ inline std::string describe(const dim_spec& s) {
 }  // namespace detail
 
 /// How one dimension of a domain is dealt to the p locales along it: the owner of each index
-/// and, for each grid coordinate, its pieces (disjoint ranges in the dimension's iteration
-/// order) with their positions in that locale's local dimension.
+/// and, for each grid coordinate, its pieces (disjoint ranges, in the dimension's iteration
+/// order, or in list order for an unstructured dimension) with their positions in that
+/// locale's local dimension.
 class dimension_cut {
  public:
+  /// owner() of every index of a replicated dimension: each coordinate holds it.
+  static constexpr int every_coordinate = -1;
+
   dimension_cut() = default;
-  /// The cut of `whole` (one dimension of a domain) by `spec` over `parts` locales.
-  dimension_cut(const dim_spec& spec, const range& whole, int parts) : spec_(spec), whole_(whole), parts_(parts) {
+  /// The cut of `whole` (dimension `d` of a domain) by `spec` over `parts` locales; throws
+  /// argument_error when an unstructured dimension's lists do not cover `whole` exactly once.
+  dimension_cut(const dim_spec& spec, const range& whole, int parts, std::size_t d = 0)
+      : spec_(spec), whole_(whole), parts_(parts) {
     low_ = whole.empty() ? whole.lo() : whole.aligned_low();
     high_ = whole.empty() ? whole.lo() : whole.aligned_high() + 1;
+    if (const auto* u = std::get_if<unstructured_dim>(&spec)) build_table(*u, d);
     pieces_.assign(static_cast<std::size_t>(parts), {});
     positions_.assign(static_cast<std::size_t>(parts), {});
     for (int k = 0; k < parts; ++k) {
       auto& list = pieces_[static_cast<std::size_t>(k)];
       list = compute_pieces(k);
-      if (whole.stride() < 0) std::reverse(list.begin(), list.end());
+      if (whole.stride() < 0 && !std::holds_alternative<unstructured_dim>(spec)) std::reverse(list.begin(), list.end());
       index_t at = 0;
       for (const auto& r : list) positions_[static_cast<std::size_t>(k)].push_back(at), at += r.size();
     }
   }
 
-  /// The grid coordinate owning index i.
+  /// The grid coordinate owning index i (every_coordinate for a replicated dimension).
   int owner(index_t i) const {
     return std::visit(
         [&](const auto& x) -> int {
           using X = std::decay_t<decltype(x)>;
           if constexpr (std::is_same_v<X, block_dim>) return block<1>::owner(low_, high_, parts_, i);
+          else if constexpr (std::is_same_v<X, replicated_dim>) return every_coordinate;
+          else if constexpr (std::is_same_v<X, none_dim>) return 0;
+          else if constexpr (std::is_same_v<X, unstructured_dim>) {
+            const auto at = std::lower_bound(table_.begin(), table_.end(), std::pair<index_t, int>{i, -1});
+            return at != table_.end() && at->first == i ? at->second : 0;
+          }
           else if constexpr (std::is_same_v<X, cyclic_dim>)
             return static_cast<int>(detail::floor_mod(i - x.start.value_or(low_), parts_));
           else if constexpr (std::is_same_v<X, block_cyclic_dim>)
@@ -122,6 +172,8 @@ class dimension_cut {
         },
         spec_);
   }
+  /// True when every coordinate holds the whole dimension.
+  bool replicated() const noexcept { return std::holds_alternative<replicated_dim>(spec_); }
   /// The pieces grid coordinate k owns, in the dimension's iteration order.
   const std::vector<range>& pieces(int k) const { return pieces_[static_cast<std::size_t>(k)]; }
   /// The local position of the first index of each piece of coordinate k.
@@ -158,6 +210,22 @@ class dimension_cut {
             const index_t last_block = detail::floor_div(high_ - 1 - s, b);
             index_t j = first_block + detail::floor_mod(k - first_block, parts_);
             for (; j <= last_block; j += parts_) keep(range(s + j * b, s + (j + 1) * b));
+          } else if constexpr (std::is_same_v<X, replicated_dim> || std::is_same_v<X, none_dim>) {
+            keep(whole_);
+          } else if constexpr (std::is_same_v<X, unstructured_dim>) {
+            // Runs of listed indices that follow each other in the dimension's order.
+            const index_t s = whole_.stride();
+            index_t first = 0, count = 0;
+            for (index_t v : x.lists[static_cast<std::size_t>(k)]) {
+              if (!whole_.contains(v)) continue;
+              if (count > 0 && v == first + count * s) {
+                ++count;
+                continue;
+              }
+              if (count > 0) out.push_back(range::counted(first, count, s));
+              first = v, count = 1;
+            }
+            if (count > 0) out.push_back(range::counted(first, count, s));
           } else {
             const index_t lo = k == 0 ? std::min(low_, whole_.lo()) : x.cuts[static_cast<std::size_t>(k - 1)];
             const index_t hi = k == parts_ - 1 ? std::max(high_, whole_.hi())
@@ -169,9 +237,35 @@ class dimension_cut {
     return out;
   }
 
+  // The owner table of an unstructured dimension, sorted by index; checks the cover.
+  void build_table(const unstructured_dim& u, std::size_t d) {
+    for (std::size_t k = 0; k < u.lists.size(); ++k)
+      for (index_t v : u.lists[k])
+        if (whole_.contains(v)) table_.push_back({v, static_cast<int>(k)});
+    std::sort(table_.begin(), table_.end());
+    const auto where = [&] { return "dmap::dimensional: dimension " + std::to_string(d) + ": "; };
+    for (std::size_t j = 1; j < table_.size(); ++j)
+      if (table_[j].first == table_[j - 1].first)
+        throw argument_error(where() + "index " + std::to_string(table_[j].first) + " is listed by grid coordinates " +
+                             std::to_string(table_[j - 1].second) + " and " + std::to_string(table_[j].second) +
+                             "; an unstructured dimension lists every index once");
+    if (static_cast<index_t>(table_.size()) != whole_.size())
+      for (index_t k = 0; k < whole_.size(); ++k) {
+        const index_t v = whole_.index_at(k);
+        if (!std::binary_search(table_.begin(), table_.end(), std::pair<index_t, int>{v, -1},
+                                [](const auto& a, const auto& b) { return a.first < b.first; })) {
+          std::ostringstream s;
+          s << where() << "index " << v << " of " << whole_ << " is in no list; the lists of an unstructured "
+            << "dimension must cover it";
+          throw argument_error(s.str());
+        }
+      }
+  }
+
   dim_spec spec_{};
   range whole_{};
   int parts_ = 1;
+  std::vector<std::pair<index_t, int>> table_;  // unstructured: (index, coordinate), sorted
   index_t low_ = 0, high_ = 0;
   std::vector<std::vector<range>> pieces_;
   std::vector<std::vector<index_t>> positions_;
@@ -218,6 +312,13 @@ class dimensional {
     if (const auto* bc = std::get_if<block_cyclic_dim>(&specs_[d]); bc && bc->block_size < 1)
       throw argument_error(where() + "block_size is " + std::to_string(bc->block_size) +
                            "; a block size must be >= 1");
+    if (std::holds_alternative<none_dim>(specs_[d]) && grid_.extent(d) != 1)
+      throw argument_error(where() + "is not distributed ('none') but the grid has " +
+                           std::to_string(grid_.extent(d)) + " locales along it; it must have 1");
+    if (const auto* u = std::get_if<unstructured_dim>(&specs_[d]); u && u->lists.size() != static_cast<std::size_t>(grid_.extent(d)))
+      throw argument_error(where() + "unstructured has " + std::to_string(u->lists.size()) + " lists; with " +
+                           std::to_string(grid_.extent(d)) + " locales along it there must be exactly " +
+                           std::to_string(grid_.extent(d)));
     if (const auto* ir = std::get_if<irregular_dim>(&specs_[d])) {
       const auto want = static_cast<std::size_t>(grid_.extent(d) - 1);
       if (ir->cuts.size() != want)
@@ -293,7 +394,7 @@ class dimensional_domain {
             throw argument_error(s.str());
           }
       }
-      cuts[d] = dimension_cut(dist_.specs()[d], indices.dim(d), targets().extent(d));
+      cuts[d] = dimension_cut(dist_.specs()[d], indices.dim(d), targets().extent(d), d);
     }
     whole_ = indices;
     cuts_ = std::move(cuts);
@@ -301,11 +402,31 @@ class dimensional_domain {
     local_ = dimensional_local_domain<N>(local_subdomains(me), local_layouts(me));
   }
 
-  /// The locale owning index `i`.
+  /// The locale owning index `i`; along replicated dimensions, the one in this locale's
+  /// copy layer.
   int locale_of(const idx<N>& i) const {
     std::array<int, N> c{};
-    for (std::size_t d = 0; d < N; ++d) c[d] = cuts_[d].owner(i[d]);
+    for (std::size_t d = 0; d < N; ++d) {
+      c[d] = cuts_[d].owner(i[d]);
+      if (c[d] == dimension_cut::every_coordinate) c[d] = targets().coords_of(detail::current_environment ? here() : 0)[d];
+    }
     return targets().locale_at(c);
+  }
+  /// With replicated dimensions, the copy layer of each locale (locales with equal
+  /// coordinates along the replicated dimensions share one); empty without.
+  std::vector<int> copy_layers() const {
+    std::vector<int> out;
+    bool any = false;
+    for (std::size_t d = 0; d < N; ++d) any = any || cuts_[d].replicated();
+    if (!any) return out;
+    for (int q = 0; q < targets().size(); ++q) {
+      const auto c = targets().coords_of(q);
+      int layer = 0;
+      for (std::size_t d = 0; d < N; ++d)
+        if (cuts_[d].replicated()) layer = layer * targets().extent(d) + c[d];
+      out.push_back(layer);
+    }
+    return out;
   }
   /// The rects locale `locale` owns: every combination of its per-dimension pieces, in
   /// row-major order of the pieces.

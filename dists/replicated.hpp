@@ -1,7 +1,8 @@
 // Replicated: every locale holds the whole index set (Chapel's ReplicatedDist). Reads and
 // writes touch this locale's copy only; loops over a replicated domain or array run the
 // whole set on every locale, and reductions over it see this locale's copy. Copies diverge
-// until `replicate_from(A, root)` (collective) makes them all equal to one locale's.
+// until `replicate_from(A, root)` (collective) makes them all equal to one locale's; it also
+// serves Dimensional maps with replicated dimensions (dists/dimensional.hpp).
 // Zipped behind a distributed leader, a replicated array is read from the local copy.
 #pragma once
 
@@ -58,8 +59,6 @@ class replicated_local_domain {
 template <std::size_t N>
 class replicated_domain {
  public:
-  /// Tells the framework that every locale holds every index.
-  static constexpr bool replicated = true;
 
   explicit replicated_domain(const rect<N>& indices) { set_indices(indices); }
   /// The whole index set.
@@ -79,23 +78,42 @@ class replicated_domain {
   const replicated_local_domain<N>& local() const noexcept { return local_; }
   /// All locales.
   int targets() const { return num_locales(); }
+  /// Every locale is a copy layer of its own.
+  std::vector<int> copy_layers() const {
+    std::vector<int> out(static_cast<std::size_t>(num_locales()));
+    for (std::size_t q = 0; q < out.size(); ++q) out[q] = static_cast<int>(q);
+    return out;
+  }
 
  private:
   rect<N> whole_{};
   replicated_local_domain<N> local_{};
 };
 
-/// Collective. Makes every locale's copy of replicated array `a` equal to locale `root`'s.
+/// Collective. Makes every copy of `a`'s elements equal to locale `root`'s: for a
+/// Replicated array, every locale's copy becomes root's; for a Dimensional array with
+/// replicated dimensions, every copy layer becomes root's layer (each locale receives its
+/// indices from the locale of root's layer holding them).
 template <class T, std::size_t N>
 void replicate_from(array<T, N>& a, int root) {
-  if (!a.domain().state()->replicated)
+  const auto& st = *a.domain().state();
+  if (!st.layers)
     throw argument_error("dmap::replicate_from: the array is distributed by " + a.domain().name() +
-                         "; only arrays over a dmap::replicated domain have copies to make consistent");
+                         "; only arrays whose domain holds copies (dmap::replicated, or dmap::dimensional with "
+                         "replicated dimensions) have copies to make consistent");
   if (root < 0 || root >= num_locales())
     throw argument_error("dmap::replicate_from: root is " + std::to_string(root) + "; it must be in [0, " +
                          std::to_string(num_locales()) + ")");
-  if (num_locales() == 1 || a.local_blocks().empty()) return;
-  broadcast_bytes(a.local_blocks().front().base, static_cast<std::size_t>(a.local_size()) * sizeof(T), root);
+  if (num_locales() == 1) return;
+  if (st.replicated) {
+    if (!a.local_blocks().empty())
+      broadcast_bytes(a.local_blocks().front().base, static_cast<std::size_t>(a.local_size()) * sizeof(T), root);
+    return;
+  }
+  placement<N> from = st.blocks_of_all();
+  for (std::size_t q = 0; q < from.size(); ++q)
+    if ((*st.layers)[q] != (*st.layers)[static_cast<std::size_t>(root)]) from[q].clear();
+  transfer(from, a.local_data(), st.blocks_of_all(), a.local_data());
 }
 
 }  // namespace dmap

@@ -279,7 +279,7 @@ class array {
     placement<N> to(static_cast<std::size_t>(num_locales()));
     to[0].push_back({whole, dense_layout<N>::make(whole, 0), {}});
     std::vector<T> all(here() == 0 ? static_cast<std::size_t>(whole.size()) : 0);
-    locator<N> target{whole, {}, std::make_shared<const placement<N>>(std::move(to)), nullptr, false};
+    locator<N> target{whole, {}, std::make_shared<const placement<N>>(std::move(to)), nullptr, nullptr};
     if (here() == 0) target.mine = (*target.all)[0];
     transfer(domain().state()->locate(), st_->data(), target, all.data());
     return all;

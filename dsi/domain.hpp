@@ -51,7 +51,8 @@ class domain_model_base {
   virtual bool same_map(const domain_model_base& other) const = 0;
   virtual std::unique_ptr<domain_model_base> with_indices(const rect<N>& r) const = 0;
   virtual const void* find_descriptor(const std::type_info& type) const noexcept = 0;
-  virtual bool replicated() const noexcept = 0;
+  /// When locales hold copies: the copy layer of each locale (empty: no copies).
+  virtual std::vector<int> copy_layers() const = 0;
   /// True when the descriptor finishes (re)building its index set collectively (`build`).
   virtual bool builds_collectively() const noexcept = 0;
   /// Collective: commits the index set staged by construction or set_indices.
@@ -81,9 +82,9 @@ class domain_model final : public domain_model_base<N> {
   std::unique_ptr<domain_model_base<N>> with_indices(const rect<N>& r) const override {
     return std::make_unique<domain_model>(dist_, dist_.new_domain(r));
   }
-  bool replicated() const noexcept override {
-    if constexpr (requires { Desc::replicated; }) return Desc::replicated;
-    return false;
+  std::vector<int> copy_layers() const override {
+    if constexpr (requires(const Desc& d) { d.copy_layers(); }) return desc_.copy_layers();
+    else return {};
   }
   const void* find_descriptor(const std::type_info& type) const noexcept override {
     return type == typeid(Desc) ? &desc_ : nullptr;
@@ -121,8 +122,11 @@ struct domain_state {
   // [0, my_size) (no ghost cells, no gaps): loops over arrays of this domain alone may then
   // walk the storage as one contiguous span, in any order.
   bool dense_storage = false;
-  // True when every locale holds the whole index set (a Replicated map): data moves from
-  // each locale's own copy, and reductions see one copy.
+  // When locales hold copies (Replicated, replicated dimensions): the copy layer of each
+  // locale; the locales of one layer hold every index once. Data moves from the source's
+  // layer of the destination, and reductions see the reducing locale's layer. Null: no copies.
+  std::shared_ptr<const std::vector<int>> layers;
+  // True when every locale is a layer of its own (it holds the whole index set).
   bool replicated = false;
   // The directory of a map no formula describes (Hashed, Unstructured); null otherwise.
   std::shared_ptr<const directory<N>> dir;
@@ -152,7 +156,14 @@ struct domain_state {
     dir = model->find_directory();
     storage_size = std::max(span, dir ? static_cast<index_t>(dir->stored().size()) : 0);
     dense_storage = dense_storage && span == my_size && storage_size == my_size;
-    replicated = model->replicated();
+    auto l = model->copy_layers();
+    layers = l.empty() ? nullptr : std::make_shared<const std::vector<int>>(std::move(l));
+    replicated = false;
+    if (layers) {
+      std::vector<int> sorted = *layers;
+      std::sort(sorted.begin(), sorted.end());
+      replicated = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+    }
     all_blocks.reset();
     ++generation;
   }
@@ -176,7 +187,7 @@ struct domain_state {
   /// Where the elements live, as this locale can tell (kept valid by its shared parts
   /// after the domain changes).
   locator<N> locate() const {
-    locator<N> l{whole, {}, {}, dir, replicated};
+    locator<N> l{whole, {}, {}, dir, layers};
     for (std::size_t k = 0; k < my_subdomains.size(); ++k) l.mine.push_back({my_subdomains[k], my_layouts[k], {}});
     if (!dir) {
       (void)blocks_of_all();

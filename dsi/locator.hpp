@@ -24,7 +24,9 @@ struct locator {
   std::vector<placed_block<N>> mine;          ///< this locale's owned blocks
   std::shared_ptr<const placement<N>> all;    ///< every locale's blocks, when formulas tell them
   std::shared_ptr<const directory<N>> dir;    ///< otherwise the directory
-  bool replicated = false;                    ///< every locale holds every index
+  /// When locales hold copies, each locale's copy layer (null: none): a destination reads
+  /// from the source locales of its own layer.
+  std::shared_ptr<const std::vector<int>> layers;
 };
 
 namespace detail {
@@ -45,13 +47,6 @@ void for_each_stored_index(const std::vector<placed_block<N>>& blocks, F&& f) {
   }
 }
 
-/// The location of `i` among this locale's blocks (a replicated source: always here).
-template <std::size_t N>
-location local_location(const std::vector<placed_block<N>>& blocks, const idx<N>& i) {
-  for (const auto& b : blocks)
-    if (b.owned.contains(i)) return {b.layout.offset_of(i + b.shift), here(), 1};
-  return {};
-}
 
 inline std::vector<std::byte> as_bytes(const std::vector<index_t>& v) {
   std::vector<std::byte> out(v.size() * sizeof(index_t));
@@ -110,14 +105,25 @@ transfer_plan<N> element_plan(const std::vector<placed_block<N>>& walked, const 
 /// collective when a side is known through a directory.
 template <std::size_t N>
 transfer_plan<N> plan_transfer(const locator<N>& from, const locator<N>& to) {
-  if (!from.dir && !to.dir) return transfer_plan<N>(*from.all, *to.all, from.replicated);
-  if (from.replicated)  // every locale reads its own copy
+  if (!from.dir && !to.dir) return transfer_plan<N>(*from.all, *to.all, from.layers.get());
+  if (from.layers) {  // a source with copies (given by formulas): read from this locale's layer
+    const auto& layer = *from.layers;
     return detail::element_plan<N>(to.mine, from.whole, true, [&](const std::vector<index_t>& orders) {
-      std::vector<location> out;
-      out.reserve(orders.size());
-      for (index_t o : orders) out.push_back(detail::local_location(from.mine, from.whole.index_at(o)));
+      std::vector<location> out(orders.size());
+      for (std::size_t k = 0; k < orders.size(); ++k) {
+        const idx<N> i = from.whole.index_at(orders[k]);
+        for (int q = 0; q < static_cast<int>(layer.size()) && out[k].locale < 0; ++q) {
+          if (layer[static_cast<std::size_t>(q)] != layer[static_cast<std::size_t>(here())]) continue;
+          for (const auto& b : (*from.all)[static_cast<std::size_t>(q)])
+            if (b.owned.contains(i)) {
+              out[k] = {b.layout.offset_of(i + b.shift), q, 1};
+              break;
+            }
+        }
+      }
       return out;
     });
+  }
   if (from.dir)  // destinations ask the source's directory
     return detail::element_plan<N>(to.mine, from.whole, true,
                                    [&](const std::vector<index_t>& orders) { return from.dir->lookup(orders); });

@@ -89,14 +89,15 @@ class transfer_plan {
     placed_block<N> to;
   };
 
-  /// The plan of this locale for moving `from` to `to`. When `from_replicated`, every
-  /// locale holds all of `from` (a replicated array) and copies from its own copy only.
-  transfer_plan(const placement<N>& from, const placement<N>& to, bool from_replicated = false) {
+  /// The plan of this locale for moving `from` to `to`. When `from` holds copies, `layers`
+  /// gives each locale's copy layer and a destination receives only from the source
+  /// locales of its own layer (a replicated array: each locale from its own copy).
+  transfer_plan(const placement<N>& from, const placement<N>& to, const std::vector<int>* layers = nullptr) {
     const int p = num_locales(), me = here();
     sends_.resize(static_cast<std::size_t>(p));
     receives_.resize(static_cast<std::size_t>(p));
     for (int q = 0; q < p; ++q) {
-      if (from_replicated && q != me) continue;
+      if (layers && (*layers)[static_cast<std::size_t>(q)] != (*layers)[static_cast<std::size_t>(me)]) continue;
       for (const auto& fb : from[me])
         for (const auto& tb : to[q]) {
           const rect<N> part = fb.owned.intersect(tb.owned);
@@ -225,12 +226,12 @@ class pending_transfer {
 
 /// Collective. Copies every index present in both placements from `from` (elements at
 /// `from_base`) to `to` (elements at `to_base`): one message per pair of locales that share
-/// indices, exactly the shared elements, and no collective call. A replicated source
-/// (`from_replicated`) is read on each locale from its own copy, without messages.
+/// indices, exactly the shared elements, and no collective call. A source with copies is
+/// read from each destination's own copy layer (`layers`, see transfer_plan).
 template <transferable T, std::size_t N>
 void transfer(const placement<N>& from, const T* from_base, const placement<N>& to, T* to_base,
-              bool from_replicated = false) {
-  const transfer_plan<N> plan(from, to, from_replicated);
+              const std::vector<int>* layers = nullptr) {
+  const transfer_plan<N> plan(from, to, layers);
   pending_transfer<T, N>(plan, from_base, to_base).finish();
 }
 

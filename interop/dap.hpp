@@ -110,6 +110,15 @@ inline dap_dimension dap_of_dimension(const dimension_cut& cut, const dim_spec& 
   dim.proc_grid_size = parts;
   dim.proc_grid_rank = k;
   dim.size = whole.size();
+  if (std::holds_alternative<replicated_dim>(spec) || std::holds_alternative<unstructured_dim>(spec)) {
+    // 'u': the positions held, in storage order; a replicated dimension holds all of them on
+    // every grid coordinate (not one_to_one).
+    dim.dist_type = 'u';
+    dim.one_to_one = !std::holds_alternative<replicated_dim>(spec);
+    for (const range& piece : cut.pieces(k))
+      for (index_t j = 0; j < piece.size(); ++j) dim.indices.push_back(whole.order_of(piece.index_at(j)));
+    return dim;
+  }
   const bool round_robin = std::holds_alternative<cyclic_dim>(spec) || std::holds_alternative<block_cyclic_dim>(spec);
   if (!round_robin) {
     if (whole.stride() < 0 && parts > 1)

@@ -77,6 +77,7 @@ struct operand<const domain<N>> {
   const std::vector<rect<N>>& pieces() const noexcept { return d.local_subdomains(); }
   const domain_state<N>* state() const noexcept { return d.state().get(); }
   bool state_is_replicated() const noexcept { return d.state()->replicated; }
+  const std::vector<int>* copy_layers() const noexcept { return d.state()->layers.get(); }
   /// Domains yield indices, so they never walk storage.
   static constexpr bool walks_storage = false;
   std::string describe() const { return d.name() + " domain over " + to_text(d.indices()); }
@@ -110,6 +111,7 @@ struct operand<A> {
   const std::vector<rect<N>>& pieces() const noexcept { return a.domain().local_subdomains(); }
   const domain_state<N>* state() const noexcept { return a.domain().state().get(); }
   bool state_is_replicated() const noexcept { return a.domain().state()->replicated; }
+  const std::vector<int>* copy_layers() const noexcept { return a.domain().state()->layers.get(); }
   /// Arrays can walk their storage as one span (when their domain's storage is dense).
   static constexpr bool walks_storage = true;
   /// The row of `count` elements starting at storage offset `first`.
@@ -234,6 +236,7 @@ struct operand<neighbors_of<T, N>> {
   const std::vector<rect<N>>& pieces() const noexcept { return n.a->domain().local_subdomains(); }
   const domain_state<N>* state() const noexcept { return nullptr; }  // always checked
   bool state_is_replicated() const noexcept { return n.a->domain().state()->replicated; }
+  const std::vector<int>* copy_layers() const noexcept { return n.a->domain().state()->layers.get(); }
   static constexpr bool walks_storage = false;
   std::string describe() const {
     std::ostringstream s;

@@ -92,11 +92,15 @@ T reduce(Iterand&& iterand, T init, Op op, Transform transform) {
     if (p.has) mine = {mine.has ? op(mine.value, p.value) : p.value, 1};
   T result = init;
   // One locale, or a replicated leader (every locale reduced the whole set on its own copy,
-  // as Chapel's replicated leader does): nothing to combine across locales.
-  if (num_locales() == 1 || std::get<0>(ops.ops).state_is_replicated())
-    return mine.has ? op(result, mine.value) : result;
-  for (const auto& p : all_gather(mine))
-    if (p.has) result = op(result, p.value);
+  // as Chapel's replicated leader does): nothing to combine across locales. A leader with
+  // copy layers (replicated dimensions) combines the locales of this locale's layer.
+  const auto& lead = std::get<0>(ops.ops);
+  if (num_locales() == 1 || lead.state_is_replicated()) return mine.has ? op(result, mine.value) : result;
+  const std::vector<int>* layers = lead.copy_layers();
+  const auto all = all_gather(mine);
+  for (std::size_t q = 0; q < all.size(); ++q)
+    if (all[q].has && (!layers || (*layers)[q] == (*layers)[static_cast<std::size_t>(here())]))
+      result = op(result, all[q].value);
   return result;
 }
 

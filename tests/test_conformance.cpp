@@ -3,9 +3,13 @@
 // One templated test runs over "factories", each making a distribution for a target grid and
 // an index set: Block, Stencil (fluff 1 and 2, periodic or not), Cyclic (default and explicit
 // start), BlockCyclic (several block sizes, row- and column-major storage), Irregular Block
-// (cut points drawn inside the index set's bounds, so valid for any locale count), three
+// (cut points drawn inside the index set's bounds, so valid for any locale count), four
 // Dimensional mixes (block x cyclic, block_cyclic x irregular, cyclic x block_cyclic x block in
-// 3-D) and the user-defined custom_dist::weighted_block (examples/custom_dist).
+// 3-D, unstructured x none) and the user-defined custom_dist::weighted_block
+// (examples/custom_dist). Maps whose locales hold copies (Replicated, replicated dimensions)
+// and maps known only through a directory (Hashed, Unstructured) break the exact cover or
+// the "any locale's pieces" of points 1-3 by design and have suites of their own
+// (tests/test_copies.cpp, tests/test_directory_maps.cpp) with the same oracle style.
 //
 // Random cases come from a std::mt19937_64 with a fixed seed, identical on every locale (no draw
 // ever depends on the locale): 1-3 dimensions, extents 0..25 (empty in three forms, fewer
@@ -827,6 +831,60 @@ struct mix3_f {
   }
 };
 
+/// Unstructured x none (2-D) over a P x 1 grid: every integer within 6 of dimension 0's
+/// indices dealt to a random coordinate, each list shuffled; index sets reaching a value
+/// outside the lists are refused.
+struct mix_unstructured_none_f {
+  static std::string label() { return "dimensional(unstructured, none)"; }
+  template <std::size_t N>
+  static constexpr bool supports = N == 2;
+  static constexpr bool explicit_grids = false;
+  template <std::size_t N>
+  static made<N, dmap::dimensional<N>> make(gen& g, const grid_arg<N>&, const orect<N>& w) {
+    const int p = dmap::num_locales();
+    const index_t lo = w.seq[0].empty() ? -6 : w.low(0) - 6, hi = w.seq[0].empty() ? 6 : w.high(0) + 6;
+    std::vector<std::vector<index_t>> lists(static_cast<std::size_t>(p));
+    std::unordered_map<index_t, int> owner;
+    for (index_t v = lo; v < hi; ++v) {
+      const int k = static_cast<int>(draw(g, 0, p - 1));
+      lists[static_cast<std::size_t>(k)].push_back(v);
+      owner[v] = k;
+    }
+    for (auto& l : lists) std::shuffle(l.begin(), l.end(), g);
+    std::array<dmap::dim_spec, N> specs{dmap::unstructured_dim{lists}, dmap::none_dim{}};
+    made<N, dmap::dimensional<N>> m{dmap::dimensional<N>(specs, dmap::target_grid<N>({p, 1}), random_order(g))};
+    m.owner_for = [owner](const orect<N>&) -> owner_fn<N> {
+      return [owner](const idx<N>& i) { return owner.at(i[0]); };
+    };
+    m.rejects = [lo, hi](const orect<N>& x) {
+      return std::any_of(x.seq[0].begin(), x.seq[0].end(), [&](index_t v) { return v < lo || v >= hi; });
+    };
+    return m;
+  }
+  static bad_list bad_arguments() {
+    const int p = dmap::num_locales();
+    bad_list out = {{"dimensional(unstructured, none): one list too many",
+                     [p] {
+                       dmap::dimensional<2> m({dmap::unstructured_dim{std::vector<std::vector<index_t>>(
+                                                   static_cast<std::size_t>(p + 1))},
+                                               dmap::none_dim{}},
+                                              dmap::target_grid<2>({p, 1}));
+                     }},
+                    {"dimensional(unstructured, none): an index listed twice", [p] {
+                       std::vector<std::vector<index_t>> lists(static_cast<std::size_t>(p));
+                       lists[0] = {0, 1, 0};
+                       build_domain<2>(dmap::dimensional<2>({dmap::unstructured_dim{lists}, dmap::none_dim{}},
+                                                            dmap::target_grid<2>({p, 1})),
+                                       rect<2>{range(0, 2), range(0, 3)});
+                     }}};
+    if (p > 1)
+      out.push_back({"dimensional(none, block): a 'none' dimension split over locales", [p] {
+                       dmap::dimensional<2> m({dmap::none_dim{}, dmap::block_dim{}}, dmap::target_grid<2>({p, 1}));
+                     }});
+    return out;
+  }
+};
+
 /// The user-defined distribution of examples/custom_dist: row shares along dimension 0
 /// proportional to per-locale weights, grid P x 1 x ... x 1.
 struct weighted_f {
@@ -1572,13 +1630,14 @@ void bad_grids() {
 TEMPLATE_TEST_CASE("conformance: every distribution against brute-force oracles on random shapes and grids",
                    "[conformance]", block_f, stencil_1, stencil_1p, stencil_2, stencil_2p, cyclic_default,
                    cyclic_start, block_cyclic_row, block_cyclic_col, irregular_f, mix_block_cyclic_f,
-                   mix_bc_irregular_f, mix3_f, weighted_f) {
+                   mix_bc_irregular_f, mix3_f, mix_unstructured_none_f, weighted_f) {
   all_dimensions<TestType>();
 }
 
 TEMPLATE_TEST_CASE("conformance: invalid arguments throw argument_error on every locale", "[conformance]", block_f,
                    stencil_1, stencil_1p, stencil_2, stencil_2p, cyclic_default, cyclic_start, block_cyclic_row,
-                   block_cyclic_col, irregular_f, mix_block_cyclic_f, mix_bc_irregular_f, mix3_f, weighted_f) {
+                   block_cyclic_col, irregular_f, mix_block_cyclic_f, mix_bc_irregular_f, mix3_f,
+                   mix_unstructured_none_f, weighted_f) {
   for (const auto& [what, thunk] : TestType::bad_arguments()) require_argument_error(what, thunk);
   if constexpr (TestType::explicit_grids) {
     if constexpr (TestType::template supports<1>) bad_grids<TestType, 1>();

@@ -288,11 +288,24 @@ void check_scaled(dmap::array<double, N>& A, const dmap::target_grid<N>& g, cons
 
     // Identical dim_data along an axis; adjacent 'b' ranges meet (stop of rank r = start of
     // rank r + 1, the first starts at 0, the last stops at size).
-    const auto all = dmap::all_gather(dim);
+    // (the dictionaries of these maps carry no 'u' index list, so their fixed fields say all)
+    struct fixed_fields {
+      char dist_type;
+      index_t size, start, stop, block_size;
+      int proc_grid_size, proc_grid_rank;
+      std::array<index_t, 2> padding;
+      bool periodic;
+      bool operator==(const fixed_fields&) const = default;
+    };
+    const auto fixed = [](const dmap::dap_dimension& x) {
+      return fixed_fields{x.dist_type, x.size, x.start, x.stop, x.block_size, x.proc_grid_size, x.proc_grid_rank,
+                          x.padding, x.periodic};
+    };
+    const auto all = dmap::all_gather(fixed(dim));
     bool identical = true, adjacent = true;
     for (std::size_t q = 0; q < all.size(); ++q) {
       const auto cq = g.coords_of(static_cast<int>(q));
-      if (cq[d] == me[d] && !(all[q] == dim)) identical = false;
+      if (cq[d] == me[d] && !(all[q] == fixed(dim))) identical = false;
       if (kinds[d] != 0) continue;
       if (cq[d] == 0 && all[q].start != 0) adjacent = false;
       if (cq[d] == g.extent(d) - 1 && all[q].stop != dim.size) adjacent = false;

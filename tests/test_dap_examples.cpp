@@ -9,11 +9,10 @@
 // positions [start, stop); cyclic: the positions p with (p / block_size) % proc_grid_size ==
 // proc_grid_rank) computed here by brute force, not by dmap's helpers.
 //
-// Not reproduced:
+// Not reproduced here:
 //   2.2 "Block with padding" is tests/test_dap.cpp's.
-//   2.3 "Unstructured" and 2.11 "Unstructured, Unstructured" use dist_type 'u' (arbitrary
-//   lists of global indices per process); dmap has no unstructured distribution yet, so no
-//   dmap array can be described by them.
+// 2.3 "Unstructured" is reproduced twice (Dimensional with an unstructured specifier, and
+// the directory-backed Unstructured map); 2.11 "Unstructured, Unstructured" by Dimensional.
 //
 // Notes on the document's text (the PDF extraction is damaged in places):
 //   2.1 says "2 rows and 1 column" and then "the proc_grid_size of the first dimension is 1";
@@ -560,7 +559,81 @@ TEST_CASE("DAP example 2.10: block-cyclic, block-cyclic, 5x9 over a 2x2 grid", "
                      std::to_string(r) + ", \"start\": " + std::to_string(2 * r) + ", \"block_size\": 2}");
 }
 
-// 2.11 "Unstructured, Unstructured": dist_type 'u' - dmap has no unstructured distribution yet.
+namespace {
+/// One process of a 'u' example: per dimension its indices, then its buffer (row-major).
+struct u_process {
+  std::vector<std::vector<index_t>> indices;
+  std::vector<double> buffer;
+};
+/// Collective: `A`'s DAP description on each locale equals the document's process of that
+/// locale: 'u' dictionaries (size, grid size and rank, indices, one_to_one) and buffer.
+template <std::size_t N>
+void check_u_example(dmap::array<double, N>& A, const std::array<index_t, N>& sizes,
+                     const std::array<int, N>& grid, const std::vector<u_process>& doc) {
+  const auto x = dmap::dap_export(A);
+  const auto& want = doc[static_cast<std::size_t>(dmap::here())];
+  const auto coords = dmap::target_grid<N>(grid).coords_of(dmap::here());
+  bool dims_ok = true;
+  std::size_t count = 1;
+  for (std::size_t d = 0; d < N; ++d) {
+    const auto& dim = x.dim_data[d];
+    dims_ok = dims_ok && dim.dist_type == 'u' && dim.size == sizes[d] && dim.proc_grid_size == grid[d] &&
+              dim.proc_grid_rank == coords[d] && dim.indices == want.indices[d] && dim.one_to_one &&
+              x.shape[d] == static_cast<index_t>(want.indices[d].size()) &&
+              dmap::num_owned_indices(dim) == x.shape[d];
+    count *= want.indices[d].size();
+  }
+  DMAP_CHECK_ALL(dims_ok);
+  DMAP_CHECK_ALL(count == want.buffer.size() &&
+                 std::equal(want.buffer.begin(), want.buffer.end(), static_cast<const double*>(x.buffer)));
+}
+}  // namespace
+
+TEST_CASE("DAP example 2.3: unstructured, 30 indices over 3 processes", "[dap]") {
+  if (dmap::num_locales() != 3) return;  // the example is for exactly three processes
+  const std::vector<u_process> doc = {
+      {{{19, 1, 0, 12, 2, 15, 4}}, {0.7, 0.5, 0.9, 0.2, 0.7, 0.0, 0.5}},
+      {{{6, 13, 3}}, {0.1, 0.5, 0.9}},
+      {{{10, 25, 5, 21, 7, 18, 11, 26, 29, 24, 23, 28, 14, 20, 9, 16, 27, 8, 17, 22}},
+       {0.1, 0.8, 0.4, 0.8, 0.2, 0.4, 0.4, 0.3, 0.5, 0.7, 0.4, 0.7, 0.6, 0.2, 0.8, 0.5, 0.3, 0.8, 0.4, 0.2}}};
+  // The undistributed array, put together from the document's processes.
+  std::vector<double> full(30);
+  std::vector<std::vector<index_t>> lists;
+  for (const auto& proc : doc) {
+    lists.push_back(proc.indices[0]);
+    for (std::size_t k = 0; k < proc.buffer.size(); ++k) full[static_cast<std::size_t>(proc.indices[0][k])] = proc.buffer[k];
+  }
+  const auto fill = [&](auto& A, const auto& D) {
+    dmap::forall(dmap::zip(A, D), [&](double& a, const dmap::idx<1>& i) { a = full[static_cast<std::size_t>(i[0])]; });
+  };
+  // As a Dimensional map with an unstructured specifier (the lists known everywhere) ...
+  dmap::domain<1> D{dmap::dimensional<1>({dmap::unstructured_dim{lists}}), dmap::rect<1>{{0, 30}}};
+  dmap::array<double, 1> A{D};
+  fill(A, D);
+  check_u_example<1>(A, {30}, {3}, doc);
+  // ... and as an Unstructured map (each process knows its own list only).
+  dmap::domain<1> U{dmap::unstructured<1>{lists[static_cast<std::size_t>(dmap::here())]}, dmap::rect<1>{{0, 30}}};
+  dmap::array<double, 1> B{U};
+  fill(B, U);
+  check_u_example<1>(B, {30}, {3}, doc);
+}
+
+TEST_CASE("DAP example 2.11: unstructured, unstructured, 5x9 over a 2x2 grid", "[dap]") {
+  if (dmap::num_locales() != 4) return;  // the example is for exactly four processes
+  const std::vector<std::vector<index_t>> rows = {{3, 0}, {4, 2, 1}}, cols = {{2, 3, 7, 1}, {6, 5, 8, 0, 4}};
+  dmap::domain D{dmap::dimensional<2>{{dmap::unstructured_dim{rows}, dmap::unstructured_dim{cols}},
+                                      dmap::target_grid<2>{{2, 2}}},
+                 dmap::rect<2>{{0, 5}, {0, 9}}};
+  dmap::array<double, 2> A{D};
+  dmap::forall(dmap::zip(A, D), [](double& a, const dmap::idx<2>& i) { a = static_cast<double>(9 * i[0] + i[1]); });
+  // Processes in C order of the grid: (0, 0), (0, 1), (1, 0), (1, 1).
+  check_u_example<2>(A, {5, 9}, {2, 2},
+                     {{{{3, 0}, {2, 3, 7, 1}}, {29., 30., 34., 28., 2., 3., 7., 1.}},
+                      {{{3, 0}, {6, 5, 8, 0, 4}}, {33., 32., 35., 27., 31., 6., 5., 8., 0., 4.}},
+                      {{{4, 2, 1}, {2, 3, 7, 1}}, {38., 39., 43., 37., 20., 21., 25., 19., 11., 12., 16., 10.}},
+                      {{{4, 2, 1}, {6, 5, 8, 0, 4}},
+                       {42., 41., 44., 36., 40., 24., 23., 26., 18., 22., 15., 14., 17., 9., 13.}}});
+}
 
 TEST_CASE("DAP example 2.12: cyclic, block, cyclic, 5x9x3 over a 2x2x2 grid", "[dap]") {
   if (dmap::num_locales() != 8) return;  // the example is for exactly eight processes

@@ -1,5 +1,6 @@
 // forall over a 2-D array of each distribution against a raw oneTBB loop over the same local
-// memory, and locale_of throughput against the hand-written owner formula, in the same run.
+// memory, and locale_of throughput against the hand-written owner formula (for a map kept
+// in a directory: batched locales_of against a table of the whole map), in the same run.
 //   mpirun -n P --bind-to none ./bench_dists [n=4096] [repetitions=9]
 #include <dmap/dmap.hpp>
 
@@ -116,6 +117,44 @@ void locale_of_case(const std::string& name, const dmap::domain<2>& D, Formula f
        dmap::comm_counters{});
 }
 
+// locales_of over the same random indices through the directory of a map no formula
+// describes, against a lookup in a table of the whole map held by every locale (what one
+// writes by hand when memory allows). msgs/bytes: the one-sided directory reads issued.
+void directory_lookup_case(const std::string& name, const dmap::domain<2>& D, const std::vector<int>& owner_table,
+                           int reps) {
+  std::mt19937_64 gen(7);
+  std::vector<idx<2>> points(1 << 20);
+  for (auto& p : points)
+    p = idx<2>{D.dim(0).index_at(static_cast<index_t>(gen() % static_cast<std::uint64_t>(D.dim(0).size()))),
+               D.dim(1).index_at(static_cast<index_t>(gen() % static_cast<std::uint64_t>(D.dim(1).size())))};
+  long long sum_dmap = 0, sum_base = 0;
+  dmap::reset_counters();
+  (void)D.locales_of(points);
+  const auto once = dmap::counters();
+  const auto [td, tb] = median_times(
+      reps,
+      [&] {
+        long long s = 0;
+        for (int q : D.locales_of(points)) s += q;
+        sum_dmap = s;
+      },
+      [&] {
+        long long s = 0;
+        for (const auto& p : points) s += owner_table[static_cast<std::size_t>(D.indices().order_of(p))];
+        sum_base = s;
+      });
+  if (sum_dmap != sum_base) {
+    std::fprintf(stderr, "bench_dists: locales_of of %s disagrees with the table\n", name.c_str());
+    std::exit(1);
+  }
+  const double m = static_cast<double>(points.size());
+  dmap::comm_counters reads{};
+  reads.messages_sent = once.messages_received;
+  reads.bytes_sent = once.bytes_received;
+  line("dists_locales_of_" + name, static_cast<index_t>(points.size()), m / td / 1e6, m / tb / 1e6, "Mlookups/s",
+       reads);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -140,6 +179,25 @@ int main(int argc, char** argv) {
   forall_case("block_cyclic_64", bc64, reps);
   forall_case("block_cyclic_8", bc8, reps);
   forall_case("irregular", irregular, reps);
+  // Maps kept in a directory: rows of 16 dealt by a mapper, and whole rows listed per locale
+  // in shuffled order (both store runs of a row, so pieces stay few).
+  const int p = dmap::num_locales();
+  const auto stripes = [](const idx<2>& i, int locales) { return static_cast<int>((i[0] / 16) % locales); };
+  const dmap::domain<2> hashed{dmap::hashed<2, decltype(stripes)>{stripes, "stripes16"}, space};
+  std::vector<index_t> row_order(static_cast<std::size_t>(n));
+  for (index_t r = 0; r < n; ++r) row_order[static_cast<std::size_t>(r)] = r;
+  std::shuffle(row_order.begin(), row_order.end(), std::mt19937_64(11));
+  std::vector<int> row_owner(static_cast<std::size_t>(n));
+  std::vector<idx<2>> mine;
+  for (index_t k = 0; k < n; ++k) {
+    const index_t r = row_order[static_cast<std::size_t>(k)];
+    row_owner[static_cast<std::size_t>(r)] = static_cast<int>(k % p);
+    if (k % p == dmap::here())
+      for (index_t c = 0; c < n; ++c) mine.push_back(idx<2>{r, c});
+  }
+  const dmap::domain<2> unstructured{dmap::unstructured<2>{std::move(mine)}, space};
+  forall_case("hashed_stripes16", hashed, reps);
+  forall_case("unstructured_rows", unstructured, reps);
 
   locale_of_case("block", block, [&](const idx<2>& i) {
     return static_cast<int>(i[0] * p0 / n) * p1 + static_cast<int>(i[1] * p1 / n);
@@ -155,5 +213,10 @@ int main(int argc, char** argv) {
     const int c = static_cast<int>(std::upper_bound(cuts1.begin(), cuts1.end(), i[1]) - cuts1.begin());
     return r * p1 + c;
   }, reps);
+  locale_of_case("hashed_stripes16", hashed, [&](const idx<2>& i) { return stripes(i, p); }, reps);
+  std::vector<int> table(static_cast<std::size_t>(n * n));
+  for (index_t r = 0; r < n; ++r)
+    std::fill_n(table.begin() + r * n, n, row_owner[static_cast<std::size_t>(r)]);
+  directory_lookup_case("unstructured_rows", unstructured, table, reps);
   return 0;
 }

@@ -149,28 +149,37 @@ class directory {
   std::vector<location> lookup(const std::vector<index_t>& orders) const {
     std::vector<location> out(orders.size());
     const int p = num_locales(), me = here();
-    std::vector<std::vector<element_run>> runs(static_cast<std::size_t>(p));
-    std::vector<std::vector<std::size_t>> slots(static_cast<std::size_t>(p));
+    // Requests per home, sorted by entry so that the remote reads form few, ascending runs.
+    std::vector<std::vector<std::pair<index_t, std::size_t>>> asked(static_cast<std::size_t>(p));
     for (std::size_t k = 0; k < orders.size(); ++k) {
       const index_t o = orders[k];
       const int h = homes_.home_of(o);
       const index_t at = o - homes_.first(h);
-      if (h == me) {
-        out[k] = table_[static_cast<std::size_t>(at)];
-        continue;
-      }
-      auto& r = runs[static_cast<std::size_t>(h)];
-      if (!r.empty() && r.back().first + r.back().count == at) ++r.back().count;
-      else r.push_back({at, 1});
-      slots[static_cast<std::size_t>(h)].push_back(k);
+      if (h == me) out[k] = table_[static_cast<std::size_t>(at)];
+      else asked[static_cast<std::size_t>(h)].push_back({at, k});
     }
+    std::vector<element_run> runs;
     std::vector<location> incoming;
     for (int h = 0; h < p; ++h) {
-      const auto& s = slots[static_cast<std::size_t>(h)];
-      if (s.empty()) continue;
-      incoming.resize(s.size());
-      window_.get(h, runs[static_cast<std::size_t>(h)], incoming.data());
-      for (std::size_t j = 0; j < s.size(); ++j) out[s[j]] = incoming[j];
+      auto& a = asked[static_cast<std::size_t>(h)];
+      if (a.empty()) continue;
+      std::sort(a.begin(), a.end());
+      runs.clear();
+      for (const auto& [at, k] : a) {
+        if (!runs.empty() && runs.back().first + runs.back().count - 1 == at) continue;  // asked twice
+        if (!runs.empty() && runs.back().first + runs.back().count == at) ++runs.back().count;
+        else runs.push_back({at, 1});
+      }
+      index_t fetched = 0;
+      for (const auto& r : runs) fetched += r.count;
+      incoming.resize(static_cast<std::size_t>(fetched));
+      window_.get(h, runs, incoming.data());
+      // Entry `at` sits in `incoming` at its rank among the distinct entries asked.
+      std::size_t slot = 0;
+      for (std::size_t j = 0; j < a.size(); ++j) {
+        if (j > 0 && a[j].first != a[j - 1].first) ++slot;
+        out[a[j].second] = incoming[slot];
+      }
     }
     return out;
   }

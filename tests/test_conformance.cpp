@@ -6,10 +6,13 @@
 // (cut points drawn inside the index set's bounds, so valid for any locale count), four
 // Dimensional mixes (block x cyclic, block_cyclic x irregular, cyclic x block_cyclic x block in
 // 3-D, unstructured x none) and the user-defined custom_dist::weighted_block
-// (examples/custom_dist). Maps whose locales hold copies (Replicated, replicated dimensions)
-// and maps known only through a directory (Hashed, Unstructured) break the exact cover or
-// the "any locale's pieces" of points 1-3 by design and have suites of their own
-// (tests/test_copies.cpp, tests/test_directory_maps.cpp) with the same oracle style.
+// (examples/custom_dist), and the maps kept in a directory: Hashed (the default hash or a
+// random affine mapper) and Unstructured (random per-locale lists). The placement checks work
+// from each locale's own report of its pieces, so they hold for maps where only a locale
+// itself knows its pieces; the others must answer local_subdomains(q) for any q exactly as q
+// reports. Maps whose locales hold copies (Replicated, replicated dimensions) break the exact
+// cover by design (each copy layer covers the index set) and have their own suite with the
+// same oracle style (tests/test_copies.cpp).
 //
 // Random cases come from a std::mt19937_64 with a fixed seed, identical on every locale (no draw
 // ever depends on the locale): 1-3 dimensions, extents 0..25 (empty in three forms, fewer
@@ -63,8 +66,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -115,6 +121,24 @@ std::string shape_text(const std::array<int, N>& s) {
 }
 
 // ------------------------------------------------------------------------------- reports
+
+/// Collective: every locale's vector of trivially copyable values, indexed by locale.
+template <class T>
+std::vector<std::vector<T>> everyones(const std::vector<T>& mine) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  dmap::byte_buffers out(static_cast<std::size_t>(dmap::num_locales()));
+  for (auto& buffer : out) {
+    buffer.resize(mine.size() * sizeof(T));
+    if (!mine.empty()) std::memcpy(buffer.data(), mine.data(), buffer.size());
+  }
+  const auto in = dmap::exchange(std::move(out));
+  std::vector<std::vector<T>> all(in.size());
+  for (std::size_t q = 0; q < in.size(); ++q) {
+    all[q].resize(in[q].size() / sizeof(T));
+    if (!all[q].empty()) std::memcpy(all[q].data(), in[q].data(), in[q].size());
+  }
+  return all;
+}
 
 /// The failures of one local check: the first message and how many there were.
 struct report {
@@ -885,6 +909,123 @@ struct mix_unstructured_none_f {
   }
 };
 
+/// A mapper with parameters: (c . i + shift) mod p, or the default hash when `hash`.
+struct affine_mapper {
+  std::array<index_t, 3> c{};
+  index_t shift = 0;
+  bool hash = false;
+  template <std::size_t N>
+  int operator()(const idx<N>& i, int p) const {
+    if (hash) return dmap::hash_mapper{}(i, p);
+    index_t v = shift;
+    for (std::size_t d = 0; d < N; ++d) v += c[d] * i[d];
+    return static_cast<int>(pmod(v, p));
+  }
+  bool operator==(const affine_mapper&) const = default;
+};
+
+/// Hashed with the default hash or a random affine mapper (kept in a directory).
+struct hashed_f {
+  static std::string label() { return "hashed"; }
+  template <std::size_t N>
+  static constexpr bool supports = true;
+  static constexpr bool explicit_grids = false;
+  template <std::size_t N>
+  static made<N, dmap::hashed<N, affine_mapper>> make(gen& g, const grid_arg<N>&, const orect<N>&) {
+    affine_mapper mapper{{draw(g, -3, 3), draw(g, -3, 3), draw(g, -3, 3)}, draw(g, 0, 5), g() % 3 == 0};
+    const std::string label = mapper.hash ? std::string("hash")
+                                          : str("affine ", mapper.c[0], " ", mapper.c[1], " ", mapper.c[2], " + ",
+                                                mapper.shift);
+    made<N, dmap::hashed<N, affine_mapper>> m{dmap::hashed<N, affine_mapper>{mapper, label}};
+    const int p = dmap::num_locales();
+    // The documented rule is the mapper itself; the oracle evaluates the formula on its own.
+    m.owner_for = [mapper, p](const orect<N>&) -> owner_fn<N> {
+      return [mapper, p](const idx<N>& i) {
+        if (mapper.hash) return dmap::hash_mapper{}(i, p);
+        index_t v = mapper.shift;
+        for (std::size_t d = 0; d < N; ++d) v += mapper.c[d] * i[d];
+        return static_cast<int>(pmod(v, p));
+      };
+    };
+    return m;
+  }
+  static bad_list bad_arguments() {
+    const int p = dmap::num_locales();
+    return {{"hashed: a mapper naming locale P", [p] {
+               const auto bad = [p](const idx<2>& i, int) { return i[0] == 1 ? p : 0; };
+               build_domain<2>(dmap::hashed<2, decltype(bad)>{bad, "bad"}, rect<2>{range(0, 3), range(0, 2)});
+             }},
+            {"hashed: a mapper naming locale -1", [] {
+               const auto bad = [](const idx<1>& i, int) { return i[0] == 4 ? -1 : 0; };
+               build_domain<1>(dmap::hashed<1, decltype(bad)>{bad, "bad"}, rect<1>{range(0, 9)});
+             }}};
+  }
+};
+
+/// Unstructured: every index dealt to a random locale, each list shuffled (each locale passes
+/// its own). After a resize survivors stay and new indices go to their directory home
+/// (locale h takes orders [h n / P, (h + 1) n / P) of the new index set), which the oracle
+/// follows from one resize to the next.
+struct unstructured_f {
+  static std::string label() { return "unstructured"; }
+  template <std::size_t N>
+  static constexpr bool supports = true;
+  static constexpr bool explicit_grids = false;
+  template <std::size_t N>
+  static made<N, dmap::unstructured<N>> make(gen& g, const grid_arg<N>&, const orect<N>& w) {
+    const int p = dmap::num_locales();
+    std::vector<std::vector<idx<N>>> lists(static_cast<std::size_t>(p));
+    auto owners = std::make_shared<std::map<idx<N>, int>>();
+    for (index_t k = 0; k < w.size; ++k) {
+      const int q = static_cast<int>(draw(g, 0, p - 1));
+      lists[static_cast<std::size_t>(q)].push_back(w.at(k));
+      (*owners)[w.at(k)] = q;
+    }
+    for (auto& l : lists) std::shuffle(l.begin(), l.end(), g);
+    made<N, dmap::unstructured<N>> m{dmap::unstructured<N>{lists[static_cast<std::size_t>(dmap::here())]}};
+    auto first = std::make_shared<bool>(true);
+    m.owner_for = [owners, first, p](const orect<N>& x) -> owner_fn<N> {
+      if (!*first) {
+        std::map<idx<N>, int> next;
+        for (index_t k = 0; k < x.size; ++k) {
+          const auto i = x.at(k);
+          const auto it = owners->find(i);
+          int home = 0;
+          while (home + 1 < p && (home + 1) * x.size / p <= k) ++home;
+          next[i] = it != owners->end() ? it->second : home;
+        }
+        *owners = std::move(next);
+      }
+      *first = false;
+      const auto now = *owners;
+      return [now](const idx<N>& i) {
+        const auto it = now.find(i);
+        return it == now.end() ? -1 : it->second;
+      };
+    };
+    return m;
+  }
+  static bad_list bad_arguments() {
+    const int p = dmap::num_locales(), me = dmap::here();
+    std::vector<index_t> cover;
+    for (index_t i = me; i < 8; i += p) cover.push_back(i);
+    auto twice = cover, missing = cover, shared = cover;
+    if (me == p - 1) twice.push_back(p - 1);
+    missing.erase(std::remove(missing.begin(), missing.end(), index_t{7}), missing.end());
+    if (me == p - 1) shared.push_back(0);
+    bad_list out = {{"unstructured: an index listed twice by one locale",
+                     [twice] { build_domain<1>(dmap::unstructured<1>{twice}, rect<1>{range(0, 8)}); }},
+                    {"unstructured: an index listed by no locale",
+                     [missing] { build_domain<1>(dmap::unstructured<1>{missing}, rect<1>{range(0, 8)}); }},
+                    {"unstructured: a listed index outside the domain",
+                     [cover] { build_domain<1>(dmap::unstructured<1>{cover}, rect<1>{range(0, 7)}); }}};
+    if (p > 1)
+      out.push_back({"unstructured: an index listed by two locales under one_to_one",
+                     [shared] { build_domain<1>(dmap::unstructured<1>{shared}, rect<1>{range(0, 8)}); }});
+    return out;
+  }
+};
+
 /// The user-defined distribution of examples/custom_dist: row shares along dimension 0
 /// proportional to per-locale weights, grid P x 1 x ... x 1.
 struct weighted_f {
@@ -976,15 +1117,21 @@ using block_cyclic_col = block_cyclic_f<dmap::storage_order::column_major>;
 template <class Desc, std::size_t N>
 void check_placement(batch& b, const dmap::domain<N>& D, const orect<N>& w, const owner_fn<N>& owner) {
   const int p = dmap::num_locales(), me = dmap::here();
-  report cover, locate, rule, layouts, local_desc;
+  report cover, locate, rule, layouts, any_locale, local_desc;
   std::vector<int> count(static_cast<std::size_t>(w.size), 0), who(static_cast<std::size_t>(w.size), -1);
+  // Every locale's own report of its pieces and their storage (collective): the checks below
+  // work from these, so they hold for maps kept in a directory too, where only a locale itself
+  // knows its pieces.
+  const auto reported_subs = everyones(D.local_subdomains());
+  const auto reported_lays = everyones(D.local_layouts(me));
+  constexpr bool in_directory = requires(const Desc& d) { d.directory(); };
 
   guarded(cover, [&] {
     if (!(D.indices() == w.r)) cover.fail(str("indices() is ", D.indices(), ", expected ", w.r));
     if (D.size() != w.size) cover.fail(str("size() is ", D.size(), ", expected ", w.size));
     for (int q = 0; q < p; ++q) {
       index_t owned = 0;
-      for (const auto& sub : D.local_subdomains(q))
+      for (const auto& sub : reported_subs[static_cast<std::size_t>(q)])
         for (const auto& i : points_of(sub)) {
           ++owned;
           const index_t k = w.order(i);
@@ -1031,10 +1178,34 @@ void check_placement(batch& b, const dmap::domain<N>& D, const orect<N>& w, cons
       }
     });
 
+  guarded(any_locale, [&] {
+    // Maps given by formulas answer for any locale exactly what it reports; maps kept in a
+    // directory refuse to answer for another locale (unsupported_error).
+    for (int q = 0; q < p; ++q) {
+      const auto& subs = reported_subs[static_cast<std::size_t>(q)];
+      const auto& lays = reported_lays[static_cast<std::size_t>(q)];
+      if (in_directory && q != me) {
+        const std::string got = thrown_by([&] { (void)D.local_subdomains(q); });
+        if (got.rfind("unsupported_error: ", 0) != 0)
+          any_locale.fail(str("local_subdomains(", q, ") of a map kept in a directory threw ",
+                              got.empty() ? std::string("nothing") : got));
+        continue;
+      }
+      const auto answered = D.local_subdomains(q);
+      const auto answered_layouts = D.local_layouts(q);
+      if (answered != subs) any_locale.fail(str("local_subdomains(", q, ") differs from what locale ", q, " reports"));
+      bool same = answered_layouts.size() == lays.size();
+      for (std::size_t k = 0; same && k < lays.size(); ++k)
+        same = answered_layouts[k].indices == lays[k].indices && answered_layouts[k].strides == lays[k].strides &&
+               answered_layouts[k].offset == lays[k].offset;
+      if (!same) any_locale.fail(str("local_layouts(", q, ") differs from what locale ", q, " reports"));
+    }
+  });
+
   guarded(layouts, [&] {
     for (int q = 0; q < p; ++q) {
-      const auto subs = D.local_subdomains(q);
-      const auto lays = D.local_layouts(q);
+      const auto& subs = reported_subs[static_cast<std::size_t>(q)];
+      const auto& lays = reported_lays[static_cast<std::size_t>(q)];
       if (subs.size() != lays.size()) {
         layouts.fail(str("locale ", q, " has ", subs.size(), " subdomains but ", lays.size(), " layouts"));
         continue;
@@ -1116,6 +1287,7 @@ void check_placement(batch& b, const dmap::domain<N>& D, const orect<N>& w, cons
   b.add("2. locale_of agrees with local_subdomains", locate);
   b.add("2. ownership follows the documented rule", rule);
   b.add("3. layouts: offsets distinct, in the buffer, compact", layouts);
+  b.add("1. local_subdomains(q) / local_layouts(q) answer what locale q reports", any_locale);
   b.add("3. local descriptor agrees with the domain", local_desc);
 }
 
@@ -1630,14 +1802,14 @@ void bad_grids() {
 TEMPLATE_TEST_CASE("conformance: every distribution against brute-force oracles on random shapes and grids",
                    "[conformance]", block_f, stencil_1, stencil_1p, stencil_2, stencil_2p, cyclic_default,
                    cyclic_start, block_cyclic_row, block_cyclic_col, irregular_f, mix_block_cyclic_f,
-                   mix_bc_irregular_f, mix3_f, mix_unstructured_none_f, weighted_f) {
+                   mix_bc_irregular_f, mix3_f, mix_unstructured_none_f, hashed_f, unstructured_f, weighted_f) {
   all_dimensions<TestType>();
 }
 
 TEMPLATE_TEST_CASE("conformance: invalid arguments throw argument_error on every locale", "[conformance]", block_f,
                    stencil_1, stencil_1p, stencil_2, stencil_2p, cyclic_default, cyclic_start, block_cyclic_row,
                    block_cyclic_col, irregular_f, mix_block_cyclic_f, mix_bc_irregular_f, mix3_f,
-                   mix_unstructured_none_f, weighted_f) {
+                   mix_unstructured_none_f, hashed_f, unstructured_f, weighted_f) {
   for (const auto& [what, thunk] : TestType::bad_arguments()) require_argument_error(what, thunk);
   if constexpr (TestType::explicit_grids) {
     if constexpr (TestType::template supports<1>) bad_grids<TestType, 1>();

@@ -87,14 +87,20 @@ void forall_case(const std::string& name, const dmap::domain<2>& D, int reps) {
   line("dists_forall_" + name, D.size(), elements / td / 1e6, elements / tb / 1e6, "Melem/s", counters);
 }
 
-// locale_of over a fixed list of random indices against a hand-written formula.
-template <class Formula>
-void locale_of_case(const std::string& name, const dmap::domain<2>& D, Formula formula, int reps) {
+// 2^20 random indices of D, the same on every locale and in every case.
+std::vector<idx<2>> random_points(const dmap::domain<2>& D) {
   std::mt19937_64 gen(7);
   std::vector<idx<2>> points(1 << 20);
   for (auto& p : points)
     p = idx<2>{D.dim(0).index_at(static_cast<index_t>(gen() % static_cast<std::uint64_t>(D.dim(0).size()))),
                D.dim(1).index_at(static_cast<index_t>(gen() % static_cast<std::uint64_t>(D.dim(1).size())))};
+  return points;
+}
+
+// locale_of over a fixed list of random indices against a hand-written formula.
+template <class Formula>
+void locale_of_case(const std::string& name, const dmap::domain<2>& D, Formula formula, int reps) {
+  const std::vector<idx<2>> points = random_points(D);
   long long sum_dmap = 0, sum_base = 0;
   const auto [td, tb] = median_times(
       reps,
@@ -122,11 +128,7 @@ void locale_of_case(const std::string& name, const dmap::domain<2>& D, Formula f
 // writes by hand when memory allows). msgs/bytes: the one-sided directory reads issued.
 void directory_lookup_case(const std::string& name, const dmap::domain<2>& D, const std::vector<int>& owner_table,
                            int reps) {
-  std::mt19937_64 gen(7);
-  std::vector<idx<2>> points(1 << 20);
-  for (auto& p : points)
-    p = idx<2>{D.dim(0).index_at(static_cast<index_t>(gen() % static_cast<std::uint64_t>(D.dim(0).size()))),
-               D.dim(1).index_at(static_cast<index_t>(gen() % static_cast<std::uint64_t>(D.dim(1).size())))};
+  const std::vector<idx<2>> points = random_points(D);
   long long sum_dmap = 0, sum_base = 0;
   dmap::reset_counters();
   (void)D.locales_of(points);

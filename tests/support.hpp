@@ -4,7 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../dmap.hpp"
@@ -18,6 +21,24 @@ inline std::string failing_locales(bool ok) {
   for (std::size_t q = 0; q < all.size(); ++q)
     if (!all[q]) failed += (failed.empty() ? "" : ", ") + std::to_string(q);
   return failed;
+}
+
+/// Collective: every locale's vector of trivially copyable values, indexed by locale.
+template <class T>
+std::vector<std::vector<T>> everyones(const std::vector<T>& mine) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  dmap::byte_buffers out(static_cast<std::size_t>(dmap::num_locales()));
+  for (auto& buffer : out) {
+    buffer.resize(mine.size() * sizeof(T));
+    if (!mine.empty()) std::memcpy(buffer.data(), mine.data(), buffer.size());
+  }
+  const auto in = dmap::exchange(std::move(out));
+  std::vector<std::vector<T>> all(in.size());
+  for (std::size_t q = 0; q < in.size(); ++q) {
+    all[q].resize(in[q].size() / sizeof(T));
+    if (!all[q].empty()) std::memcpy(all[q].data(), in[q].data(), in[q].size());
+  }
+  return all;
 }
 
 }  // namespace dmap::testing
@@ -38,4 +59,13 @@ inline std::string failing_locales(bool ok) {
     INFO("requirement failed on locale(s): " << dmap_failed_ << " (this is locale "     \
                                              << dmap::here() << ")");                    \
     REQUIRE(dmap_failed_.empty());                                                       \
+  } while (0)
+
+/// Collective: the failure text `expr` returns must be empty on every locale (it is shown
+/// when not).
+#define CHECK_NO_FAILURE(expr)                 \
+  do {                                         \
+    const std::string dmap_failure_ = (expr);  \
+    INFO("here: " << dmap_failure_);           \
+    DMAP_CHECK_ALL(dmap_failure_.empty());     \
   } while (0)

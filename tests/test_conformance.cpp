@@ -88,6 +88,7 @@ using dmap::index_t;
 using dmap::range;
 using dmap::rect;
 using gen = std::mt19937_64;
+using dmap::testing::everyones;
 
 constexpr std::uint64_t base_seed = 0x0c0f0'2a11'5eedULL;
 
@@ -122,23 +123,6 @@ std::string shape_text(const std::array<int, N>& s) {
 
 // ------------------------------------------------------------------------------- reports
 
-/// Collective: every locale's vector of trivially copyable values, indexed by locale.
-template <class T>
-std::vector<std::vector<T>> everyones(const std::vector<T>& mine) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  dmap::byte_buffers out(static_cast<std::size_t>(dmap::num_locales()));
-  for (auto& buffer : out) {
-    buffer.resize(mine.size() * sizeof(T));
-    if (!mine.empty()) std::memcpy(buffer.data(), mine.data(), buffer.size());
-  }
-  const auto in = dmap::exchange(std::move(out));
-  std::vector<std::vector<T>> all(in.size());
-  for (std::size_t q = 0; q < in.size(); ++q) {
-    all[q].resize(in[q].size() / sizeof(T));
-    if (!all[q].empty()) std::memcpy(all[q].data(), in[q].data(), in[q].size());
-  }
-  return all;
-}
 
 /// The failures of one local check: the first message and how many there were.
 struct report {

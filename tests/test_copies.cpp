@@ -29,12 +29,6 @@ using dmap::range;
 using dmap::rect;
 using namespace dmap::testing::oracle;
 
-#define CHECK_NO_FAILURE(expr)            \
-  do {                                    \
-    const std::string failure_ = (expr);  \
-    INFO("here: " << failure_);           \
-    DMAP_CHECK_ALL(failure_.empty());     \
-  } while (0)
 
 /// A layered map's oracles: the layer of each locale, and the owner of i within a layer.
 template <std::size_t N>
@@ -55,18 +49,7 @@ std::vector<std::vector<idx<N>>> owned_by_all(const dmap::domain<N>& D) {
   std::vector<idx<N>> mine;
   for (const auto& r : D.local_subdomains())
     for (const auto& i : points_of(r)) mine.push_back(i);
-  dmap::byte_buffers out(static_cast<std::size_t>(dmap::num_locales()));
-  for (auto& b : out) {
-    b.resize(mine.size() * sizeof(idx<N>));
-    if (!mine.empty()) std::memcpy(b.data(), mine.data(), b.size());
-  }
-  const auto in = dmap::exchange(std::move(out));
-  std::vector<std::vector<idx<N>>> all(in.size());
-  for (std::size_t q = 0; q < in.size(); ++q) {
-    all[q].resize(in[q].size() / sizeof(idx<N>));
-    if (!all[q].empty()) std::memcpy(all[q].data(), in[q].data(), in[q].size());
-  }
-  return all;
+  return dmap::testing::everyones(mine);
 }
 
 /// Collective: the checks of the file header for one map over `r`, resized to `next`.

@@ -23,13 +23,6 @@
 #include <utility>
 #include <vector>
 
-/// Collective: the failure text `expr` returns must be empty on every locale (shown if not).
-#define CHECK_NO_FAILURE(expr)            \
-  do {                                    \
-    const std::string failure_ = (expr);  \
-    INFO("here: " << failure_);           \
-    DMAP_CHECK_ALL(failure_.empty());     \
-  } while (0)
 
 namespace {
 
@@ -38,23 +31,8 @@ using dmap::index_t;
 using dmap::range;
 using dmap::rect;
 using namespace dmap::testing::oracle;
+using dmap::testing::everyones;
 
-/// Collective: every locale's list of values, indexed by locale.
-template <class T>
-std::vector<std::vector<T>> everyones(const std::vector<T>& mine) {
-  dmap::byte_buffers out(static_cast<std::size_t>(dmap::num_locales()));
-  for (auto& b : out) {
-    b.resize(mine.size() * sizeof(T));
-    if (!mine.empty()) std::memcpy(b.data(), mine.data(), b.size());
-  }
-  const auto in = dmap::exchange(std::move(out));
-  std::vector<std::vector<T>> all(in.size());
-  for (std::size_t q = 0; q < in.size(); ++q) {
-    all[q].resize(in[q].size() / sizeof(T));
-    if (!all[q].empty()) std::memcpy(all[q].data(), in[q].data(), in[q].size());
-  }
-  return all;
-}
 
 /// What one locale owns, with the offsets its layouts give, in subdomain order.
 template <std::size_t N>

@@ -44,6 +44,17 @@ concept local_domain_descriptor = requires(const L& l, const idx<N>& i) {
 /// | `locDoms[here]`                            | `local()`                     | this locale's local domain descriptor     |
 /// | dsiTargetLocales                           | `targets()`                   | the target grid                           |
 /// | dsiBuildArray                              | `dmap::array<T, N>{domain}`   | storage comes from `local_layouts`        |
+///
+/// Optional members, found by dmap when present:
+///
+/// | member                 | meaning                                                                  |
+/// |------------------------|--------------------------------------------------------------------------|
+/// | `copy_layers()`        | locales hold copies: each locale's copy layer (`std::vector<int>`); the  |
+/// |                        | locales of one layer partition the indices (Replicated: one per locale)  |
+/// | `build()`              | collective: commits the index set that construction or `set_indices`    |
+/// |                        | staged (for maps that must communicate to place indices)                |
+/// | `directory()`          | the `dmap::directory` of a map no formula describes; `local_subdomains`  |
+/// |                        | and `local_layouts` then answer for `here()` only (Hashed, Unstructured) |
 template <class G, std::size_t N>
 concept domain_descriptor =
     std::copy_constructible<G> &&

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -145,6 +146,34 @@ TEST_CASE("replicated: every locale a copy layer of its own", "[copies][replicat
     INFO("case " << c << ": " << r << " then " << next);
     const layered<N> o{[](int q) { return q; }, [](int l, const idx<N>&) { return l; }};
     CHECK_NO_FAILURE(check_layered(dmap::replicated<N>{}, o, r, next));
+  });
+}
+
+TEST_CASE("replicated: zipped behind a distributed leader, each locale reads its own copy", "[copies][replicated]") {
+  gen g(0xc0b1'e504);
+  random_dimension_cases(g, 6, [&](auto n, int c) {
+    constexpr std::size_t N = decltype(n)::value;
+    const rect<N> r = random_rect<N>(g, rect_spec{10, 300, 2});
+    INFO("case " << c << ": " << r);
+    dmap::domain<N> W_dom{dmap::replicated<N>{}, r}, B_dom{dmap::block<N>{}, r};
+    dmap::array<double, N> W(W_dom), B(B_dom);
+    const int layer_here = dmap::here();
+    dmap::forall(dmap::zip(W, W_dom), [&](double& w, const idx<N>& i) { w = lval(i, layer_here); });
+    dmap::reset_counters();
+    dmap::forall(dmap::zip(B, std::as_const(W)), [](double& b, const double& w) { b = w; });
+    const auto moved = dmap::counters();
+    std::string fail;
+    for (const auto& i : points_of(r))
+      if (B_dom.locale_of(i) == dmap::here() && B.local(i) != lval(i, layer_here)) fail = "B at " + text(i);
+    CHECK_NO_FAILURE(fail);
+    DMAP_CHECK_ALL(moved.messages_sent == 0 && moved.messages_received == 0);
+    // operator<< prints locale 0's copy.
+    std::ostringstream printed, expected;
+    printed << W;
+    dmap::array<double, N> Z(B_dom);
+    dmap::forall(dmap::zip(Z, B_dom), [](double& z, const idx<N>& i) { z = lval(i, 0); });
+    expected << Z;
+    DMAP_CHECK_ALL(printed.str() == expected.str());
   });
 }
 

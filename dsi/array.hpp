@@ -162,20 +162,20 @@ class array {
   /// Collective: a copy over the same domain.
   array(const array& other) : array(other.dom_, T{}) { *this = other; }
   array(array&&) noexcept = default;
-  /// Collective: copies the elements of `other`, which must have the same indices (any
-  /// distribution: elements move in one message per pair of locales).
+  /// Collective: copies the elements of `other`, which must have the same shape (any
+  /// distribution, any index set: the k-th index in row-major order takes the k-th value).
+  /// Elements move in one message per pair of locales that share some.
   array& operator=(const array& other) {
     if (this == &other) return *this;
-    if (!(other.domain().indices() == domain().indices())) {
+    if (other.domain().shape() != domain().shape()) {
       std::ostringstream s;
       s << "dmap::array::operator=: the right-hand side has indices " << other.domain().indices()
-        << " but the left-hand side has " << domain().indices();
-      if (other.domain().shape() == domain().shape())
-        throw unsupported_error(s.str() + "; assignment between different index sets of one shape "
-                                          "is not supported yet");
-      throw shape_error(s.str() + "; assignment needs equal shapes");
+        << " but the left-hand side has " << domain().indices() << "; assignment needs equal shapes";
+      throw shape_error(s.str());
     }
-    transfer(other.domain().state()->locate(), other.st_->data(), domain().state()->locate(), st_->data());
+    locator<N> from = other.domain().state()->locate();
+    if (!(other.domain().indices() == domain().indices())) from = reindexed(from, domain().indices());
+    transfer(from, other.st_->data(), domain().state()->locate(), st_->data());
     return *this;
   }
   array& operator=(array&&) noexcept = default;

@@ -135,6 +135,7 @@ struct domain_state {
   std::uint64_t generation = 0;            // bumps on every set_indices
   mutable std::shared_ptr<const placement<N>> all_blocks;  // every locale's blocks, on demand
   std::shared_ptr<cached_plan_entry<N>> cached_plan; // e.g. the ghost-cell update of a stencil
+  std::shared_ptr<void> staging;           // the loop engine's staging of this domain's arrays
 
   void refresh() {
     whole = model->indices();

@@ -100,6 +100,50 @@ transfer_plan<N> element_plan(const std::vector<placed_block<N>>& walked, const 
 
 }  // namespace detail
 
+namespace detail {
+/// The image of `r` (indices on the lattice of `from`, possibly beyond its bounds) under the
+/// map that sends the k-th index of `from` to the k-th index of `to`, per dimension.
+template <std::size_t N>
+rect<N> reindex(const rect<N>& r, const rect<N>& from, const rect<N>& to) {
+  rect<N> out;
+  for (std::size_t d = 0; d < N; ++d) {
+    const range& x = r.dim(d);
+    const range& f = from.dim(d);
+    const range& t = to.dim(d);
+    if (x.empty() || f.empty()) {
+      out.set_dim(d, range::counted(t.empty() ? 0 : t.first(), 0, t.stride()));
+      continue;
+    }
+    const index_t first = t.first() + (x.first() - f.first()) / f.stride() * t.stride();
+    out.set_dim(d, range::counted(first, x.size(), x.size() == 1 ? t.stride() : x.stride() / f.stride() * t.stride()));
+  }
+  return out;
+}
+}  // namespace detail
+
+/// `l` seen from another index set `to` of the same shape: the k-th index (row-major) of
+/// l.whole is named by the k-th index of `to`, blocks and layouts alike (a directory is
+/// keyed by row-major orders, which do not change).
+template <std::size_t N>
+locator<N> reindexed(const locator<N>& l, const rect<N>& to) {
+  const auto move = [&](const placed_block<N>& b) {
+    placed_block<N> out = b;
+    out.owned = detail::reindex(b.owned, l.whole, to);
+    out.layout.indices = detail::reindex(b.layout.indices, l.whole, to);
+    out.shift = idx<N>{};  // locators of domains carry no shift
+    return out;
+  };
+  locator<N> out{to, {}, {}, l.dir, l.layers};
+  for (const auto& b : l.mine) out.mine.push_back(move(b));
+  if (l.all) {
+    auto all = std::make_shared<placement<N>>(l.all->size());
+    for (std::size_t q = 0; q < all->size(); ++q)
+      for (const auto& b : (*l.all)[q]) (*all)[q].push_back(move(b));
+    out.all = std::move(all);
+  }
+  return out;
+}
+
 /// The plan of this locale for moving the indices held by both `from` and `to` from the
 /// first to the second. Local (no messages) when formulas tell both sides' blocks;
 /// collective when a side is known through a directory.

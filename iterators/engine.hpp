@@ -4,7 +4,11 @@
 #pragma once
 
 #include <cstddef>
+#include <array>
+#include <cstdint>
 #include <exception>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -17,6 +21,7 @@
 #include "../runtime/agreement.hpp"
 #include "../runtime/tasks.hpp"
 #include "operands.hpp"
+#include "staging.hpp"
 #include "zip.hpp"
 
 namespace dmap::detail {
@@ -67,40 +72,85 @@ void check_shapes(const Ops& ops) {
       ops.ops);
 }
 
-/// Collective. Checks that every follower can serve each of the leader's pieces from local
-/// storage; throws unsupported_error on every locale when one cannot.
+/// Collective. The operands (bit k for operand k) that cannot serve every one of the
+/// leader's pieces from local storage on some locale: followers that are not aligned.
 template <class Ops, std::size_t N>
-void check_aligned(const Ops& ops, const std::vector<dense_rect<N>>& dense_pieces) {
+std::uint64_t misaligned_operands(const Ops& ops, const std::vector<dense_rect<N>>& dense_pieces) {
+  static_assert(std::tuple_size_v<decltype(ops.ops)> <= 64, "dmap::zip: at most 64 iterands");
   const auto* lead_state = std::get<0>(ops.ops).state();
   bool trivially = true;
   std::apply([&](const auto&... op) { ((trivially = trivially && op.state() == lead_state), ...); },
              ops.ops);
-  if (trivially) return;
-  int bad = -1;
+  if (trivially) return 0;
+  std::uint64_t mine = 0;
   std::apply(
       [&](const auto&... op) {
         int k = 0;
         (([&] {
            for (const auto& p : dense_pieces)
-             if (bad < 0 && !op.follow(undensify(op.whole(), p), 0)) bad = k;
+             if (!op.follow(undensify(op.whole(), p), 0)) {
+               mine |= std::uint64_t{1} << k;
+               break;
+             }
            ++k;
          }()),
          ...);
       },
       ops.ops);
-  const int worst = all_reduce_max(bad);
-  if (worst < 0) return;
-  std::string which;
-  std::apply(
-      [&](const auto&... op) {
-        int k = 0;
-        ((which += (k++ == worst ? op.describe() : std::string())), ...);
-      },
-      ops.ops);
-  throw unsupported_error("dmap::zip: operand " + std::to_string(worst) + " (" + which +
-                          ") is not aligned with the leader (" + std::get<0>(ops.ops).describe() +
-                          "): zips across different distributions or index sets are not "
-                          "supported yet");
+  std::uint64_t all = 0;
+  for (const auto m : all_gather(mine)) all |= m;
+  return all;
+}
+
+/// An operand that stages through the loop engine: an array (const or not).
+template <class Op>
+concept stageable_operand = requires { typename Op::array_type; };
+
+/// The operands of one loop with its misaligned followers replaced by their staging arrays
+/// (collective: the staging is built or reused, and the followers' elements copied in), and
+/// what to copy back afterwards.
+template <class Ops>
+struct staged_operands {
+  Ops ops;
+  std::vector<std::pair<std::shared_ptr<const void>, std::function<void()>>> write_back;
+};
+
+template <class Op>
+Op staged_operand(const Op& op, void* staging) {
+  if constexpr (stageable_operand<Op>) {
+    if (staging != nullptr) return Op{*static_cast<typename Op::array_type*>(staging)};
+  }
+  return op;
+}
+
+template <class Ops, std::size_t... K>
+staged_operands<Ops> stage(const Ops& ops, std::uint64_t mask, bool writes, std::index_sequence<K...>) {
+  const auto& leader = std::get<0>(ops.ops).state_handle();
+  std::array<void*, sizeof...(K)> staging{};
+  std::vector<std::pair<std::shared_ptr<const void>, std::function<void()>>> back;
+  const auto one = [&](const auto& op, std::size_t k) {
+    using op_t = std::remove_cvref_t<decltype(op)>;
+    if (!(mask >> k & 1)) return;
+    if constexpr (stageable_operand<op_t>) {
+      using T = typename op_t::value_type;
+      constexpr std::size_t N = op_t::rank;
+      auto& entry = staged<T, N>(leader, op.a, k);
+      auto z = std::static_pointer_cast<array<T, N>>(entry.array);
+      pending_transfer<T, N>(*entry.in, op.a.local_data(), z->local_data()).finish();
+      staging[k] = z.get();
+      if (writes && !std::is_const_v<typename op_t::element_type>) {
+        auto out = entry.out;
+        T* target = op.a.local_data();
+        back.push_back({z, [out, z, target] { pending_transfer<T, N>(*out, z->local_data(), target).finish(); }});
+      }
+    } else {
+      throw unsupported_error("dmap::zip: operand " + std::to_string(k) + " (" + op.describe() +
+                              ") is not aligned with the leader (" + std::get<0>(ops.ops).describe() +
+                              ") and cannot be staged");
+    }
+  };
+  (one(std::get<K>(ops.ops), K), ...);
+  return {Ops{std::tuple{staged_operand(std::get<K>(ops.ops), staging[K])...}}, std::move(back)};
 }
 
 /// The leader's local pieces as dense rects, cut into chunks for this locale's threads.
@@ -158,12 +208,14 @@ void run_tasks_agreed(std::size_t count, Task&& task) {
 
 /// Collective. The whole protocol of one parallel loop over `ops`. Arrays over one domain
 /// with dense storage walk that storage, one contiguous run per thread (the split their
-/// first touch used). Otherwise: shape and alignment checks, then the leader's chunks, each
-/// followed by every operand's cursor. `before(task_count)` runs once the tasks are known;
-/// then each task calls `task(slot, each_row)`, where `each_row(row_fn)` calls
+/// first touch used). Otherwise: shape check, then the leader's chunks, each followed by
+/// every operand's cursor; followers that are not aligned with the leader follow staging
+/// copies of the leader's pieces (iterators/staging.hpp), copied back after the loop when
+/// `writes` and the operand is not const. `before(task_count)` runs once the tasks are
+/// known; then each task calls `task(slot, each_row)`, where `each_row(row_fn)` calls
 /// `row_fn(length, rows...)` for every row the task covers.
 template <class Ops, class Before, class Task>
-void run_loop(const Ops& ops, Before&& before, Task&& task) {
+void run_loop(const Ops& ops, Before&& before, Task&& task, bool writes = true) {
   if constexpr (Ops::all_walk_storage) {
     if (const auto span = storage_span(ops)) {
       const auto runs = cut_storage(*span, num_threads());
@@ -181,11 +233,22 @@ void run_loop(const Ops& ops, Before&& before, Task&& task) {
   check_shapes(ops);
   const auto pieces_and_chunks = leader_chunks(ops);
   const auto& chunks = pieces_and_chunks.second;  // not a structured binding: clang < 16 cannot capture one
-  check_aligned(ops, pieces_and_chunks.first);
+  const std::uint64_t misaligned = misaligned_operands(ops, pieces_and_chunks.first);
+  if (misaligned == 0) {
+    before(chunks.size());
+    run_tasks_agreed(chunks.size(), [&](std::size_t c) {
+      task(c, [&](auto&& row_fn) { run_chunk(ops, chunks[c], row_fn); });
+    });
+    return;
+  }
+  // Followers that are not aligned run on staging copies of exactly the leader's pieces.
+  const auto staged = stage(ops, misaligned, writes,
+                            std::make_index_sequence<std::tuple_size_v<decltype(ops.ops)>>{});
   before(chunks.size());
   run_tasks_agreed(chunks.size(), [&](std::size_t c) {
-    task(c, [&](auto&& row_fn) { run_chunk(ops, chunks[c], row_fn); });
+    task(c, [&](auto&& row_fn) { run_chunk(staged.ops, chunks[c], row_fn); });
   });
+  for (const auto& [keep, copy_back] : staged.write_back) copy_back();
 }
 
 /// Calls body(rows.at(k)...) for k in [0, length), with a unit-stride loop when every row

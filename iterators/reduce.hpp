@@ -86,7 +86,8 @@ T reduce(Iterand&& iterand, T init, Op op, Transform transform) {
           detail::reduce_row(acc, has, op, transform, length, rows...);
         });
         partials[slot] = {acc, has ? 1 : 0};
-      });
+      },
+      false);  // a reduction writes no operand: nothing to copy back
   detail::partial<T> mine{init, 0};
   for (const auto& p : partials)
     if (p.has) mine = {mine.has ? op(mine.value, p.value) : p.value, 1};

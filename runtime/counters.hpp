@@ -20,6 +20,15 @@ struct comm_counters {
   friend bool operator==(const comm_counters&, const comm_counters&) = default;
 };
 
+/// How often this locale built a communication plan for a loop over operands that are not
+/// aligned, and how often it reused one (the same loop again: no new plan).
+struct plan_counters {
+  std::uint64_t built = 0;   ///< plans built (staging of misaligned zip operands)
+  std::uint64_t reused = 0;  ///< loops that found their plan already built
+
+  friend bool operator==(const plan_counters&, const plan_counters&) = default;
+};
+
 /// The difference `later - earlier`, field by field.
 inline comm_counters operator-(const comm_counters& later, const comm_counters& earlier) {
   return {later.messages_sent - earlier.messages_sent, later.bytes_sent - earlier.bytes_sent,

@@ -74,6 +74,8 @@ class environment {
   oneapi::tbb::task_arena& arena() noexcept { return *arena_; }
   /// The live communication counters of this locale.
   comm_counters& counters() noexcept { return counters_; }
+  /// The live plan statistics of this locale.
+  plan_counters& plans() noexcept { return plans_; }
   /// The MPI thread level provided.
   int thread_level() const noexcept { return thread_level_; }
   /// Serialises MPI calls made from loop bodies (remote element access).
@@ -128,6 +130,7 @@ class environment {
   std::unique_ptr<oneapi::tbb::global_control> parallelism_;
   std::unique_ptr<oneapi::tbb::task_arena> arena_;
   comm_counters counters_;
+  plan_counters plans_;
   int thread_level_ = MPI_THREAD_SINGLE;
   std::thread::id main_thread_;
   std::mutex mpi_mutex_;
@@ -154,5 +157,10 @@ inline int num_threads() { return detail::env().threads(); }
 inline comm_counters counters() { return detail::env().counters(); }
 /// Sets this locale's communication counters to zero.
 inline void reset_counters() { detail::env().counters() = {}; }
+/// A copy of this locale's plan statistics (plans built and reused by loops over operands
+/// that are not aligned).
+inline plan_counters plan_statistics() { return detail::env().plans(); }
+/// Sets this locale's plan statistics to zero.
+inline void reset_plan_statistics() { detail::env().plans() = {}; }
 
 }  // namespace dmap

@@ -1,0 +1,190 @@
+// Staging of zip operands that are not aligned with the leader: each locale gets, in a
+// staging array, the follower's elements of exactly the leader's local pieces (the k-th
+// index of the leader's index set pairs with the k-th of the follower's), so the loop runs
+// as if aligned; a follower the loop may write is copied back afterwards. The staging
+// domain, array and both transfer plans are built once per (leader, follower, operand
+// position, element type) and reused while neither domain changes: plan_statistics() counts
+// builds and reuses. Plans are the library's transfers: one message per pair of locales that
+// share elements, each way, exactly the elements needed.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <typeindex>
+#include <utility>
+#include <vector>
+
+#include "../dsi/array.hpp"
+#include "../dsi/domain.hpp"
+#include "../dsi/locator.hpp"
+
+namespace dmap::detail {
+
+template <std::size_t N>
+class staging_desc;
+
+/// This locale's part of a staging domain.
+template <std::size_t N>
+struct staging_local {
+  std::vector<rect<N>> owned;
+  std::vector<dense_layout<N>> storage;
+  const std::vector<rect<N>>& subdomains() const noexcept { return owned; }
+  const std::vector<dense_layout<N>>& layouts() const noexcept { return storage; }
+  index_t size() const noexcept {
+    index_t n = 0;
+    for (const auto& r : owned) n += r.size();
+    return n;
+  }
+  bool contains(const idx<N>& i) const noexcept {
+    for (const auto& r : owned)
+      if (r.contains(i)) return true;
+    return false;
+  }
+};
+
+/// The distribution of a staging domain: given blocks per locale (and the leader's copy
+/// layers, if any). Internal to the engine.
+template <std::size_t N>
+class staging_map {
+ public:
+  staging_map(std::shared_ptr<const placement<N>> blocks, std::vector<int> layers, std::string name)
+      : blocks_(std::move(blocks)), layers_(std::move(layers)), name_(std::move(name)) {}
+  int targets() const { return num_locales(); }
+  std::string name() const { return name_; }
+  staging_desc<N> new_domain(const rect<N>& r) const { return staging_desc<N>(*this, r); }
+  const placement<N>& blocks() const noexcept { return *blocks_; }
+  const std::vector<int>& layers() const noexcept { return layers_; }
+  friend bool operator==(const staging_map& a, const staging_map& b) noexcept { return a.blocks_ == b.blocks_; }
+
+ private:
+  std::shared_ptr<const placement<N>> blocks_;
+  std::vector<int> layers_;
+  std::string name_;
+};
+
+/// The global descriptor of a staging domain.
+template <std::size_t N>
+class staging_desc {
+ public:
+  staging_desc(const staging_map<N>& map, const rect<N>& whole) : map_(map), whole_(whole) {
+    const int me = here();
+    for (const auto& b : map_.blocks()[static_cast<std::size_t>(me)]) {
+      local_.owned.push_back(b.owned);
+      local_.storage.push_back(b.layout);
+    }
+  }
+  const rect<N>& indices() const noexcept { return whole_; }
+  void set_indices(const rect<N>&) {
+    throw unsupported_error("dmap: a staging domain of the loop engine cannot change its indices");
+  }
+  int locale_of(const idx<N>& i) const {
+    const auto& blocks = map_.blocks();
+    const auto& layers = map_.layers();
+    for (std::size_t q = 0; q < blocks.size(); ++q) {
+      if (!layers.empty() && layers[q] != layers[static_cast<std::size_t>(here())]) continue;
+      for (const auto& b : blocks[q])
+        if (b.owned.contains(i)) return static_cast<int>(q);
+    }
+    return here();
+  }
+  std::vector<rect<N>> local_subdomains(int q) const {
+    std::vector<rect<N>> out;
+    for (const auto& b : map_.blocks()[static_cast<std::size_t>(q)]) out.push_back(b.owned);
+    return out;
+  }
+  std::vector<dense_layout<N>> local_layouts(int q) const {
+    std::vector<dense_layout<N>> out;
+    for (const auto& b : map_.blocks()[static_cast<std::size_t>(q)]) out.push_back(b.layout);
+    return out;
+  }
+  const staging_local<N>& local() const noexcept { return local_; }
+  int targets() const { return num_locales(); }
+  std::vector<int> copy_layers() const { return map_.layers(); }
+
+ private:
+  staging_map<N> map_;
+  rect<N> whole_;
+  staging_local<N> local_;
+};
+
+/// One staged operand, kept between loops.
+template <std::size_t N>
+struct staging_entry {
+  std::weak_ptr<domain_state<N>> leader;  // the leader's domain (expired: stale)
+  std::uint64_t leader_generation = 0;
+  std::uint64_t follower_generation = 0;
+  std::size_t slot = 0;                   // operand position in the zip
+  std::type_index type = typeid(void);    // element type of the staging array
+  std::shared_ptr<void> array;            // dmap::array<T, N> over the staging domain
+  std::shared_ptr<const transfer_plan<N>> in, out;
+};
+
+/// The staging entries of one follower domain (kept in its domain_state).
+template <std::size_t N>
+struct staging_cache {
+  std::vector<staging_entry<N>> entries;
+};
+
+/// The leader's pieces on every locale, named by the follower's indices, each stored
+/// compactly (row-major) in its locale's staging buffer.
+template <std::size_t N>
+placement<N> staging_blocks(const domain_state<N>& leader, const rect<N>& follower_whole) {
+  const placement<N>& all = leader.blocks_of_all();
+  placement<N> out(all.size());
+  for (std::size_t q = 0; q < all.size(); ++q) {
+    index_t offset = 0;
+    for (const auto& b : all[q]) {
+      const rect<N> r = reindex(b.owned, leader.whole, follower_whole);
+      out[q].push_back({r, dense_layout<N>::make(r, offset), {}});
+      offset += r.size();
+    }
+  }
+  return out;
+}
+
+/// Collective. The staging array of follower `f` (operand position `slot`) for the loop led
+/// by `leader`, with its elements of the leader's pieces copied in; built on first use.
+template <class T, std::size_t N>
+staging_entry<N>& staged(const std::shared_ptr<domain_state<N>>& leader, const array<T, N>& f, std::size_t slot) {
+  auto& fstate = *f.domain().state();
+  if (!fstate.staging) fstate.staging = std::make_shared<staging_cache<N>>();
+  auto& cache = *std::static_pointer_cast<staging_cache<N>>(fstate.staging);
+  // Every locale searches the same cache in the same order: hits and misses agree.
+  for (auto& e : cache.entries)
+    if (e.leader.lock() == leader && e.leader_generation == leader->generation &&
+        e.follower_generation == fstate.generation && e.slot == slot && e.type == std::type_index(typeid(T))) {
+      ++env().plans().reused;
+      return e;
+    }
+  std::erase_if(cache.entries, [&](const staging_entry<N>& e) {
+    return e.slot == slot && e.type == std::type_index(typeid(T)) &&
+           (e.leader.expired() || e.leader.lock() == leader);
+  });
+  if (leader->dir)
+    throw unsupported_error("dmap::zip: the leader (" + leader->model->name() +
+                            ") is kept in a directory, so no locale knows where the others' pieces are; "
+                            "lead with an operand whose map is given by formulas");
+  auto blocks = std::make_shared<const placement<N>>(staging_blocks(*leader, f.domain().indices()));
+  std::ostringstream name;
+  name << "staging of " << f.domain().name() << " for " << leader->model->name() << " over " << leader->whole
+       << " generation " << leader->generation;
+  const staging_map<N> map(blocks, leader->layers ? *leader->layers : std::vector<int>{}, name.str());
+  const dmap::domain<N> staging_domain(map, f.domain().indices());
+  auto z = std::make_shared<array<T, N>>(staging_domain);
+  staging_entry<N> e;
+  e.leader = leader;
+  e.leader_generation = leader->generation;
+  e.follower_generation = fstate.generation;
+  e.slot = slot;
+  e.type = std::type_index(typeid(T));
+  e.in = std::make_shared<const transfer_plan<N>>(plan_transfer(fstate.locate(), z->domain().state()->locate()));
+  e.out = std::make_shared<const transfer_plan<N>>(plan_transfer(z->domain().state()->locate(), fstate.locate()));
+  e.array = z;
+  ++env().plans().built;
+  cache.entries.push_back(std::move(e));
+  return cache.entries.back();
+}
+
+}  // namespace dmap::detail

@@ -1,0 +1,204 @@
+// Zips and assignments across different distributions and index sets of one shape.
+//
+// For every ordered pair of maps (Block on three grids, Cyclic, BlockCyclic, Irregular Block,
+// Stencil, the user-defined weighted_block, Hashed and Unstructured) and several relations of
+// the two index sets (equal, shifted, strided against unit stride, reversed), a zip pairs the
+// k-th index (row-major) of the leader with the k-th of the follower. Oracle: the follower's
+// element k holds g(k); the loop must read g(k) at the leader's index k, write back to the
+// follower when the body writes it, and reduce to the closed-form sum. The same pairs check
+// A = B between the index sets. Plan statistics show that a repeated loop builds nothing; the
+// communication of a row-block / column-block zip is asserted exactly.
+#include "oracle.hpp"
+#include "support.hpp"
+
+#include "../examples/custom_dist/weighted_block.hpp"
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using dmap::idx;
+using dmap::index_t;
+using dmap::range;
+using dmap::rect;
+using namespace dmap::testing::oracle;
+
+/// A named way to make a 2-D domain over any rect.
+struct maker {
+  std::string name;
+  std::function<dmap::domain<2>(const rect<2>&)> make;
+  bool formula = true;  // false: kept in a directory (cannot lead a misaligned zip)
+};
+
+std::vector<maker> makers() {
+  const int p = dmap::num_locales();
+  std::vector<maker> out;
+  out.push_back({"block", [](const rect<2>& r) { return dmap::domain<2>{dmap::block<2>{}, r}; }});
+  out.push_back({"block rows", [p](const rect<2>& r) { return dmap::domain<2>{dmap::block<2>{dmap::target_grid<2>{{p, 1}}}, r}; }});
+  out.push_back({"block cols", [p](const rect<2>& r) { return dmap::domain<2>{dmap::block<2>{dmap::target_grid<2>{{1, p}}}, r}; }});
+  out.push_back({"cyclic", [](const rect<2>& r) { return dmap::domain<2>{dmap::cyclic<2>{}, r}; }});
+  out.push_back({"block_cyclic(2, 3)", [](const rect<2>& r) {
+                   return dmap::domain<2>{dmap::block_cyclic<2>{{2, 3}}, r};
+                 }});
+  out.push_back({"stencil(1)", [](const rect<2>& r) { return dmap::domain<2>{dmap::stencil<2>{{1, 1}}, r}; }});
+  out.push_back({"weighted_block", [](const rect<2>& r) {
+                   return dmap::domain<2>{custom_dist::weighted_block<2>::increasing(), r};
+                 }});
+  out.push_back({"hashed", [](const rect<2>& r) { return dmap::domain<2>{dmap::hashed<2>{}, r}; }, false});
+  out.push_back({"unstructured", [p](const rect<2>& r) {
+                   // Row-major orders dealt round robin in blocks of 5, listed backwards.
+                   std::vector<idx<2>> mine;
+                   for (index_t k = r.size() - 1; k >= 0; --k)
+                     if ((k / 5) % p == dmap::here()) mine.push_back(r.index_at(k));
+                   return dmap::domain<2>{dmap::unstructured<2>{mine}, r};
+                 }, false});
+  return out;
+}
+
+/// The index set pairs: (leader's, follower's), one shape.
+std::vector<std::pair<rect<2>, rect<2>>> relations() {
+  return {{rect<2>{range(0, 7), range(0, 9)}, rect<2>{range(0, 7), range(0, 9)}},
+          {rect<2>{range(0, 7), range(0, 9)}, rect<2>{range(3, 10), range(-4, 5)}},
+          {rect<2>{range(0, 7), range(0, 9)}, rect<2>{range(0, 14, 2), range(1, 28, 3)}},
+          {rect<2>{range(0, 7, 1), range(-9, 0)}, rect<2>{range(0, 7, -1), range(0, 9, -1)}}};
+}
+
+double g(index_t k) { return 0.5 + static_cast<double>(k); }
+
+/// Collective: the loops and assignments of the file header for one pair over one relation.
+std::string check_pair(const maker& lead, const maker& follow, const rect<2>& rl, const rect<2>& rf) {
+  std::string fail;
+  const auto L = lead.make(rl);
+  const auto F = follow.make(rf);
+  dmap::array<double, 2> A(L), B(F);
+  dmap::forall(dmap::zip(B, F), [&](double& b, const idx<2>& i) { b = g(rf.order_of(i)); });
+  const index_t n = rl.size();
+  const auto err = [&](const std::string& what, const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const std::exception& e) {
+      if (fail.empty()) fail = what + " threw: " + e.what();
+    }
+  };
+  if (!lead.formula) {
+    // A leader kept in a directory cannot stage followers: the loop runs when the follower
+    // happens to be aligned (right values), else it is refused on every locale.
+    try {
+      dmap::forall(dmap::zip(A, std::as_const(B)), [](double& a, const double& b) { a = b; });
+      for (index_t k = 0; k < n; ++k)
+        if (L.locale_of(rl.index_at(k)) == dmap::here() && A.local(rl.index_at(k)) != g(k))
+          fail = "aligned loop under a directory leader at order " + std::to_string(k);
+    } catch (const dmap::unsupported_error& e) {
+      if (std::string(e.what()).find("directory") == std::string::npos) fail = std::string("refused, but: ") + e.what();
+    }
+  } else {
+    // Read the follower at the leader's indices.
+    err("forall read", [&] {
+      dmap::forall(dmap::zip(A, std::as_const(B)), [](double& a, const double& b) { a = b; });
+    });
+    for (index_t k = 0; k < n; ++k)
+      if (L.locale_of(rl.index_at(k)) == dmap::here() && A.local(rl.index_at(k)) != g(k))
+        fail = "forall read at order " + std::to_string(k);
+    // Write the follower from the leader's loop.
+    err("forall write", [&] {
+      dmap::forall(dmap::zip(L, B), [&](const idx<2>& i, double& b) { b = -g(rl.order_of(i)); });
+    });
+    for (index_t k = 0; k < n; ++k)
+      if (F.locale_of(rf.index_at(k)) == dmap::here() && B.local(rf.index_at(k)) != -g(k))
+        fail = "forall write-back at order " + std::to_string(k);
+    // Reduce over the zip.
+    double sum = 0;
+    for (index_t k = 0; k < n; ++k) sum += g(k) * -g(k);
+    double got = 0;
+    err("reduce", [&] {
+      got = dmap::reduce(dmap::zip(A, B), 0.0, std::plus<>{}, [](double a, double b) { return a * b; });
+    });
+    if (got != sum) fail = "reduce " + std::to_string(got) + " != " + std::to_string(sum);
+    // Again: no new plan.
+    const auto before = dmap::plan_statistics();
+    err("forall again", [&] {
+      dmap::forall(dmap::zip(A, std::as_const(B)), [](double& a, const double& b) { a = b; });
+    });
+    const auto after = dmap::plan_statistics();
+    if (after.built != before.built) fail = "the repeated loop built a plan";
+  }
+  // A = B between the index sets, and back.
+  dmap::forall(dmap::zip(B, F), [&](double& b, const idx<2>& i) { b = g(rf.order_of(i)); });
+  err("A = B", [&] { A = B; });
+  for (index_t k = 0; k < n; ++k)
+    if (L.locale_of(rl.index_at(k)) == dmap::here() && A.local(rl.index_at(k)) != g(k))
+      fail = "A = B at order " + std::to_string(k);
+  dmap::forall(dmap::zip(A, L), [&](double& a, const idx<2>& i) { a = 3 * g(rl.order_of(i)); });
+  err("B = A", [&] { B = A; });
+  for (index_t k = 0; k < n; ++k)
+    if (F.locale_of(rf.index_at(k)) == dmap::here() && B.local(rf.index_at(k)) != 3 * g(k))
+      fail = "B = A at order " + std::to_string(k);
+  return fail;
+}
+
+}  // namespace
+
+TEST_CASE("misaligned zip and assignment: every ordered pair of maps, several index-set relations",
+          "[misaligned]") {
+  const auto all = makers();
+  const auto rels = relations();
+  for (const auto& lead : all)
+    for (const auto& follow : all)
+      for (std::size_t k = 0; k < rels.size(); ++k) {
+        INFO(lead.name << " leading " << follow.name << ", relation " << k << ": " << rels[k].first << " / "
+                       << rels[k].second);
+        CHECK_NO_FAILURE(check_pair(lead, follow, rels[k].first, rels[k].second));
+      }
+}
+
+TEST_CASE("misaligned zip: row blocks against column blocks move exactly the elements needed, once",
+          "[misaligned]") {
+  const int p = dmap::num_locales();
+  const index_t n = 12 * p;
+  const rect<2> r{range(0, n), range(0, n)};
+  dmap::domain<2> Rows{dmap::block<2>{dmap::target_grid<2>{{p, 1}}}, r};
+  dmap::domain<2> Cols{dmap::block<2>{dmap::target_grid<2>{{1, p}}}, r};
+  dmap::array<double, 2> A(Rows), B(Cols, 1.0);
+  dmap::reset_plan_statistics();
+  dmap::forall(dmap::zip(A, std::as_const(B)), [](double& a, const double& b) { a = b; });
+  DMAP_CHECK_ALL(dmap::plan_statistics().built == (p > 1 ? 1u : 0u));
+  dmap::reset_counters();
+  dmap::forall(dmap::zip(A, std::as_const(B)), [](double& a, const double& b) { a = 2 * b; });
+  const auto c = dmap::counters();
+  // Locale q needs its n/p rows from every other locale's n/p columns: (p - 1) messages of
+  // (n/p)^2 elements each way; a const follower is not copied back.
+  const auto block = static_cast<std::uint64_t>((n / p) * (n / p)) * sizeof(double);
+  DMAP_CHECK_ALL(c.messages_sent == static_cast<std::uint64_t>(p - 1) && c.messages_received == static_cast<std::uint64_t>(p - 1));
+  DMAP_CHECK_ALL(c.bytes_sent == static_cast<std::uint64_t>(p - 1) * block && c.bytes_received == c.bytes_sent);
+  DMAP_CHECK_ALL(dmap::plan_statistics().built == (p > 1 ? 1u : 0u));
+  DMAP_CHECK_ALL(dmap::plan_statistics().reused == (p > 1 ? 1u : 0u));
+  DMAP_CHECK_ALL(dmap::reduce(A, 0.0, std::plus<>{}) == 2.0 * static_cast<double>(n * n));
+  // Writing the follower sends the same volume back.
+  dmap::reset_counters();
+  dmap::forall(dmap::zip(A, B), [](const double& a, double& b) { b = a + 1; });
+  const auto w = dmap::counters();
+  DMAP_CHECK_ALL(w.messages_sent == 2 * static_cast<std::uint64_t>(p - 1) && w.bytes_sent == 2 * c.bytes_sent);
+  DMAP_CHECK_ALL(dmap::reduce(B, 0.0, std::plus<>{}) == 3.0 * static_cast<double>(n * n));
+}
+
+TEST_CASE("misaligned zip: shapes must match; neighbourhoods cannot be staged", "[misaligned]") {
+  dmap::domain<2> D{dmap::block<2>{}, rect<2>{range(0, 4), range(0, 6)}};
+  dmap::domain<2> E{dmap::block<2>{}, rect<2>{range(0, 6), range(0, 4)}};
+  dmap::array<double, 2> A(D), B(E);
+  CHECK_THROWS_AS(dmap::forall(dmap::zip(A, B), [](double&, double&) {}), dmap::shape_error);
+  CHECK_THROWS_WITH(dmap::forall(dmap::zip(A, B), [](double&, double&) {}),
+                    Catch::Contains("{0..<6, 0..<4}") && Catch::Contains("{0..<4, 0..<6}"));
+  CHECK_THROWS_AS(A = B, dmap::shape_error);
+  const int p = dmap::num_locales();
+  dmap::domain<2> S{dmap::stencil<2>{{1, 1}, {}, dmap::target_grid<2>{{1, p}}}, rect<2>{range(0, 4), range(0, 6)}};
+  dmap::domain<2> R{dmap::block<2>{dmap::target_grid<2>{{p, 1}}}, rect<2>{range(0, 4), range(0, 6)}};
+  dmap::array<double, 2> H(S), G(R);
+  const auto run = [&] {
+    dmap::forall(dmap::zip(G, dmap::neighbors(std::as_const(H), 1)), [](double& g, const auto& h) { g = h(0, 0); });
+  };
+  if (p > 1) CHECK_THROWS_AS(run(), dmap::unsupported_error);
+  else CHECK_NOTHROW(run());
+}

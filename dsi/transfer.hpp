@@ -4,6 +4,7 @@
 // assignment and halo updates.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "../layouts/dense_layout.hpp"
+#include "../runtime/buffers.hpp"
 #include "../runtime/collectives.hpp"
 #include "../runtime/messages.hpp"
 #include "chunks.hpp"
@@ -180,21 +182,28 @@ class pending_transfer {
     incoming_.resize(static_cast<std::size_t>(p));
     for (int q = 0; q < p; ++q) {
       const auto n = static_cast<std::size_t>(plan.receive_count(q));
-      incoming_[q].resize(n);
-      batch_.receive(q, incoming_[q].data(), n * sizeof(T));
+      incoming_[q] = detail::message_buffers().take(n * sizeof(T));
+      batch_.receive(q, incoming_[q].template as<T>(), n * sizeof(T));
     }
     for (int q = 0; q < p; ++q) {
-      auto& out = outgoing_[q];
-      out.resize(static_cast<std::size_t>(plan.send_count(q)));
+      const auto n = static_cast<std::size_t>(plan.send_count(q));
+      outgoing_[q] = detail::message_buffers().take(n * sizeof(T));
+      T* out = outgoing_[q].template as<T>();
       std::size_t at = 0;
       for (const auto& pc : plan.sends()[q])
         detail::for_each_run(pc.part, pc.from.layout, pc.from.shift,
                              [&](index_t offset, index_t step, index_t count) {
-                               for (index_t k = 0; k < count; ++k) out[at++] = from_base[offset + k * step];
+                               const T* in = from_base + offset;
+                               if (step == 1) {
+                                 std::copy(in, in + count, out + at);
+                                 at += static_cast<std::size_t>(count);
+                               } else {
+                                 for (index_t k = 0; k < count; ++k) out[at++] = in[k * step];
+                               }
                              });
       if (!plan.send_offsets().empty())
         for (index_t offset : plan.send_offsets()[q]) out[at++] = from_base[offset];
-      batch_.send(q, out.data(), out.size() * sizeof(T));
+      batch_.send(q, out, n * sizeof(T));
     }
     for (const auto& pc : plan.local()) detail::copy_part(pc.part, pc.from, from_base, pc.to, to_base);
     for (const auto& [from, to] : plan.local_offsets()) to_base[to] = from_base[from];
@@ -205,14 +214,21 @@ class pending_transfer {
   void finish() {
     batch_.wait();
     for (std::size_t q = 0; q < incoming_.size(); ++q) {
+      const T* in = incoming_[q].template as<T>();
       std::size_t at = 0;
       for (const auto& pc : plan_->receives()[q])
         detail::for_each_run(pc.part, pc.to.layout, pc.to.shift,
                              [&](index_t offset, index_t step, index_t count) {
-                               for (index_t k = 0; k < count; ++k) to_base_[offset + k * step] = incoming_[q][at++];
+                               T* out = to_base_ + offset;
+                               if (step == 1) {
+                                 std::copy(in + at, in + at + count, out);
+                                 at += static_cast<std::size_t>(count);
+                               } else {
+                                 for (index_t k = 0; k < count; ++k) out[k * step] = in[at++];
+                               }
                              });
       if (!plan_->receive_offsets().empty())
-        for (index_t offset : plan_->receive_offsets()[q]) to_base_[offset] = incoming_[q][at++];
+        for (index_t offset : plan_->receive_offsets()[q]) to_base_[offset] = in[at++];
     }
     incoming_.clear();
   }
@@ -220,7 +236,7 @@ class pending_transfer {
  private:
   const transfer_plan<N>* plan_;
   T* to_base_;
-  std::vector<std::vector<T>> outgoing_, incoming_;
+  std::vector<detail::pooled_buffer> outgoing_, incoming_;
   message_batch batch_;
 };
 

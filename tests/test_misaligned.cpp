@@ -1,7 +1,8 @@
 // Zips and assignments across different distributions and index sets of one shape.
 //
-// For every ordered pair of maps (Block on three grids, Cyclic, BlockCyclic, Irregular Block,
-// Stencil, the user-defined weighted_block, Hashed and Unstructured) and several relations of
+// For every ordered pair of maps (Block on three grids, Cyclic, BlockCyclic, Irregular Block, a
+// column-major Dimensional mix, Replicated, Stencil, the user-defined weighted_block, Hashed and
+// Unstructured) and several relations of
 // the two index sets (equal, shifted, strided against unit stride, reversed), a zip pairs the
 // k-th index (row-major) of the leader with the k-th of the follower. Oracle: the follower's
 // element k holds g(k); the loop must read g(k) at the leader's index k, write back to the
@@ -13,6 +14,8 @@
 
 #include "../examples/custom_dist/weighted_block.hpp"
 
+#include <algorithm>
+#include <array>
 #include <functional>
 #include <string>
 #include <utility>
@@ -43,6 +46,24 @@ std::vector<maker> makers() {
   out.push_back({"block_cyclic(2, 3)", [](const rect<2>& r) {
                    return dmap::domain<2>{dmap::block_cyclic<2>{{2, 3}}, r};
                  }});
+  out.push_back({"irregular", [p](const rect<2>& r) {
+                   // Uneven cut points inside the bounds: locale k of p starts at k^2 / p^2 of each extent.
+                   std::array<std::vector<index_t>, 2> cuts;
+                   const auto grid = dmap::target_grid<2>{};
+                   for (std::size_t d = 0; d < 2; ++d) {
+                     const index_t lo = std::min(r.dim(d).first(), r.dim(d).last());
+                     const index_t hi = std::max(r.dim(d).first(), r.dim(d).last()) + 1;
+                     const int parts = grid.extent(d);
+                     for (int k = 1; k < parts; ++k) cuts[d].push_back(lo + (hi - lo) * k * k / (parts * parts));
+                   }
+                   return dmap::domain<2>{dmap::irregular_block<2>{cuts, grid}, r};
+                 }});
+  out.push_back({"dimensional(block_cyclic, cyclic) column-major", [](const rect<2>& r) {
+                   return dmap::domain<2>{dmap::dimensional<2>({dmap::block_cyclic_dim{2}, dmap::cyclic_dim{}},
+                                                                dmap::target_grid<2>{}, dmap::storage_order::column_major),
+                                          r};
+                 }});
+  out.push_back({"replicated", [](const rect<2>& r) { return dmap::domain<2>{dmap::replicated<2>{}, r}; }});
   out.push_back({"stencil(1)", [](const rect<2>& r) { return dmap::domain<2>{dmap::stencil<2>{{1, 1}}, r}; }});
   out.push_back({"weighted_block", [](const rect<2>& r) {
                    return dmap::domain<2>{custom_dist::weighted_block<2>::increasing(), r};
@@ -106,9 +127,13 @@ std::string check_pair(const maker& lead, const maker& follow, const rect<2>& rl
     err("forall write", [&] {
       dmap::forall(dmap::zip(L, B), [&](const idx<2>& i, double& b) { b = -g(rl.order_of(i)); });
     });
+    // (A replicated follower is written in each locale's own copy, where the leader runs.)
+    const bool copies = follow.name == "replicated";
     for (index_t k = 0; k < n; ++k)
-      if (F.locale_of(rf.index_at(k)) == dmap::here() && B.local(rf.index_at(k)) != -g(k))
+      if (F.locale_of(rf.index_at(k)) == dmap::here() && (!copies || L.locale_of(rl.index_at(k)) == dmap::here()) &&
+          B.local(rf.index_at(k)) != -g(k))
         fail = "forall write-back at order " + std::to_string(k);
+    if (copies) dmap::forall(dmap::zip(B, F), [&](double& b, const idx<2>& i) { b = -g(rf.order_of(i)); });
     // Reduce over the zip.
     double sum = 0;
     for (index_t k = 0; k < n; ++k) sum += g(k) * -g(k);

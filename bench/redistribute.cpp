@@ -1,0 +1,308 @@
+// Redistribution and misaligned zips against hand-written MPI_Alltoallv code, in the same run:
+//   redistribute_block_to_cyclic_1d   A = B, Block -> Cyclic, n doubles
+//   redistribute_block_to_cyclic_2d   A = B, Block -> Cyclic on the default grid, m x m doubles
+//   redistribute_rows_to_cols         A = B, Block over P x 1 -> Block over 1 x P, m x m doubles
+//   misaligned_triad                  forall(zip(A_block, B_cyclic, C_block), a = b + s*c), n doubles
+// The baselines pack with the owner formulas written out (no index lists), exchange with one
+// MPI_Alltoallv and unpack the same way; the triad baseline then runs its loop locally. Both
+// results are compared. msgs/bytes: what locale 0 sent during one dmap operation (dmap's
+// counters); min_bytes: the elements locale 0 must send (those it holds and another locale
+// needs), times 8.
+//   mpirun -n P --bind-to none ./bench_redistribute [log2_n=24] [repetitions=9]
+#include <dmap/dmap.hpp>
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+using dmap::idx;
+using dmap::index_t;
+using dmap::range;
+using dmap::rect;
+
+template <class F>
+double timed(F&& f) {
+  dmap::barrier();
+  const auto t0 = clock_type::now();
+  f();
+  return dmap::all_reduce_max(std::chrono::duration<double>(clock_type::now() - t0).count());
+}
+
+template <class A, class B>
+std::pair<double, double> median_times(int reps, A&& a, B&& b) {
+  std::vector<double> ta, tb;
+  for (int r = 0; r <= reps; ++r) {
+    const double x = timed(a), y = timed(b);
+    if (r > 0) ta.push_back(x), tb.push_back(y);
+  }
+  std::sort(ta.begin(), ta.end());
+  std::sort(tb.begin(), tb.end());
+  return {ta[ta.size() / 2], tb[tb.size() / 2]};
+}
+
+void line(const std::string& name, index_t n, double td, double tb, const dmap::comm_counters& c,
+          std::uint64_t min_bytes) {
+  if (dmap::here() != 0) return;
+  const double bytes = static_cast<double>(n) * sizeof(double);
+  std::printf("bench %s ranks=%d threads=%d n=%lld dmap=%.1f baseline=%.1f unit=MB/s ratio=%.3f msgs=%llu "
+              "bytes=%llu min_bytes=%llu\n",
+              name.c_str(), dmap::num_locales(), dmap::num_threads(), static_cast<long long>(n), bytes / td / 1e6,
+              bytes / tb / 1e6, tb / td, static_cast<unsigned long long>(c.messages_sent),
+              static_cast<unsigned long long>(c.bytes_sent), static_cast<unsigned long long>(min_bytes));
+}
+
+void fail(const std::string& what) {
+  std::fprintf(stderr, "bench_redistribute: %s\n", what.c_str());
+  std::exit(1);
+}
+
+/// One MPI_Alltoallv of doubles: send[q] to locale q, returns what each locale sent here.
+struct alltoallv {
+  std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
+  std::vector<double> send, recv;
+  alltoallv(std::vector<int> sc, std::vector<int> rc) : send_counts(std::move(sc)), recv_counts(std::move(rc)) {
+    const int p = dmap::num_locales();
+    send_displs.assign(static_cast<std::size_t>(p), 0);
+    recv_displs.assign(static_cast<std::size_t>(p), 0);
+    for (int q = 1; q < p; ++q) {
+      send_displs[static_cast<std::size_t>(q)] = send_displs[static_cast<std::size_t>(q - 1)] + send_counts[static_cast<std::size_t>(q - 1)];
+      recv_displs[static_cast<std::size_t>(q)] = recv_displs[static_cast<std::size_t>(q - 1)] + recv_counts[static_cast<std::size_t>(q - 1)];
+    }
+    send.resize(static_cast<std::size_t>(send_displs.back() + send_counts.back()));
+    recv.resize(static_cast<std::size_t>(recv_displs.back() + recv_counts.back()));
+  }
+  void run() {
+    MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_DOUBLE, recv.data(), recv_counts.data(),
+                  recv_displs.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+  }
+};
+
+/// Block's cut of [0, n) over p parts: part k owns [first(k), first(k + 1)).
+index_t cut(index_t n, int p, int k) { return (n * k + p - 1) / p; }
+
+/// The elements locale 0 holds under `from` that `to` places elsewhere, times 8.
+template <std::size_t N>
+std::uint64_t min_bytes(const dmap::domain<N>& from, const dmap::domain<N>& to) {
+  std::uint64_t n = 0;
+  if (dmap::here() != 0) return 0;
+  for (const auto& r : from.local_subdomains()) {
+    if constexpr (N == 1) {
+      for (index_t i = r.dim(0).first(); i <= r.dim(0).last(); i += r.dim(0).stride()) n += to.locale_of(idx<1>{i}) != 0;
+    } else {
+      for (index_t i = r.dim(0).first(); i <= r.dim(0).last(); i += r.dim(0).stride())
+        for (index_t j = r.dim(1).first(); j <= r.dim(1).last(); j += r.dim(1).stride()) n += to.locale_of(idx<2>{i, j}) != 0;
+    }
+  }
+  return n * sizeof(double);
+}
+
+double value(index_t k) { return 0.25 + static_cast<double>(k % 1000003); }
+
+// ----------------------------------------------------------------------------------- 1-D
+
+void block_to_cyclic_1d(index_t n, int reps) {
+  const int p = dmap::num_locales(), me = dmap::here();
+  const rect<1> space{range(0, n)};
+  dmap::domain<1> DB{dmap::block<1>{}, space}, DC{dmap::cyclic<1>{}, space};
+  dmap::array<double, 1> B(DB), A(DC);
+  dmap::forall(dmap::zip(B, DB), [](double& b, const idx<1>& i) { b = value(i[0]); });
+  const index_t lo = cut(n, p, me), hi = cut(n, p, me + 1);
+  if (DB.local_subdomain().dim(0).first() != lo && hi > lo) fail("the block cut differs from the baseline's");
+  // Baseline: my block [lo, hi) goes to i % p at local i / p.
+  std::vector<int> sc(static_cast<std::size_t>(p)), rc(static_cast<std::size_t>(p));
+  for (index_t i = lo; i < hi; ++i) ++sc[static_cast<std::size_t>(i % p)];
+  for (int q = 0; q < p; ++q)
+    for (index_t i = cut(n, p, q); i < cut(n, p, q + 1); ++i) rc[static_cast<std::size_t>(q)] += i % p == me;
+  alltoallv x(sc, rc);
+  std::vector<double> mine((n - me + p - 1) / p);
+  const double* b = B.local_data();
+  const auto baseline = [&] {
+    // Per destination q, the strided run of my block congruent to q (no modulo per element).
+    for (int q = 0; q < p; ++q) {
+      double* out = x.send.data() + x.send_displs[static_cast<std::size_t>(q)];
+      for (index_t i = lo + ((q - lo) % p + p) % p; i < hi; i += p) *out++ = b[i - lo];
+    }
+    x.run();
+    for (int q = 0; q < p; ++q) {
+      index_t k = x.recv_displs[static_cast<std::size_t>(q)];
+      const index_t first = cut(n, p, q);
+      for (index_t i = first + ((me - first) % p + p) % p; i < cut(n, p, q + 1); i += p)
+        mine[static_cast<std::size_t>(i / p)] = x.recv[static_cast<std::size_t>(k++)];
+    }
+  };
+  dmap::reset_counters();
+  A = B;
+  const auto c = dmap::counters();
+  const auto [td, tb] = median_times(reps, [&] { A = B; }, baseline);
+  if (!std::equal(mine.begin(), mine.end(), A.local_data())) fail("block_to_cyclic_1d: results differ");
+  line("redistribute_block_to_cyclic_1d", n, td, tb, c, min_bytes(DB, DC));
+}
+
+void misaligned_triad(index_t n, int reps) {
+  const int p = dmap::num_locales(), me = dmap::here();
+  const rect<1> space{range(0, n)};
+  dmap::domain<1> DB{dmap::block<1>{}, space}, DC{dmap::cyclic<1>{}, space};
+  dmap::array<double, 1> A(DB), C(DB), B(DC);
+  dmap::forall(dmap::zip(B, DC), [](double& b, const idx<1>& i) { b = value(i[0]); });
+  dmap::forall(dmap::zip(C, DB), [](double& c, const idx<1>& i) { c = value(i[0] + 7); });
+  const double s = 3.0;
+  const index_t lo = cut(n, p, me), hi = cut(n, p, me + 1);
+  // Baseline: the cyclic B to my block (element i at i % p, local i / p), then the triad.
+  std::vector<int> sc(static_cast<std::size_t>(p)), rc(static_cast<std::size_t>(p));
+  for (int q = 0; q < p; ++q)
+    for (index_t i = cut(n, p, q); i < cut(n, p, q + 1); ++i) sc[static_cast<std::size_t>(q)] += i % p == me;
+  for (index_t i = lo; i < hi; ++i) ++rc[static_cast<std::size_t>(i % p)];
+  alltoallv x(sc, rc);
+  std::vector<double> a(static_cast<std::size_t>(hi - lo)), staged(static_cast<std::size_t>(hi - lo));
+  const double* b = B.local_data();
+  const double* c = C.local_data();
+  const auto baseline = [&] {
+    index_t k = 0;
+    for (int q = 0; q < p; ++q) {
+      const index_t first = cut(n, p, q);
+      for (index_t i = first + ((me - first) % p + p) % p; i < cut(n, p, q + 1); i += p)
+        x.send[static_cast<std::size_t>(k++)] = b[i / p];
+    }
+    x.run();
+    for (int q = 0; q < p; ++q) {
+      const double* in = x.recv.data() + x.recv_displs[static_cast<std::size_t>(q)];
+      for (index_t i = lo + ((q - lo) % p + p) % p; i < hi; i += p) staged[static_cast<std::size_t>(i - lo)] = *in++;
+    }
+    const double* __restrict sb = staged.data();
+    double* __restrict pa = a.data();
+    for (std::size_t i = 0; i < a.size(); ++i) pa[i] = sb[i] + s * c[i];
+  };
+  const auto triad = [&] {
+    dmap::forall(dmap::zip(A, std::as_const(B), std::as_const(C)), [s](double& y, const double& u, const double& v) {
+      y = u + s * v;
+    });
+  };
+  triad();  // builds the staging
+  dmap::reset_counters();
+  triad();
+  const auto counts = dmap::counters();
+  const auto [td, tb] = median_times(reps, triad, baseline);
+  if (!std::equal(a.begin(), a.end(), A.local_data())) fail("misaligned_triad: results differ");
+  line("misaligned_triad", n, td, tb, counts, min_bytes(DC, DB));
+}
+
+// ----------------------------------------------------------------------------------- 2-D
+
+void block_to_cyclic_2d(index_t m, int reps) {
+  const int me = dmap::here();
+  const rect<2> space{range(0, m), range(0, m)};
+  const dmap::target_grid<2> grid;
+  const int p0 = grid.extent(0), p1 = grid.extent(1);
+  const auto c0 = grid.coords_of(me)[0], c1 = grid.coords_of(me)[1];
+  dmap::domain<2> DB{dmap::block<2>{grid}, space}, DC{dmap::cyclic<2>{std::nullopt, grid}, space};
+  dmap::array<double, 2> B(DB), A(DC);
+  dmap::forall(dmap::zip(B, DB), [m](double& b, const idx<2>& i) { b = value(i[0] * m + i[1]); });
+  const index_t r0 = cut(m, p0, c0), r1 = cut(m, p0, c0 + 1), k0 = cut(m, p1, c1), k1 = cut(m, p1, c1 + 1);
+  const auto count = [m](int parts, int c) { return (m - c + parts - 1) / parts; };
+  const index_t my_cols = count(p1, c1);
+  std::vector<int> sc(static_cast<std::size_t>(p0 * p1)), rc(static_cast<std::size_t>(p0 * p1));
+  for (index_t i = r0; i < r1; ++i)
+    for (index_t j = k0; j < k1; ++j) ++sc[static_cast<std::size_t>((i % p0) * p1 + j % p1)];
+  for (int q0 = 0; q0 < p0; ++q0)
+    for (int q1 = 0; q1 < p1; ++q1) {
+      int cnt = 0;
+      for (index_t i = cut(m, p0, q0); i < cut(m, p0, q0 + 1); ++i)
+        for (index_t j = cut(m, p1, q1); j < cut(m, p1, q1 + 1); ++j) cnt += i % p0 == c0 && j % p1 == c1;
+      rc[static_cast<std::size_t>(q0 * p1 + q1)] = cnt;
+    }
+  alltoallv x(sc, rc);
+  std::vector<double> mine(static_cast<std::size_t>(count(p0, c0) * my_cols));
+  const double* b = B.local_data();
+  const auto baseline = [&] {
+    // Per destination (q0, q1), the strided sub-block of my block congruent to it.
+    for (int q0 = 0; q0 < p0; ++q0)
+      for (int q1 = 0; q1 < p1; ++q1) {
+        double* out = x.send.data() + x.send_displs[static_cast<std::size_t>(q0 * p1 + q1)];
+        const index_t j_first = k0 + ((q1 - k0) % p1 + p1) % p1;
+        for (index_t i = r0 + ((q0 - r0) % p0 + p0) % p0; i < r1; i += p0) {
+          const double* row = b + (i - r0) * (k1 - k0) - k0;
+          for (index_t j = j_first; j < k1; j += p1) *out++ = row[j];
+        }
+      }
+    x.run();
+    for (int q0 = 0; q0 < p0; ++q0)
+      for (int q1 = 0; q1 < p1; ++q1) {
+        index_t k = x.recv_displs[static_cast<std::size_t>(q0 * p1 + q1)];
+        const index_t a0 = cut(m, p0, q0), a1 = cut(m, p1, q1);
+        const index_t i_first = a0 + ((c0 - a0) % p0 + p0) % p0, j_first = a1 + ((c1 - a1) % p1 + p1) % p1;
+        for (index_t i = i_first; i < cut(m, p0, q0 + 1); i += p0)
+          for (index_t j = j_first; j < cut(m, p1, q1 + 1); j += p1)
+            mine[static_cast<std::size_t>((i / p0) * my_cols + j / p1)] = x.recv[static_cast<std::size_t>(k++)];
+      }
+  };
+  dmap::reset_counters();
+  A = B;
+  const auto c = dmap::counters();
+  const auto [td, tb] = median_times(reps, [&] { A = B; }, baseline);
+  if (!std::equal(mine.begin(), mine.end(), A.local_data())) fail("block_to_cyclic_2d: results differ");
+  line("redistribute_block_to_cyclic_2d", m * m, td, tb, c, min_bytes(DB, DC));
+}
+
+void rows_to_cols(index_t m, int reps) {
+  const int p = dmap::num_locales(), me = dmap::here();
+  const rect<2> space{range(0, m), range(0, m)};
+  dmap::domain<2> DR{dmap::block<2>{dmap::target_grid<2>{{p, 1}}}, space};
+  dmap::domain<2> DK{dmap::block<2>{dmap::target_grid<2>{{1, p}}}, space};
+  dmap::array<double, 2> B(DR), A(DK);
+  dmap::forall(dmap::zip(B, DR), [m](double& b, const idx<2>& i) { b = value(i[0] * m + i[1]); });
+  const index_t r0 = cut(m, p, me), r1 = cut(m, p, me + 1);
+  std::vector<int> sc(static_cast<std::size_t>(p)), rc(static_cast<std::size_t>(p));
+  for (int q = 0; q < p; ++q) {
+    sc[static_cast<std::size_t>(q)] = static_cast<int>((r1 - r0) * (cut(m, p, q + 1) - cut(m, p, q)));
+    rc[static_cast<std::size_t>(q)] = static_cast<int>((cut(m, p, q + 1) - cut(m, p, q)) * (r1 - r0));
+  }
+  alltoallv x(sc, rc);
+  const index_t my_cols = r1 - r0;  // the same cut along both dimensions
+  std::vector<double> mine(static_cast<std::size_t>(m * my_cols));
+  const double* b = B.local_data();
+  const auto baseline = [&] {
+    index_t k = 0;
+    for (int q = 0; q < p; ++q)
+      for (index_t i = r0; i < r1; ++i) {
+        const double* row = b + (i - r0) * m;
+        for (index_t j = cut(m, p, q); j < cut(m, p, q + 1); ++j) x.send[static_cast<std::size_t>(k++)] = row[j];
+      }
+    x.run();
+    k = 0;
+    for (int q = 0; q < p; ++q)
+      for (index_t i = cut(m, p, q); i < cut(m, p, q + 1); ++i) {
+        double* row = mine.data() + i * my_cols;
+        for (index_t j = 0; j < my_cols; ++j) row[j] = x.recv[static_cast<std::size_t>(k++)];
+      }
+  };
+  dmap::reset_counters();
+  A = B;
+  const auto c = dmap::counters();
+  const auto [td, tb] = median_times(reps, [&] { A = B; }, baseline);
+  if (!std::equal(mine.begin(), mine.end(), A.local_data())) fail("rows_to_cols: results differ");
+  line("redistribute_rows_to_cols", m * m, td, tb, c, min_bytes(DR, DK));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dmap::environment env{argc, argv};
+  const int log2n = argc > 1 ? std::atoi(argv[1]) : 24;
+  const int reps = argc > 2 ? std::atoi(argv[2]) : 9;
+  const index_t n = index_t{1} << log2n;
+  const index_t m = index_t{1} << (log2n / 2);
+  block_to_cyclic_1d(n, reps);
+  block_to_cyclic_2d(m, reps);
+  rows_to_cols(m, reps);
+  misaligned_triad(n, reps);
+  return 0;
+}

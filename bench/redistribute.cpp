@@ -3,8 +3,9 @@
 //   redistribute_block_to_cyclic_2d   A = B, Block -> Cyclic on the default grid, m x m doubles
 //   redistribute_rows_to_cols         A = B, Block over P x 1 -> Block over 1 x P, m x m doubles
 //   misaligned_triad                  forall(zip(A_block, B_cyclic, C_block), a = b + s*c), n doubles
-// The baselines pack with the owner formulas written out (no index lists), exchange with one
-// MPI_Alltoallv and unpack the same way; the triad baseline then runs its loop locally. Both
+// The baselines pack with the owner formulas written out (no index lists), copy their own
+// part straight to its place, exchange the rest with one MPI_Alltoallv and unpack the same
+// way; the triad baseline then runs its loop locally. Both
 // results are compared. msgs/bytes: what locale 0 sent during one dmap operation (dmap's
 // counters); min_bytes: the elements locale 0 must send (those it holds and another locale
 // needs), times 8.
@@ -122,17 +123,24 @@ void block_to_cyclic_1d(index_t n, int reps) {
   for (index_t i = lo; i < hi; ++i) ++sc[static_cast<std::size_t>(i % p)];
   for (int q = 0; q < p; ++q)
     for (index_t i = cut(n, p, q); i < cut(n, p, q + 1); ++i) rc[static_cast<std::size_t>(q)] += i % p == me;
+  sc[static_cast<std::size_t>(me)] = rc[static_cast<std::size_t>(me)] = 0;  // copied locally
   alltoallv x(sc, rc);
   std::vector<double> mine((n - me + p - 1) / p);
   const double* b = B.local_data();
   const auto baseline = [&] {
-    // Per destination q, the strided run of my block congruent to q (no modulo per element).
+    // Per destination q, the strided run of my block congruent to q (no modulo per element);
+    // my own part goes straight to its place.
     for (int q = 0; q < p; ++q) {
+      if (q == me) {
+        for (index_t i = lo + ((q - lo) % p + p) % p; i < hi; i += p) mine[static_cast<std::size_t>(i / p)] = b[i - lo];
+        continue;
+      }
       double* out = x.send.data() + x.send_displs[static_cast<std::size_t>(q)];
       for (index_t i = lo + ((q - lo) % p + p) % p; i < hi; i += p) *out++ = b[i - lo];
     }
     x.run();
     for (int q = 0; q < p; ++q) {
+      if (q == me) continue;
       index_t k = x.recv_displs[static_cast<std::size_t>(q)];
       const index_t first = cut(n, p, q);
       for (index_t i = first + ((me - first) % p + p) % p; i < cut(n, p, q + 1); i += p)
@@ -161,6 +169,7 @@ void misaligned_triad(index_t n, int reps) {
   for (int q = 0; q < p; ++q)
     for (index_t i = cut(n, p, q); i < cut(n, p, q + 1); ++i) sc[static_cast<std::size_t>(q)] += i % p == me;
   for (index_t i = lo; i < hi; ++i) ++rc[static_cast<std::size_t>(i % p)];
+  sc[static_cast<std::size_t>(me)] = rc[static_cast<std::size_t>(me)] = 0;  // copied locally
   alltoallv x(sc, rc);
   std::vector<double> a(static_cast<std::size_t>(hi - lo)), staged(static_cast<std::size_t>(hi - lo));
   const double* b = B.local_data();
@@ -169,11 +178,17 @@ void misaligned_triad(index_t n, int reps) {
     index_t k = 0;
     for (int q = 0; q < p; ++q) {
       const index_t first = cut(n, p, q);
+      if (q == me) {
+        for (index_t i = first + ((me - first) % p + p) % p; i < cut(n, p, q + 1); i += p)
+          staged[static_cast<std::size_t>(i - lo)] = b[i / p];
+        continue;
+      }
       for (index_t i = first + ((me - first) % p + p) % p; i < cut(n, p, q + 1); i += p)
         x.send[static_cast<std::size_t>(k++)] = b[i / p];
     }
     x.run();
     for (int q = 0; q < p; ++q) {
+      if (q == me) continue;
       const double* in = x.recv.data() + x.recv_displs[static_cast<std::size_t>(q)];
       for (index_t i = lo + ((q - lo) % p + p) % p; i < hi; i += p) staged[static_cast<std::size_t>(i - lo)] = *in++;
     }
@@ -219,6 +234,7 @@ void block_to_cyclic_2d(index_t m, int reps) {
         for (index_t j = cut(m, p1, q1); j < cut(m, p1, q1 + 1); ++j) cnt += i % p0 == c0 && j % p1 == c1;
       rc[static_cast<std::size_t>(q0 * p1 + q1)] = cnt;
     }
+  sc[static_cast<std::size_t>(me)] = rc[static_cast<std::size_t>(me)] = 0;  // copied locally
   alltoallv x(sc, rc);
   std::vector<double> mine(static_cast<std::size_t>(count(p0, c0) * my_cols));
   const double* b = B.local_data();
@@ -226,16 +242,23 @@ void block_to_cyclic_2d(index_t m, int reps) {
     // Per destination (q0, q1), the strided sub-block of my block congruent to it.
     for (int q0 = 0; q0 < p0; ++q0)
       for (int q1 = 0; q1 < p1; ++q1) {
+        const bool self = q0 == c0 && q1 == c1;
         double* out = x.send.data() + x.send_displs[static_cast<std::size_t>(q0 * p1 + q1)];
         const index_t j_first = k0 + ((q1 - k0) % p1 + p1) % p1;
         for (index_t i = r0 + ((q0 - r0) % p0 + p0) % p0; i < r1; i += p0) {
           const double* row = b + (i - r0) * (k1 - k0) - k0;
-          for (index_t j = j_first; j < k1; j += p1) *out++ = row[j];
+          if (self) {
+            double* dst = mine.data() + (i / p0) * my_cols;
+            for (index_t j = j_first; j < k1; j += p1) dst[j / p1] = row[j];
+          } else {
+            for (index_t j = j_first; j < k1; j += p1) *out++ = row[j];
+          }
         }
       }
     x.run();
     for (int q0 = 0; q0 < p0; ++q0)
       for (int q1 = 0; q1 < p1; ++q1) {
+        if (q0 == c0 && q1 == c1) continue;
         index_t k = x.recv_displs[static_cast<std::size_t>(q0 * p1 + q1)];
         const index_t a0 = cut(m, p0, q0), a1 = cut(m, p1, q1);
         const index_t i_first = a0 + ((c0 - a0) % p0 + p0) % p0, j_first = a1 + ((c1 - a1) % p1 + p1) % p1;
@@ -265,6 +288,7 @@ void rows_to_cols(index_t m, int reps) {
     sc[static_cast<std::size_t>(q)] = static_cast<int>((r1 - r0) * (cut(m, p, q + 1) - cut(m, p, q)));
     rc[static_cast<std::size_t>(q)] = static_cast<int>((cut(m, p, q + 1) - cut(m, p, q)) * (r1 - r0));
   }
+  sc[static_cast<std::size_t>(me)] = rc[static_cast<std::size_t>(me)] = 0;  // copied locally
   alltoallv x(sc, rc);
   const index_t my_cols = r1 - r0;  // the same cut along both dimensions
   std::vector<double> mine(static_cast<std::size_t>(m * my_cols));
@@ -274,12 +298,16 @@ void rows_to_cols(index_t m, int reps) {
     for (int q = 0; q < p; ++q)
       for (index_t i = r0; i < r1; ++i) {
         const double* row = b + (i - r0) * m;
+        if (q == me) {
+          std::copy(row + r0, row + r1, mine.data() + i * my_cols);
+          continue;
+        }
         for (index_t j = cut(m, p, q); j < cut(m, p, q + 1); ++j) x.send[static_cast<std::size_t>(k++)] = row[j];
       }
     x.run();
     k = 0;
     for (int q = 0; q < p; ++q)
-      for (index_t i = cut(m, p, q); i < cut(m, p, q + 1); ++i) {
+      for (index_t i = cut(m, p, q); i < cut(m, p, q + 1) && q != me; ++i) {
         double* row = mine.data() + i * my_cols;
         for (index_t j = 0; j < my_cols; ++j) row[j] = x.recv[static_cast<std::size_t>(k++)];
       }

@@ -189,7 +189,15 @@ class dimension_cut {
     std::vector<range> out;
     const auto keep = [&](const range& r) {
       const range part = whole_.intersect(r);
-      if (!part.empty()) out.push_back(part);
+      if (part.empty()) return;
+      // A piece that continues the previous one in the same direction extends it (blocks
+      // dealt to one coordinate only, e.g. block-cyclic over one locale along a dimension).
+      if (!out.empty() && out.back().stride() == part.stride() && out.back().size() > 0 &&
+          out.back().last() + part.stride() == part.first()) {
+        out.back() = range::counted(out.back().first(), out.back().size() + part.size(), part.stride());
+        return;
+      }
+      out.push_back(part);
     };
     std::visit(
         [&](const auto& x) {

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -74,6 +75,78 @@ void copy_part(const rect<N>& part, const placed_block<N>& from, const T* from_b
   });
 }
 
+/// The bounds [lo, hi] (inclusive) of a nonempty range, whatever its direction.
+inline std::pair<index_t, index_t> bounds_of(const range& r) {
+  return {std::min(r.first(), r.last()), std::max(r.first(), r.last())};
+}
+
+/// Calls emit(a, b, part) for every pair of blocks a of `as` and b of `bs` whose indices meet
+/// (part: the common indices), in the order of a loop over a then b. `bs` is indexed by bands
+/// of equal bounds along the first dimension, each sorted along the last one, so maps made of
+/// products of per-dimension pieces (BlockCyclic, Dimensional) pair in about
+/// O(|as| (bands + log |bs|) + pairs) instead of O(|as| |bs|).
+template <std::size_t N, class Emit>
+void for_each_meeting(const std::vector<placed_block<N>>& as, const std::vector<placed_block<N>>& bs, Emit&& emit) {
+  std::vector<std::size_t> hits;
+  if (as.size() * bs.size() <= 256) {
+    for (std::size_t a = 0; a < as.size(); ++a)
+      for (std::size_t b = 0; b < bs.size(); ++b) {
+        const rect<N> part = as[a].owned.intersect(bs[b].owned);
+        if (!part.empty()) emit(a, b, part);
+      }
+    return;
+  }
+  struct band {
+    std::pair<index_t, index_t> first_dim;  // bounds along dimension 0
+    std::vector<std::size_t> members;       // sorted by their low bound along dimension N - 1
+    bool ordered = true;                    // their high bounds along N - 1 increase too
+  };
+  std::vector<band> bands;
+  {
+    std::vector<std::size_t> order;
+    for (std::size_t b = 0; b < bs.size(); ++b)
+      if (!bs[b].owned.empty()) order.push_back(b);
+    const auto key = [&](std::size_t b) {
+      return std::tuple(bounds_of(bs[b].owned.dim(0)), bounds_of(bs[b].owned.dim(N - 1)).first, b);
+    };
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return key(x) < key(y); });
+    for (std::size_t b : order) {
+      const auto d0 = bounds_of(bs[b].owned.dim(0));
+      if (bands.empty() || bands.back().first_dim != d0) bands.push_back({d0, {}, true});
+      auto& m = bands.back().members;
+      if (!m.empty() &&
+          bounds_of(bs[b].owned.dim(N - 1)).second < bounds_of(bs[m.back()].owned.dim(N - 1)).second)
+        bands.back().ordered = false;
+      m.push_back(b);
+    }
+  }
+  for (std::size_t a = 0; a < as.size(); ++a) {
+    const rect<N>& ra = as[a].owned;
+    if (ra.empty()) continue;
+    const auto a0 = bounds_of(ra.dim(0)), al = bounds_of(ra.dim(N - 1));
+    hits.clear();
+    for (const auto& bd : bands) {
+      if (bd.first_dim.first > a0.second) break;
+      if (bd.first_dim.second < a0.first) continue;
+      auto it = bd.members.begin();
+      if (bd.ordered)  // the first member whose high bound reaches a's low bound
+        it = std::partition_point(bd.members.begin(), bd.members.end(), [&](std::size_t b) {
+          return bounds_of(bs[b].owned.dim(N - 1)).second < al.first;
+        });
+      for (; it != bd.members.end(); ++it) {
+        const auto bl = bounds_of(bs[*it].owned.dim(N - 1));
+        if (bl.first > al.second) break;
+        if (bl.second >= al.first) hits.push_back(*it);
+      }
+    }
+    std::sort(hits.begin(), hits.end());
+    for (std::size_t b : hits) {
+      const rect<N> part = ra.intersect(bs[b].owned);
+      if (!part.empty()) emit(a, b, part);
+    }
+  }
+}
+
 }  // namespace detail
 
 /// What one locale sends, receives and copies locally to move the indices present in two
@@ -100,18 +173,16 @@ class transfer_plan {
     receives_.resize(static_cast<std::size_t>(p));
     for (int q = 0; q < p; ++q) {
       if (layers && (*layers)[static_cast<std::size_t>(q)] != (*layers)[static_cast<std::size_t>(me)]) continue;
-      for (const auto& fb : from[me])
-        for (const auto& tb : to[q]) {
-          const rect<N> part = fb.owned.intersect(tb.owned);
-          if (part.empty()) continue;
-          (q == me ? local_ : sends_[q]).push_back({part, fb, tb});
-        }
+      // Both sides list a message's pieces in the same order: by source block, then
+      // destination block.
+      auto& mine = q == me ? local_ : sends_[q];
+      detail::for_each_meeting<N>(from[me], to[q], [&](std::size_t f, std::size_t t, const rect<N>& part) {
+        mine.push_back({part, from[me][f], to[q][t]});
+      });
       if (q == me) continue;
-      for (const auto& fb : from[q])
-        for (const auto& tb : to[me]) {
-          const rect<N> part = fb.owned.intersect(tb.owned);
-          if (!part.empty()) receives_[q].push_back({part, fb, tb});
-        }
+      detail::for_each_meeting<N>(from[q], to[me], [&](std::size_t f, std::size_t t, const rect<N>& part) {
+        receives_[q].push_back({part, from[q][f], to[me][t]});
+      });
     }
   }
 

@@ -87,11 +87,14 @@ std::uint64_t misaligned_operands(const Ops& ops, const std::vector<dense_rect<N
       [&](const auto&... op) {
         int k = 0;
         (([&] {
-           for (const auto& p : dense_pieces)
-             if (!op.follow(undensify(op.whole(), p), 0)) {
-               mine |= std::uint64_t{1} << k;
-               break;
-             }
+           // The leader's domain serves itself; others are asked piece by piece, with the
+           // piece's position as the hint an aligned follower answers at once.
+           if (op.state() != lead_state || op.state() == nullptr)
+             for (std::size_t j = 0; j < dense_pieces.size(); ++j)
+               if (!op.follow(undensify(op.whole(), dense_pieces[j]), j)) {
+                 mine |= std::uint64_t{1} << k;
+                 break;
+               }
            ++k;
          }()),
          ...);

@@ -227,3 +227,30 @@ TEST_CASE("misaligned zip: shapes must match; neighbourhoods cannot be staged", 
   if (p > 1) CHECK_THROWS_AS(run(), dmap::unsupported_error);
   else CHECK_NOTHROW(run());
 }
+
+TEST_CASE("redistribution between block-cyclic maps with many small blocks (indexed block pairing)",
+          "[misaligned]") {
+  // Enough blocks per locale that pairing goes through the band index of dsi/transfer.hpp.
+  const rect<1> line{range(-17, 4983)};
+  dmap::domain<1> B3{dmap::block_cyclic<1>{idx<1>{3}}, line}, B7{dmap::block_cyclic<1>{idx<1>{7}}, line};
+  dmap::array<double, 1> X(B3), Y(B7);
+  dmap::forall(dmap::zip(X, B3), [](double& x, const idx<1>& i) { x = fval(i); });
+  Y = X;
+  std::string fail;
+  for (const auto& r : B7.local_subdomains())
+    for (const auto& i : points_of(r))
+      if (Y.local(i) != fval(i)) fail = "Y = X at " + text(i);
+  CHECK_NO_FAILURE(fail);
+  const rect<2> square{range(0, 61), range(-5, 55, 1)};
+  dmap::domain<2> S23{dmap::block_cyclic<2>{idx<2>{2, 3}}, square};
+  dmap::domain<2> S32{dmap::block_cyclic<2>{idx<2>{3, 2}, dmap::target_grid<2>{}, dmap::storage_order::column_major}, square};
+  dmap::array<double, 2> U(S23), V(S32);
+  dmap::forall(dmap::zip(U, S23), [](double& u, const idx<2>& i) { u = fval(i); });
+  V = U;
+  // And a zip of the two: V staged onto U's blocks.
+  dmap::forall(dmap::zip(U, std::as_const(V)), [](double& u, const double& v) { u = 2 * v; });
+  for (const auto& r : S23.local_subdomains())
+    for (const auto& i : points_of(r))
+      if (U.local(i) != 2 * fval(i)) fail = "zip(U, V) at " + text(i);
+  CHECK_NO_FAILURE(fail);
+}

@@ -4,12 +4,13 @@
 //   mpirun -n P --bind-to none ./bench_dists [n=4096] [repetitions=9]
 #include <dmap/dmap.hpp>
 
+#include "timing.hpp"
+
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/partitioner.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -20,32 +21,10 @@
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
 using dmap::idx;
 using dmap::index_t;
 
-// Times `f` once on every locale, synchronised; the slowest locale's time counts.
-template <class F>
-double timed(F&& f) {
-  dmap::barrier();
-  const auto t0 = clock_type::now();
-  f();
-  return dmap::all_reduce_max(std::chrono::duration<double>(clock_type::now() - t0).count());
-}
-
-// Medians of `reps` timings of `a` and of `b`, alternating so that drifting machine load
-// hits both alike; one warm-up round first.
-template <class A, class B>
-std::pair<double, double> median_times(int reps, A&& a, B&& b) {
-  std::vector<double> ta, tb;
-  for (int r = 0; r <= reps; ++r) {
-    const double x = timed(a), y = timed(b);
-    if (r > 0) ta.push_back(x), tb.push_back(y);
-  }
-  std::sort(ta.begin(), ta.end());
-  std::sort(tb.begin(), tb.end());
-  return {ta[ta.size() / 2], tb[tb.size() / 2]};
-}
+using bench::median_times;
 
 void line(const std::string& name, index_t n, double dmap_rate, double base_rate, const char* unit,
           const dmap::comm_counters& c) {

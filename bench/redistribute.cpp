@@ -12,10 +12,11 @@
 //   mpirun -n P --bind-to none ./bench_redistribute [log2_n=24] [repetitions=9]
 #include <dmap/dmap.hpp>
 
+#include "timing.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -24,31 +25,12 @@
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
 using dmap::idx;
 using dmap::index_t;
 using dmap::range;
 using dmap::rect;
 
-template <class F>
-double timed(F&& f) {
-  dmap::barrier();
-  const auto t0 = clock_type::now();
-  f();
-  return dmap::all_reduce_max(std::chrono::duration<double>(clock_type::now() - t0).count());
-}
-
-template <class A, class B>
-std::pair<double, double> median_times(int reps, A&& a, B&& b) {
-  std::vector<double> ta, tb;
-  for (int r = 0; r <= reps; ++r) {
-    const double x = timed(a), y = timed(b);
-    if (r > 0) ta.push_back(x), tb.push_back(y);
-  }
-  std::sort(ta.begin(), ta.end());
-  std::sort(tb.begin(), tb.end());
-  return {ta[ta.size() / 2], tb[tb.size() / 2]};
-}
+using bench::median_times;
 
 void line(const std::string& name, index_t n, double td, double tb, const dmap::comm_counters& c,
           std::uint64_t min_bytes) {

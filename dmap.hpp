@@ -12,6 +12,7 @@
 #include "dsi/concepts.hpp"
 #include "dsi/directory.hpp"
 #include "dsi/domain.hpp"
+#include "dsi/local_domain.hpp"
 #include "dsi/locator.hpp"
 #include "dsi/range.hpp"
 #include "dsi/rect.hpp"

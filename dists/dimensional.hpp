@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "../dsi/concepts.hpp"
+#include "../dsi/local_domain.hpp"
 #include "../dsi/rect.hpp"
 #include "../layouts/dense_layout.hpp"
 #include "../runtime/grid.hpp"
@@ -347,33 +348,10 @@ class dimensional {
   storage_order order_;
 };
 
-/// This locale's part of a Dimensional domain: the product of its per-dimension pieces,
-/// stored as one dense local array.
+/// This locale's part of a Dimensional domain: the product of its per-dimension pieces
+/// (one rect per combination), stored as one dense local array.
 template <std::size_t N>
-class dimensional_local_domain {
- public:
-  dimensional_local_domain() = default;
-  dimensional_local_domain(std::vector<rect<N>> owned, std::vector<dense_layout<N>> layouts)
-      : owned_(std::move(owned)), layouts_(std::move(layouts)) {}
-  /// The owned rects (one per combination of per-dimension pieces).
-  const std::vector<rect<N>>& subdomains() const noexcept { return owned_; }
-  /// Their storage, in the same order.
-  const std::vector<dense_layout<N>>& layouts() const noexcept { return layouts_; }
-  /// The number of owned indices.
-  index_t size() const noexcept {
-    index_t n = 0;
-    for (const auto& r : owned_) n += r.size();
-    return n;
-  }
-  /// True when this locale owns `i`.
-  bool contains(const idx<N>& i) const noexcept {
-    return std::any_of(owned_.begin(), owned_.end(), [&](const rect<N>& r) { return r.contains(i); });
-  }
-
- private:
-  std::vector<rect<N>> owned_;
-  std::vector<dense_layout<N>> layouts_;
-};
+using dimensional_local_domain = pieces_local_domain<N>;
 
 /// The global descriptor of a domain distributed by Dimensional.
 template <std::size_t N>

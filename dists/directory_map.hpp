@@ -12,30 +12,22 @@
 #include <vector>
 
 #include "../dsi/directory.hpp"
+#include "../dsi/local_domain.hpp"
 #include "../dsi/rect.hpp"
 #include "../layouts/dense_layout.hpp"
 
 namespace dmap {
 
-/// This locale's part of a domain known through a directory.
+/// This locale's part of a domain known through a directory: its runs of owned indices
+/// (in storage order), with `contains` answered by a binary search of what it stores.
 template <std::size_t N>
-class directory_local_domain {
+class directory_local_domain : public pieces_local_domain<N> {
  public:
   directory_local_domain() = default;
   directory_local_domain(std::shared_ptr<const dmap::directory<N>> dir, std::vector<rect<N>> owned,
                          std::vector<dense_layout<N>> layouts)
-      : dir_(std::move(dir)), owned_(std::move(owned)), layouts_(std::move(layouts)) {}
-  /// The owned indices as runs along the last dimension, in storage order.
-  const std::vector<rect<N>>& subdomains() const noexcept { return owned_; }
-  /// Their storage (one row each), in the same order.
-  const std::vector<dense_layout<N>>& layouts() const noexcept { return layouts_; }
-  /// The number of owned indices.
-  index_t size() const noexcept {
-    index_t n = 0;
-    for (const auto& r : owned_) n += r.size();
-    return n;
-  }
-  /// True when this locale owns `i` (a binary search of what it stores).
+      : pieces_local_domain<N>(std::move(owned), std::move(layouts)), dir_(std::move(dir)) {}
+  /// True when this locale owns `i`.
   bool contains(const idx<N>& i) const noexcept {
     if (!dir_) return false;
     const index_t o = dir_->whole().order_of(i);
@@ -45,8 +37,6 @@ class directory_local_domain {
 
  private:
   std::shared_ptr<const dmap::directory<N>> dir_;
-  std::vector<rect<N>> owned_;
-  std::vector<dense_layout<N>> layouts_;
 };
 
 /// The shared part of a global descriptor known through a directory. `who` names the map

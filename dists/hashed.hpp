@@ -9,7 +9,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -107,7 +107,7 @@ class hashed_domain : public directory_domain_base<N> {
     const rect<N>& next = this->staged();
     const int p = num_locales(), me = here();
     const directory_homes homes(next.size(), p);
-    byte_buffers outgoing(static_cast<std::size_t>(p));
+    std::vector<std::vector<index_t>> to_owners(static_cast<std::size_t>(p));
     agreed([&] {
       for (index_t o = homes.first(me); o < homes.first(me + 1); ++o) {
         const idx<N> i = next.index_at(o);
@@ -118,18 +118,15 @@ class hashed_domain : public directory_domain_base<N> {
             << "; a mapper must return a locale in [0, " << p << ")";
           throw argument_error(s.str());
         }
-        auto& out = outgoing[static_cast<std::size_t>(q)];
-        const auto at = out.size();
-        out.resize(at + sizeof(index_t));
-        std::memcpy(out.data() + at, &o, sizeof(index_t));
+        to_owners[static_cast<std::size_t>(q)].push_back(o);
       }
     });
-    const byte_buffers incoming = exchange(std::move(outgoing));
+    byte_buffers outgoing;
+    for (const auto& v : to_owners) outgoing.push_back(to_bytes(v));
     std::vector<index_t> mine;
-    for (const auto& buffer : incoming) {
-      const auto at = mine.size();
-      mine.resize(at + buffer.size() / sizeof(index_t));
-      if (!buffer.empty()) std::memcpy(mine.data() + at, buffer.data(), buffer.size());
+    for (const auto& buffer : exchange(std::move(outgoing))) {
+      const auto orders = from_bytes<index_t>(buffer);
+      mine.insert(mine.end(), orders.begin(), orders.end());
     }
     this->commit(std::move(mine), true, unlisted_indices::refuse);
   }

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -75,19 +74,19 @@ class directory {
             const std::string& who)
       : whole_(whole), homes_(whole.size(), num_locales()), mine_(std::move(stored)) {
     const int p = num_locales(), me = here();
-    byte_buffers outgoing(static_cast<std::size_t>(p));
+    std::vector<std::vector<stored_entry>> to_homes(static_cast<std::size_t>(p));
     for (std::size_t k = 0; k < mine_.size(); ++k)
-      append(outgoing[static_cast<std::size_t>(homes_.home_of(mine_[k]))], {mine_[k], static_cast<index_t>(k)});
-    const byte_buffers incoming = exchange(std::move(outgoing));
+      to_homes[static_cast<std::size_t>(homes_.home_of(mine_[k]))].push_back({mine_[k], static_cast<index_t>(k)});
+    const byte_buffers incoming = exchange(packed(to_homes));
 
     // Fill this locale's share of the table; remember which stored indices are copies.
     const index_t first = homes_.first(me), count = homes_.first(me + 1) - first;
-    byte_buffers copies(static_cast<std::size_t>(p));
+    std::vector<std::vector<stored_entry>> copies(static_cast<std::size_t>(p));
     agreed([&] {
       table_.assign(static_cast<std::size_t>(count), location{});
       std::vector<int> last_lister(static_cast<std::size_t>(count), -1);
       for (int q = 0; q < p; ++q)
-        for (const auto& e : entries_in(incoming[static_cast<std::size_t>(q)])) {
+        for (const auto& e : from_bytes<stored_entry>(incoming[static_cast<std::size_t>(q)])) {
           location& l = table_[static_cast<std::size_t>(e.order - first)];
           int& last = last_lister[static_cast<std::size_t>(e.order - first)];
           if (last == q) fail(who, "locale " + std::to_string(q) + " lists index ", e.order, " twice");
@@ -99,7 +98,7 @@ class directory {
             l = {e.offset, q, 1};
           } else {
             ++l.holders;
-            append(copies[static_cast<std::size_t>(q)], stored_entry{e.order, e.offset});
+            copies[static_cast<std::size_t>(q)].push_back(e);
           }
         }
       index_t next = static_cast<index_t>(mine_.size());
@@ -114,9 +113,8 @@ class directory {
     });
     for (const auto& e : claimed_) mine_.push_back(e.order);
     owned_.assign(mine_.size(), 1);
-    const byte_buffers copied = exchange(std::move(copies));
-    for (const auto& buffer : copied)
-      for (const auto& e : entries_in(buffer)) owned_[static_cast<std::size_t>(e.offset)] = 0;
+    for (const auto& buffer : exchange(packed(copies)))
+      for (const auto& e : from_bytes<stored_entry>(buffer)) owned_[static_cast<std::size_t>(e.offset)] = 0;
     sorted_.resize(mine_.size());
     for (std::size_t k = 0; k < mine_.size(); ++k) sorted_[k] = k;
     std::sort(sorted_.begin(), sorted_.end(), [&](std::size_t a, std::size_t b) { return mine_[a] < mine_[b]; });
@@ -190,14 +188,9 @@ class directory {
   std::size_t entries_kept() const noexcept { return table_.size(); }
 
  private:
-  static void append(std::vector<std::byte>& buffer, const stored_entry& e) {
-    const auto at = buffer.size();
-    buffer.resize(at + sizeof(stored_entry));
-    std::memcpy(buffer.data() + at, &e, sizeof(stored_entry));
-  }
-  static std::vector<stored_entry> entries_in(const std::vector<std::byte>& buffer) {
-    std::vector<stored_entry> out(buffer.size() / sizeof(stored_entry));
-    if (!out.empty()) std::memcpy(out.data(), buffer.data(), out.size() * sizeof(stored_entry));
+  static byte_buffers packed(const std::vector<std::vector<stored_entry>>& per_locale) {
+    byte_buffers out;
+    for (const auto& v : per_locale) out.push_back(to_bytes(v));
     return out;
   }
   [[noreturn]] void fail(const std::string& who, const std::string& before, index_t order,

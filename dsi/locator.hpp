@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstddef>
-#include <cstring>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -48,17 +47,6 @@ void for_each_stored_index(const std::vector<placed_block<N>>& blocks, F&& f) {
 }
 
 
-inline std::vector<std::byte> as_bytes(const std::vector<index_t>& v) {
-  std::vector<std::byte> out(v.size() * sizeof(index_t));
-  if (!v.empty()) std::memcpy(out.data(), v.data(), out.size());
-  return out;
-}
-inline std::vector<index_t> as_offsets(const std::vector<std::byte>& b) {
-  std::vector<index_t> out(b.size() / sizeof(index_t));
-  if (!out.empty()) std::memcpy(out.data(), b.data(), out.size() * sizeof(index_t));
-  return out;
-}
-
 /// Collective. An element-list plan: each index of `walked` (this locale's blocks of one
 /// side) paired with its location on the other side, found by `locate` (orders of the other
 /// side's index set -> locations). `pull`: `walked` are destinations and the locations are
@@ -89,18 +77,15 @@ transfer_plan<N> element_plan(const std::vector<placed_block<N>>& walked, const 
   }
   byte_buffers outgoing(static_cast<std::size_t>(p));
   for (int q = 0; q < p; ++q)
-    if (q != me) outgoing[static_cast<std::size_t>(q)] = as_bytes(told[static_cast<std::size_t>(q)]);
+    if (q != me) outgoing[static_cast<std::size_t>(q)] = to_bytes(told[static_cast<std::size_t>(q)]);
   const byte_buffers incoming = exchange(std::move(outgoing));
   std::vector<std::vector<index_t>> learned(static_cast<std::size_t>(p));
   for (int q = 0; q < p; ++q)
-    if (q != me) learned[static_cast<std::size_t>(q)] = as_offsets(incoming[static_cast<std::size_t>(q)]);
+    if (q != me) learned[static_cast<std::size_t>(q)] = from_bytes<index_t>(incoming[static_cast<std::size_t>(q)]);
   return pull ? transfer_plan<N>::of_elements(std::move(learned), std::move(kept), std::move(local))
               : transfer_plan<N>::of_elements(std::move(kept), std::move(learned), std::move(local));
 }
 
-}  // namespace detail
-
-namespace detail {
 /// The image of `r` (indices on the lattice of `from`, possibly beyond its bounds) under the
 /// map that sends the k-th index of `from` to the k-th index of `to`, per dimension.
 template <std::size_t N>

@@ -18,31 +18,13 @@
 
 #include "../dsi/array.hpp"
 #include "../dsi/domain.hpp"
+#include "../dsi/local_domain.hpp"
 #include "../dsi/locator.hpp"
 
 namespace dmap::detail {
 
 template <std::size_t N>
 class staging_desc;
-
-/// This locale's part of a staging domain.
-template <std::size_t N>
-struct staging_local {
-  std::vector<rect<N>> owned;
-  std::vector<dense_layout<N>> storage;
-  const std::vector<rect<N>>& subdomains() const noexcept { return owned; }
-  const std::vector<dense_layout<N>>& layouts() const noexcept { return storage; }
-  index_t size() const noexcept {
-    index_t n = 0;
-    for (const auto& r : owned) n += r.size();
-    return n;
-  }
-  bool contains(const idx<N>& i) const noexcept {
-    for (const auto& r : owned)
-      if (r.contains(i)) return true;
-    return false;
-  }
-};
 
 /// The distribution of a staging domain: given blocks per locale (and the leader's copy
 /// layers, if any). Internal to the engine.
@@ -68,13 +50,8 @@ class staging_map {
 template <std::size_t N>
 class staging_desc {
  public:
-  staging_desc(const staging_map<N>& map, const rect<N>& whole) : map_(map), whole_(whole) {
-    const int me = here();
-    for (const auto& b : map_.blocks()[static_cast<std::size_t>(me)]) {
-      local_.owned.push_back(b.owned);
-      local_.storage.push_back(b.layout);
-    }
-  }
+  staging_desc(const staging_map<N>& map, const rect<N>& whole)
+      : map_(map), whole_(whole), local_(local_subdomains(here()), local_layouts(here())) {}
   const rect<N>& indices() const noexcept { return whole_; }
   void set_indices(const rect<N>&) {
     throw unsupported_error("dmap: a staging domain of the loop engine cannot change its indices");
@@ -99,14 +76,14 @@ class staging_desc {
     for (const auto& b : map_.blocks()[static_cast<std::size_t>(q)]) out.push_back(b.layout);
     return out;
   }
-  const staging_local<N>& local() const noexcept { return local_; }
+  const pieces_local_domain<N>& local() const noexcept { return local_; }
   int targets() const { return num_locales(); }
   std::vector<int> copy_layers() const { return map_.layers(); }
 
  private:
   staging_map<N> map_;
   rect<N> whole_;
-  staging_local<N> local_;
+  pieces_local_domain<N> local_;
 };
 
 /// One staged operand, kept between loops.

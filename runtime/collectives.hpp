@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -117,6 +118,21 @@ inline void broadcast(std::string& text, int root) {
 
 /// One byte buffer per locale, indexed by locale: what a locale sends to / received from each.
 using byte_buffers = std::vector<std::vector<std::byte>>;
+
+/// The bytes of `values`, to put in a byte_buffers entry.
+template <transferable T>
+std::vector<std::byte> to_bytes(const std::vector<T>& values) {
+  std::vector<std::byte> out(values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(out.data(), values.data(), out.size());
+  return out;
+}
+/// The values of type T that to_bytes wrote into `bytes`.
+template <transferable T>
+std::vector<T> from_bytes(const std::vector<std::byte>& bytes) {
+  std::vector<T> out(bytes.size() / sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+  return out;
+}
 
 /// Sends `outgoing[p]` to every locale p and returns what each locale sent here. Only
 /// non-empty buffers travel: one message per peer and direction; the buffer to oneself is

@@ -4,9 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include <cstring>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -26,18 +24,10 @@ inline std::string failing_locales(bool ok) {
 /// Collective: every locale's vector of trivially copyable values, indexed by locale.
 template <class T>
 std::vector<std::vector<T>> everyones(const std::vector<T>& mine) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  dmap::byte_buffers out(static_cast<std::size_t>(dmap::num_locales()));
-  for (auto& buffer : out) {
-    buffer.resize(mine.size() * sizeof(T));
-    if (!mine.empty()) std::memcpy(buffer.data(), mine.data(), buffer.size());
-  }
+  dmap::byte_buffers out(static_cast<std::size_t>(dmap::num_locales()), dmap::to_bytes(mine));
   const auto in = dmap::exchange(std::move(out));
-  std::vector<std::vector<T>> all(in.size());
-  for (std::size_t q = 0; q < in.size(); ++q) {
-    all[q].resize(in[q].size() / sizeof(T));
-    if (!all[q].empty()) std::memcpy(all[q].data(), in[q].data(), in[q].size());
-  }
+  std::vector<std::vector<T>> all;
+  for (const auto& bytes : in) all.push_back(dmap::from_bytes<T>(bytes));
   return all;
 }
 

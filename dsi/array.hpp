@@ -15,6 +15,7 @@
 
 #include "../runtime/tasks.hpp"
 #include "../runtime/window.hpp"
+#include "assignment.hpp"
 #include "chunks.hpp"
 #include "domain.hpp"
 
@@ -22,6 +23,8 @@ namespace dmap {
 
 template <class T, std::size_t N>
 class array;
+template <class T, std::size_t N, std::size_t M>
+class array_view;
 
 namespace detail {
 
@@ -164,20 +167,18 @@ class array {
   array(array&&) noexcept = default;
   /// Collective: copies the elements of `other`, which must have the same shape (any
   /// distribution, any index set: the k-th index in row-major order takes the k-th value).
-  /// Elements move in one message per pair of locales that share some.
+  /// Elements move in one message per pair of locales that share some; the plan is kept
+  /// and reused while neither domain changes (plan_statistics() counts it).
   array& operator=(const array& other) {
     if (this == &other) return *this;
-    if (other.domain().shape() != domain().shape()) {
-      std::ostringstream s;
-      s << "dmap::array::operator=: the right-hand side has indices " << other.domain().indices()
-        << " but the left-hand side has " << domain().indices() << "; assignment needs equal shapes";
-      throw shape_error(s.str());
-    }
-    locator<N> from = other.domain().state()->locate();
-    if (!(other.domain().indices() == domain().indices())) from = reindexed(from, domain().indices());
-    transfer(from, other.st_->data(), domain().state()->locate(), st_->data());
+    check_shape(other.domain().indices(), "dmap::array::operator=");
+    detail::assign_elements<T, N>(other.placed(), placed());
     return *this;
   }
+  /// Collective: copies the elements of a view of the same shape (see operator=(const array&)).
+  template <class U, std::size_t M>
+    requires std::is_same_v<std::remove_const_t<U>, T>
+  array& operator=(const array_view<U, N, M>& other);
   array& operator=(array&&) noexcept = default;
 
   /// The domain the array is declared over.
@@ -190,6 +191,12 @@ class array {
   /// This locale's whole buffer of local_size() elements (owned elements, ghost cells,
   /// copies of other locales' elements).
   T* local_data() const noexcept { return st_->data(); }
+
+  /// The view of the indices `r` (a subset of the domain's, any strides; Chapel's `A[r]`):
+  /// reads and writes reach this array. Throws out_of_bounds_error when r is not inside.
+  array_view<T, N, N> operator[](const rect<N>& r);
+  /// The read-only view of the indices `r`.
+  array_view<const T, N, N> operator[](const rect<N>& r) const;
 
   /// The element of `i`, which this locale must own (Chapel's dsiLocalAccess). Throws
   /// not_local_error otherwise, unless DMAP_NO_CHECKS is defined.
@@ -274,38 +281,18 @@ class array {
   }
 
   /// Collective: every element, in row-major order, on locale 0 (empty elsewhere).
-  std::vector<T> gather() const {
-    const rect<N>& whole = domain().indices();
-    placement<N> to(static_cast<std::size_t>(num_locales()));
-    to[0].push_back({whole, dense_layout<N>::make(whole, 0), {}});
-    std::vector<T> all(here() == 0 ? static_cast<std::size_t>(whole.size()) : 0);
-    locator<N> target{whole, {}, std::make_shared<const placement<N>>(std::move(to)), nullptr, nullptr};
-    if (here() == 0) target.mine = (*target.all)[0];
-    transfer(domain().state()->locate(), st_->data(), target, all.data());
-    return all;
-  }
+  std::vector<T> gather() const { return detail::gather_to_root(domain().state()->locate(), st_->data()); }
 
   /// Collective; locale 0 writes the array like Chapel (rows on lines, planes separated
   /// by blank lines), other locales write nothing.
   friend std::ostream& operator<<(std::ostream& os, const array& a) {
-    const auto all = a.gather();
-    if (here() != 0) return os;
-    const auto shape = a.domain().shape();
-    for (std::size_t k = 0; k < all.size(); ++k) {
-      if (k > 0) {
-        std::size_t boundaries = 0;
-        index_t span = 1;
-        for (std::size_t d = N; d-- > 0;) {
-          span *= shape[d];
-          if (k % static_cast<std::size_t>(span) == 0) ++boundaries;
-          else break;
-        }
-        if (boundaries == 0) os << ' ';
-        else os << (boundaries >= 2 ? "\n\n" : "\n");
-      }
-      os << all[k];
-    }
-    return os;
+    return detail::write_elements(os, a.gather(), a.domain().shape());
+  }
+
+  /// This array as one side of an assignment (internal).
+  detail::placed_elements<T, N> placed() const {
+    const auto& s = domain().state();
+    return {detail::key_of(s), [s] { return s->locate(); }, s->whole, st_->data(), st_->size(), &s->assignment_plans};
   }
 
  private:
@@ -331,6 +318,13 @@ class array {
     if (domain().contains(i)) s << " (its owner is locale " << domain().locale_of(i) << ")";
     else s << " (it is not in the domain " << domain().indices() << ")";
     throw not_local_error(s.str());
+  }
+  void check_shape(const rect<N>& source, const char* who) const {
+    if (source.shape() == domain().shape()) return;
+    std::ostringstream s;
+    s << who << ": the right-hand side has indices " << source << " but the left-hand side has "
+      << domain().indices() << "; assignment needs equal shapes";
+    throw shape_error(s.str());
   }
   void check_bounds(const idx<N>& i) const {
     if (domain().contains(i)) return;
@@ -359,3 +353,5 @@ static_assert(local_array_descriptor<detail::array_storage<double, 2>, double, 2
               "dmap's local storage must model the DSI local array concept");
 
 }  // namespace dmap
+
+#include "array_view.hpp"  // the views array::operator[](rect) makes

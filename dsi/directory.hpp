@@ -61,9 +61,17 @@ enum class unlisted_indices {
   home     ///< the index's home owns it (appended to its storage)
 };
 
+/// Where the indices of an index set live, by row-major order (any number of dimensions).
+class order_directory {
+ public:
+  virtual ~order_directory() = default;
+  /// The locations of the indices of row-major orders `orders`. Not collective.
+  virtual std::vector<location> lookup(const std::vector<index_t>& orders) const = 0;
+};
+
 /// The directory of one index set. Building it is collective; lookups are not.
 template <std::size_t N>
-class directory {
+class directory final : public order_directory {
  public:
   /// Collective. `stored` lists what this locale stores, in storage order (the element of
   /// stored[k] is at offset k), as row-major orders in `whole`. When `one_to_one`, every index
@@ -144,7 +152,7 @@ class directory {
 
   /// The locations of the indices of row-major orders `orders`: one message per home
   /// holding some of them (none for entries kept here). Not collective.
-  std::vector<location> lookup(const std::vector<index_t>& orders) const {
+  std::vector<location> lookup(const std::vector<index_t>& orders) const override {
     std::vector<location> out(orders.size());
     const int p = num_locales(), me = here();
     // Requests per home, sorted by entry so that the remote reads form few, ascending runs.

@@ -136,6 +136,7 @@ struct domain_state {
   mutable std::shared_ptr<const placement<N>> all_blocks;  // every locale's blocks, on demand
   std::shared_ptr<cached_plan_entry<N>> cached_plan; // e.g. the ghost-cell update of a stencil
   std::shared_ptr<void> staging;           // the loop engine's staging of this domain's arrays
+  std::shared_ptr<void> assignment_plans;  // plans of assignments into this domain's arrays
 
   void refresh() {
     whole = model->indices();
@@ -188,7 +189,7 @@ struct domain_state {
   /// Where the elements live, as this locale can tell (kept valid by its shared parts
   /// after the domain changes).
   locator<N> locate() const {
-    locator<N> l{whole, {}, {}, dir, layers};
+    locator<N> l{whole, {}, {}, dir, layers, {}};
     for (std::size_t k = 0; k < my_subdomains.size(); ++k) l.mine.push_back({my_subdomains[k], my_layouts[k], {}});
     if (!dir) {
       (void)blocks_of_all();

@@ -5,7 +5,9 @@
 // their plans pair elements and exchange the offset lists once (collectively).
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -22,10 +24,20 @@ struct locator {
   rect<N> whole;                              ///< the index set
   std::vector<placed_block<N>> mine;          ///< this locale's owned blocks
   std::shared_ptr<const placement<N>> all;    ///< every locale's blocks, when formulas tell them
-  std::shared_ptr<const directory<N>> dir;    ///< otherwise the directory
+  std::shared_ptr<const order_directory> dir; ///< otherwise the directory
   /// When locales hold copies, each locale's copy layer (null: none): a destination reads
   /// from the source locales of its own layer.
   std::shared_ptr<const std::vector<int>> layers;
+  /// With a directory: the directory's order of the index at each order of `whole` (empty:
+  /// the same order; a view of part of a domain needs it).
+  std::function<index_t(index_t)> dir_order;
+
+  /// The directory's locations of the indices at `orders` of `whole` (collective).
+  std::vector<location> lookup(std::vector<index_t> orders) const {
+    if (dir_order)
+      for (auto& o : orders) o = dir_order(o);
+    return dir->lookup(orders);
+  }
 };
 
 namespace detail {
@@ -118,7 +130,7 @@ locator<N> reindexed(const locator<N>& l, const rect<N>& to) {
     out.shift = idx<N>{};  // locators of domains carry no shift
     return out;
   };
-  locator<N> out{to, {}, {}, l.dir, l.layers};
+  locator<N> out{to, {}, {}, l.dir, l.layers, l.dir_order};
   for (const auto& b : l.mine) out.mine.push_back(move(b));
   if (l.all) {
     auto all = std::make_shared<placement<N>>(l.all->size());
@@ -126,6 +138,52 @@ locator<N> reindexed(const locator<N>& l, const rect<N>& to) {
       for (const auto& b : (*l.all)[q]) (*all)[q].push_back(move(b));
     out.all = std::move(all);
   }
+  return out;
+}
+
+/// A view of part of `l`: the indices of `target` (a subset of l.whole, a single index along
+/// every dimension that is not kept), named in order by the indices of `whole`; view
+/// dimension n runs along dimension dims[n] of l.whole. Blocks keep pointing into the same
+/// storage: their layouts step through it with the view's strides.
+template <std::size_t N, std::size_t M>
+locator<N> sectioned(const locator<M>& l, const rect<M>& target, const rect<N>& whole,
+                     const std::array<std::size_t, N>& dims) {
+  const auto move = [&](const placed_block<M>& b, std::vector<placed_block<N>>& out) {
+    const rect<M> common = target.intersect(b.owned);
+    if (common.empty()) return;
+    placed_block<N> v;
+    for (std::size_t n = 0; n < N; ++n) {
+      const std::size_t e = dims[n];
+      const range& c = common.dim(e);
+      const range& t = target.dim(e);
+      const range& w = whole.dim(n);
+      const index_t first = w.first() + (c.first() - t.first()) / t.stride() * w.stride();
+      const index_t base_step = c.size() == 1 ? t.stride() : c.stride();  // between neighbours
+      v.owned.set_dim(n, range::counted(first, c.size(), base_step / t.stride() * w.stride()));
+      v.layout.strides[n] = base_step / b.layout.indices.dim(e).stride() * b.layout.strides[e];
+    }
+    v.layout.indices = v.owned;
+    v.layout.offset = b.layout.offset_of(common.first() + b.shift);
+    out.push_back(v);
+  };
+  locator<N> out{whole, {}, {}, l.dir, l.layers, {}};
+  for (const auto& b : l.mine) move(b, out.mine);
+  if (l.all) {
+    auto all = std::make_shared<placement<N>>(l.all->size());
+    for (std::size_t q = 0; q < all->size(); ++q)
+      for (const auto& b : (*l.all)[q]) move(b, (*all)[q]);
+    out.all = std::move(all);
+  }
+  if (l.dir)
+    out.dir_order = [whole, target, dims, base_whole = l.whole, inner = l.dir_order](index_t o) {
+      const idx<N> i = whole.index_at(o);
+      idx<M> b = target.first();
+      for (std::size_t n = 0; n < N; ++n)
+        b[dims[n]] = target.dim(dims[n]).first() +
+                     (i[n] - whole.dim(n).first()) / whole.dim(n).stride() * target.dim(dims[n]).stride();
+      const index_t base_order = base_whole.order_of(b);
+      return inner ? inner(base_order) : base_order;
+    };
   return out;
 }
 
@@ -155,10 +213,10 @@ transfer_plan<N> plan_transfer(const locator<N>& from, const locator<N>& to) {
   }
   if (from.dir)  // destinations ask the source's directory
     return detail::element_plan<N>(to.mine, from.whole, true,
-                                   [&](const std::vector<index_t>& orders) { return from.dir->lookup(orders); });
+                                   [&](const std::vector<index_t>& orders) { return from.lookup(orders); });
   // sources ask the destination's directory
   return detail::element_plan<N>(from.mine, to.whole, false,
-                                 [&](const std::vector<index_t>& orders) { return to.dir->lookup(orders); });
+                                 [&](const std::vector<index_t>& orders) { return to.lookup(orders); });
 }
 
 /// Collective. Copies every index held by both `from` (elements at `from_base`) and `to`
@@ -166,7 +224,7 @@ transfer_plan<N> plan_transfer(const locator<N>& from, const locator<N>& to) {
 template <transferable T, std::size_t N>
 void transfer(const locator<N>& from, const T* from_base, const locator<N>& to, T* to_base) {
   const transfer_plan<N> plan = plan_transfer(from, to);
-  pending_transfer<T, N>(plan, from_base, to_base).finish();
+  pending_transfer<T, N>(plan, from_base, to_base, from_base != to_base).finish();
 }
 
 }  // namespace dmap

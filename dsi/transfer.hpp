@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -71,6 +72,10 @@ void copy_part(const rect<N>& part, const placed_block<N>& from, const T* from_b
   std::size_t row = 0;
   for_each_run(part, from.layout, from.shift, [&](index_t offset, index_t step, index_t count) {
     const auto [to_offset, to_step] = runs[row++];
+    if (step == 1 && to_step == 1) {
+      std::copy(from_base + offset, from_base + offset + count, to_base + to_offset);
+      return;
+    }
     for (index_t k = 0; k < count; ++k) to_base[to_offset + k * to_step] = from_base[offset + k * step];
   });
 }
@@ -245,19 +250,38 @@ class transfer_plan {
 template <transferable T, std::size_t N>
 class pending_transfer {
  public:
-  /// Packs and posts every message of `plan` and makes the local copies.
-  pending_transfer(const transfer_plan<N>& plan, const T* from_base, T* to_base)
+  /// Packs and posts every message of `plan` and makes the local copies. With `direct`, a
+  /// message that is one contiguous run of the source is sent from it without packing, and
+  /// one that lands in one contiguous run of the destination is received there: the caller
+  /// then leaves both unchanged until finish() (transfers that finish at once).
+  pending_transfer(const transfer_plan<N>& plan, const T* from_base, T* to_base, bool direct = false)
       : plan_(&plan), to_base_(to_base) {
     const int p = num_locales();
     outgoing_.resize(static_cast<std::size_t>(p));
     incoming_.resize(static_cast<std::size_t>(p));
+    received_in_place_.assign(static_cast<std::size_t>(p), false);
     for (int q = 0; q < p; ++q) {
       const auto n = static_cast<std::size_t>(plan.receive_count(q));
+      if (n == 0) continue;
+      if (direct && plan.receive_offsets().empty()) {
+        if (const auto run = single_run(plan.receives()[q], false)) {
+          received_in_place_[q] = true;
+          batch_.receive(q, to_base + *run, n * sizeof(T));
+          continue;
+        }
+      }
       incoming_[q] = detail::message_buffers().take(n * sizeof(T));
       batch_.receive(q, incoming_[q].template as<T>(), n * sizeof(T));
     }
     for (int q = 0; q < p; ++q) {
       const auto n = static_cast<std::size_t>(plan.send_count(q));
+      if (n == 0) continue;
+      if (direct && plan.send_offsets().empty()) {
+        if (const auto run = single_run(plan.sends()[q], true)) {
+          batch_.send(q, from_base + *run, n * sizeof(T));
+          continue;
+        }
+      }
       outgoing_[q] = detail::message_buffers().take(n * sizeof(T));
       T* out = outgoing_[q].template as<T>();
       std::size_t at = 0;
@@ -285,6 +309,7 @@ class pending_transfer {
   void finish() {
     batch_.wait();
     for (std::size_t q = 0; q < incoming_.size(); ++q) {
+      if (received_in_place_[q] || plan_->receive_count(static_cast<int>(q)) == 0) continue;
       const T* in = incoming_[q].template as<T>();
       std::size_t at = 0;
       for (const auto& pc : plan_->receives()[q])
@@ -305,8 +330,28 @@ class pending_transfer {
   }
 
  private:
+  // The offset of the one contiguous run (in row-major order of the pieces) that a message
+  // occupies in the source (`source`) or destination storage, if it is one.
+  static std::optional<index_t> single_run(const std::vector<typename transfer_plan<N>::piece>& pieces, bool source) {
+    std::optional<index_t> first;
+    index_t next = 0;
+    bool contiguous = true;
+    for (const auto& pc : pieces) {
+      const placed_block<N>& b = source ? pc.from : pc.to;
+      detail::for_each_run(pc.part, b.layout, b.shift, [&](index_t offset, index_t step, index_t count) {
+        if (!contiguous) return;
+        if (!first) first = offset, next = offset;
+        contiguous = offset == next && (step == 1 || count == 1);
+        next = offset + count;
+      });
+      if (!contiguous) return std::nullopt;
+    }
+    return first;
+  }
+
   const transfer_plan<N>* plan_;
   T* to_base_;
+  std::vector<bool> received_in_place_;
   std::vector<detail::pooled_buffer> outgoing_, incoming_;
   message_batch batch_;
 };
@@ -319,7 +364,7 @@ template <transferable T, std::size_t N>
 void transfer(const placement<N>& from, const T* from_base, const placement<N>& to, T* to_base,
               const std::vector<int>* layers = nullptr) {
   const transfer_plan<N> plan(from, to, layers);
-  pending_transfer<T, N>(plan, from_base, to_base).finish();
+  pending_transfer<T, N>(plan, from_base, to_base, from_base != to_base).finish();
 }
 
 }  // namespace dmap

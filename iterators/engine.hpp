@@ -72,15 +72,23 @@ void check_shapes(const Ops& ops) {
       ops.ops);
 }
 
+/// True when `op` certainly stores the leader's pieces where the leader does: arrays and
+/// domains of the leader's domain, views of one domain through the same mapping.
+template <class Lead, class Op>
+bool same_placement(const Lead& lead, const Op& op) {
+  if constexpr (Lead::is_view && Op::is_view) return lead.key().same_as(op.key());
+  else return lead.state() != nullptr && op.state() == lead.state();
+}
+
 /// Collective. The operands (bit k for operand k) that cannot serve every one of the
 /// leader's pieces from local storage on some locale: followers that are not aligned.
 template <class Ops, std::size_t N>
 std::uint64_t misaligned_operands(const Ops& ops, const std::vector<dense_rect<N>>& dense_pieces) {
   static_assert(std::tuple_size_v<decltype(ops.ops)> <= 64, "dmap::zip: at most 64 iterands");
-  const auto* lead_state = std::get<0>(ops.ops).state();
+  const auto& lead = std::get<0>(ops.ops);
+  const auto* lead_state = lead.state();
   bool trivially = true;
-  std::apply([&](const auto&... op) { ((trivially = trivially && op.state() == lead_state), ...); },
-             ops.ops);
+  std::apply([&](const auto&... op) { ((trivially = trivially && same_placement(lead, op)), ...); }, ops.ops);
   if (trivially) return 0;
   std::uint64_t mine = 0;
   std::apply(
@@ -105,9 +113,10 @@ std::uint64_t misaligned_operands(const Ops& ops, const std::vector<dense_rect<N
   return all;
 }
 
-/// An operand that stages through the loop engine: an array (const or not).
+/// An operand that can follow a staging copy of the leader's pieces: an array or an array
+/// view (const or not).
 template <class Op>
-concept stageable_operand = requires { typename Op::array_type; };
+concept stageable_operand = Op::stageable;
 
 /// The operands of one loop with its misaligned followers replaced by their staging arrays
 /// (collective: the staging is built or reused, and the followers' elements copied in), and
@@ -121,14 +130,14 @@ struct staged_operands {
 template <class Op>
 Op staged_operand(const Op& op, void* staging) {
   if constexpr (stageable_operand<Op>) {
-    if (staging != nullptr) return Op{*static_cast<typename Op::array_type*>(staging)};
+    if (staging != nullptr) return op.restaged(*static_cast<typename Op::array_type*>(staging));
   }
   return op;
 }
 
 template <class Ops, std::size_t... K>
 staged_operands<Ops> stage(const Ops& ops, std::uint64_t mask, bool writes, std::index_sequence<K...>) {
-  const auto& leader = std::get<0>(ops.ops).state_handle();
+  const auto& lead = std::get<0>(ops.ops);
   std::array<void*, sizeof...(K)> staging{};
   std::vector<std::pair<std::shared_ptr<const void>, std::function<void()>>> back;
   const auto one = [&](const auto& op, std::size_t k) {
@@ -137,18 +146,21 @@ staged_operands<Ops> stage(const Ops& ops, std::uint64_t mask, bool writes, std:
     if constexpr (stageable_operand<op_t>) {
       using T = typename op_t::value_type;
       constexpr std::size_t N = op_t::rank;
-      auto& entry = staged<T, N>(leader, op.a, k);
+      const auto& entry = staged(lead, op, k);
       auto z = std::static_pointer_cast<array<T, N>>(entry.array);
-      pending_transfer<T, N>(*entry.in, op.a.local_data(), z->local_data()).finish();
+      const auto in = std::static_pointer_cast<const transfer_plan<N>>(entry.in);
+      pending_transfer<T, N>(*in, op.data(), z->local_data(), true).finish();
       staging[k] = z.get();
-      if (writes && !std::is_const_v<typename op_t::element_type>) {
-        auto out = entry.out;
-        T* target = op.a.local_data();
-        back.push_back({z, [out, z, target] { pending_transfer<T, N>(*out, z->local_data(), target).finish(); }});
+      if constexpr (op_t::writable) {
+        if (writes) {
+          auto out = std::static_pointer_cast<const transfer_plan<N>>(entry.out);
+          T* target = op.data();
+          back.push_back({z, [out, z, target] { pending_transfer<T, N>(*out, z->local_data(), target, true).finish(); }});
+        }
       }
     } else {
       throw unsupported_error("dmap::zip: operand " + std::to_string(k) + " (" + op.describe() +
-                              ") is not aligned with the leader (" + std::get<0>(ops.ops).describe() +
+                              ") is not aligned with the leader (" + lead.describe() +
                               ") and cannot be staged");
     }
   };

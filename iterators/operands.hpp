@@ -63,6 +63,15 @@ struct chunk_cursor<index_row<N>, N> {
   }
 };
 
+/// The cursor over `part` of a block stored with `layout` in `base`.
+template <class T, std::size_t N>
+chunk_cursor<element_row<T>, N> block_cursor(const rect<N>& part, const dense_layout<N>& layout, T* base) {
+  chunk_cursor<element_row<T>, N> c{base + layout.offset_of(part.first()), {}};
+  for (std::size_t d = 0; d < N; ++d)
+    c.step[d] = part.dim(d).size() == 1 ? 0 : part.dim(d).stride() / layout.indices.dim(d).stride() * layout.strides[d];
+  return c;
+}
+
 template <class X>
 struct operand;
 
@@ -81,6 +90,9 @@ struct operand<const domain<N>> {
   const std::vector<int>* copy_layers() const noexcept { return d.state()->layers.get(); }
   /// Domains yield indices, so they never walk storage.
   static constexpr bool walks_storage = false;
+  static constexpr bool is_view = false;
+  placement_key key() const { return key_of(d.state()); }
+  locator<N> locate() const { return d.state()->locate(); }
   std::string describe() const { return d.name() + " domain over " + to_text(d.indices()); }
   std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part, std::size_t) const {
     chunk_cursor<row_type, N> c{part.first(), {}};
@@ -116,6 +128,16 @@ struct operand<A> {
   const std::vector<int>* copy_layers() const noexcept { return a.domain().state()->layers.get(); }
   /// Arrays can walk their storage as one span (when their domain's storage is dense).
   static constexpr bool walks_storage = true;
+  static constexpr bool is_view = false;
+  /// Misaligned, it follows a staging copy (iterators/staging.hpp).
+  static constexpr bool stageable = true;
+  static constexpr bool writable = !std::is_const_v<A>;
+  placement_key key() const { return key_of(a.domain().state()); }
+  locator<N> locate() const { return a.domain().state()->locate(); }
+  element_type* data() const noexcept { return a.local_data(); }
+  std::shared_ptr<void>& staging_slot() const noexcept { return a.domain().state()->staging; }
+  /// The same operand over a staging array.
+  operand restaged(array_type& z) const { return operand{z}; }
   /// The row of `count` elements starting at storage offset `first`.
   row_type storage_row(index_t first) const noexcept {
     return {a.local_blocks().empty() ? nullptr : a.local_blocks().front().base + first, 1};
@@ -127,21 +149,72 @@ struct operand<A> {
   std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part, std::size_t hint) const {
     const auto& owned = a.domain().local_subdomains();
     const auto& blocks = a.local_blocks();
-    const auto cursor = [&](std::size_t k) {
-      const auto& b = blocks[k];
-      const auto& l = b.layout;
-      chunk_cursor<row_type, N> c{b.base + l.offset_of(part.first()), {}};
-      for (std::size_t d = 0; d < N; ++d)
-        c.step[d] = part.dim(d).size() == 1
-                        ? 0
-                        : part.dim(d).stride() / l.indices.dim(d).stride() * l.strides[d];
-      return c;
-    };
+    const auto cursor = [&](std::size_t k) { return block_cursor<element_type, N>(part, blocks[k].layout, blocks[k].base); };
     if (hint < blocks.size() && owned[hint].contains(part)) return cursor(hint);
     for (std::size_t k = 0; k < blocks.size(); ++k)
       if (owned[k].contains(part)) return cursor(k);
     return std::nullopt;
   }
+};
+
+/// An array view iterand yields references to the viewed elements. Its pieces on a locale
+/// are the view's indices the locale owns; it follows any chunk inside one of them.
+template <class T, std::size_t N, std::size_t M>
+struct operand<array_view<T, N, M>> {
+  using view_type = array_view<T, N, M>;
+  using value_type = std::remove_const_t<T>;
+  using element_type = T;
+  using array_type = array<value_type, N>;
+  static constexpr std::size_t rank = N;
+  using row_type = element_row<T>;
+  static constexpr bool walks_storage = false;
+  static constexpr bool is_view = true;
+  static constexpr bool stageable = true;
+  static constexpr bool writable = !std::is_const_v<T>;
+
+  const view_type* v;
+  const rect<N>* whole_;
+  const std::vector<rect<N>>* owned;
+  const std::vector<dense_layout<N>>* layouts;
+  T* base;
+
+  operand(const view_type& view)
+      : v(&view), whole_(&view.indices()), owned(&view.placed().owned), layouts(&view.placed().layouts),
+        base(view.base().local_data()) {}
+  operand(const view_type* view, array_type& z)
+      : v(view), whole_(&z.domain().indices()), owned(&z.domain().local_subdomains()),
+        layouts(&z.domain().state()->my_layouts), base(z.local_data()) {}
+
+  const rect<N>& whole() const noexcept { return *whole_; }
+  const std::vector<rect<N>>& pieces() const noexcept { return *owned; }
+  const domain_state<N>* state() const noexcept { return nullptr; }  // always checked
+  bool state_is_replicated() const noexcept { return v->base().domain().state()->replicated; }
+  const std::vector<int>* copy_layers() const noexcept { return v->base().domain().state()->layers.get(); }
+  placement_key key() const { return v->key(); }
+  locator<N> locate() const { return v->placed().where; }
+  T* data() const noexcept { return base; }
+  std::shared_ptr<void>& staging_slot() const noexcept { return v->base().domain().state()->staging; }
+  /// The same operand over a staging array.
+  operand restaged(array_type& z) const { return operand(v, z); }
+  std::string describe() const {
+    std::ostringstream s;
+    s << "view " << v->indices() << " of " << v->base().domain().name() << " array over "
+      << v->base().domain().indices();
+    return s.str();
+  }
+  std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part, std::size_t hint) const {
+    if (hint < owned->size() && (*owned)[hint].contains(part)) return block_cursor<T, N>(part, (*layouts)[hint], base);
+    for (std::size_t k = 0; k < owned->size(); ++k)
+      if ((*owned)[k].contains(part)) return block_cursor<T, N>(part, (*layouts)[k], base);
+    return std::nullopt;
+  }
+};
+template <class T, std::size_t N, std::size_t M>
+struct operand<const array_view<T, N, M>> : operand<array_view<T, N, M>> {
+  using base_operand = operand<array_view<T, N, M>>;
+  using base_operand::base_operand;
+  explicit operand(const base_operand& op) : base_operand(op) {}
+  operand restaged(typename base_operand::array_type& z) const { return operand(base_operand::restaged(z)); }
 };
 
 }  // namespace dmap::detail
@@ -241,6 +314,9 @@ struct operand<neighbors_of<T, N>> {
   bool state_is_replicated() const noexcept { return n.a->domain().state()->replicated; }
   const std::vector<int>* copy_layers() const noexcept { return n.a->domain().state()->layers.get(); }
   static constexpr bool walks_storage = false;
+  static constexpr bool is_view = false;
+  placement_key key() const { return key_of(n.a->domain().state()); }
+  locator<N> locate() const { return n.a->domain().state()->locate(); }
   std::string describe() const {
     std::ostringstream s;
     s << "neighbours within " << n.radius << " of a " << n.a->domain().name() << " array over "

@@ -1,11 +1,12 @@
 // Staging of zip operands that are not aligned with the leader: each locale gets, in a
 // staging array, the follower's elements of exactly the leader's local pieces (the k-th
 // index of the leader's index set pairs with the k-th of the follower's), so the loop runs
-// as if aligned; a follower the loop may write is copied back afterwards. The staging
-// domain, array and both transfer plans are built once per (leader, follower, operand
-// position, element type) and reused while neither domain changes: plan_statistics() counts
-// builds and reuses. Plans are the library's transfers: one message per pair of locales that
-// share elements, each way, exactly the elements needed.
+// as if aligned; a follower the loop may write is copied back afterwards. Leaders and
+// followers may be arrays or array views. The staging domain, array and both transfer plans
+// are built once per (leader, follower, operand position, element type) and reused while
+// neither domain changes: plan_statistics() counts builds and reuses. Plans are the
+// library's transfers: one message per pair of locales that share elements, each way,
+// exactly the elements needed.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +21,7 @@
 #include "../dsi/domain.hpp"
 #include "../dsi/local_domain.hpp"
 #include "../dsi/locator.hpp"
+#include "../dsi/plan_cache.hpp"
 
 namespace dmap::detail {
 
@@ -87,28 +89,27 @@ class staging_desc {
 };
 
 /// One staged operand, kept between loops.
-template <std::size_t N>
 struct staging_entry {
-  std::weak_ptr<domain_state<N>> leader;  // the leader's domain (expired: stale)
-  std::uint64_t leader_generation = 0;
-  std::uint64_t follower_generation = 0;
+  placement_key leader;                   // the leader's placement
+  placement_key follower;                 // the follower's
   std::size_t slot = 0;                   // operand position in the zip
-  std::type_index type = typeid(void);    // element type of the staging array
+  std::type_index type = typeid(void);    // type of the staging array
   std::shared_ptr<void> array;            // dmap::array<T, N> over the staging domain
-  std::shared_ptr<const transfer_plan<N>> in, out;
+  std::shared_ptr<const void> in, out;    // transfer_plan<N>: follower -> staging, back
 };
 
-/// The staging entries of one follower domain (kept in its domain_state).
-template <std::size_t N>
+/// The staging entries of one follower domain (kept in its domain_state, any rank).
 struct staging_cache {
-  std::vector<staging_entry<N>> entries;
+  std::vector<staging_entry> entries;
+  /// Entries kept per follower domain; the oldest goes first.
+  static constexpr std::size_t capacity = 32;
 };
 
 /// The leader's pieces on every locale, named by the follower's indices, each stored
 /// compactly (row-major) in its locale's staging buffer.
 template <std::size_t N>
-placement<N> staging_blocks(const domain_state<N>& leader, const rect<N>& follower_whole) {
-  const placement<N>& all = leader.blocks_of_all();
+placement<N> staging_blocks(const locator<N>& leader, const rect<N>& follower_whole) {
+  const placement<N>& all = *leader.all;
   placement<N> out(all.size());
   for (std::size_t q = 0; q < all.size(); ++q) {
     index_t offset = 0;
@@ -121,43 +122,49 @@ placement<N> staging_blocks(const domain_state<N>& leader, const rect<N>& follow
   return out;
 }
 
-/// Collective. The staging array of follower `f` (operand position `slot`) for the loop led
-/// by `leader`, with its elements of the leader's pieces copied in; built on first use.
-template <class T, std::size_t N>
-staging_entry<N>& staged(const std::shared_ptr<domain_state<N>>& leader, const array<T, N>& f, std::size_t slot) {
-  auto& fstate = *f.domain().state();
-  if (!fstate.staging) fstate.staging = std::make_shared<staging_cache<N>>();
-  auto& cache = *std::static_pointer_cast<staging_cache<N>>(fstate.staging);
+/// Collective. The staging of follower operand `f` (at position `slot`) for the loop led by
+/// operand `lead`: an array over the leader's pieces named by f's indices, and the plans
+/// that fill it from f and copy it back; built on first use, then reused.
+template <class Lead, class Follower>
+staging_entry& staged(const Lead& lead, const Follower& f, std::size_t slot) {
+  using T = typename Follower::value_type;
+  constexpr std::size_t N = Follower::rank;
+  const std::type_index type(typeid(array<T, N>));
+  const placement_key leader_key = lead.key(), follower_key = f.key();
+  auto& cache_slot = f.staging_slot();
+  if (!cache_slot) cache_slot = std::make_shared<staging_cache>();
+  auto& cache = *std::static_pointer_cast<staging_cache>(cache_slot);
   // Every locale searches the same cache in the same order: hits and misses agree.
   for (auto& e : cache.entries)
-    if (e.leader.lock() == leader && e.leader_generation == leader->generation &&
-        e.follower_generation == fstate.generation && e.slot == slot && e.type == std::type_index(typeid(T))) {
+    if (e.leader.same_as(leader_key) && e.follower.same_as(follower_key) && e.slot == slot && e.type == type) {
       ++env().plans().reused;
       return e;
     }
-  std::erase_if(cache.entries, [&](const staging_entry<N>& e) {
-    return e.slot == slot && e.type == std::type_index(typeid(T)) &&
-           (e.leader.expired() || e.leader.lock() == leader);
+  std::erase_if(cache.entries, [&](const staging_entry& e) {
+    return e.leader.expired() || e.follower.expired() ||
+           (e.slot == slot && e.type == type && e.leader.same_place(leader_key) && e.follower.same_place(follower_key));
   });
-  if (leader->dir)
-    throw unsupported_error("dmap::zip: the leader (" + leader->model->name() +
+  if (cache.entries.size() >= staging_cache::capacity) cache.entries.erase(cache.entries.begin());
+  const locator<N> leader_where = lead.locate();
+  if (!leader_where.all)
+    throw unsupported_error("dmap::zip: the leader (" + lead.describe() +
                             ") is kept in a directory, so no locale knows where the others' pieces are; "
                             "lead with an operand whose map is given by formulas");
-  auto blocks = std::make_shared<const placement<N>>(staging_blocks(*leader, f.domain().indices()));
+  auto blocks = std::make_shared<const placement<N>>(staging_blocks(leader_where, f.whole()));
   std::ostringstream name;
-  name << "staging of " << f.domain().name() << " for " << leader->model->name() << " over " << leader->whole
-       << " generation " << leader->generation;
-  const staging_map<N> map(blocks, leader->layers ? *leader->layers : std::vector<int>{}, name.str());
-  const dmap::domain<N> staging_domain(map, f.domain().indices());
+  name << "staging of " << f.describe() << " for " << lead.describe();
+  const staging_map<N> map(blocks, leader_where.layers ? *leader_where.layers : std::vector<int>{}, name.str());
+  const dmap::domain<N> staging_domain(map, f.whole());
   auto z = std::make_shared<array<T, N>>(staging_domain);
-  staging_entry<N> e;
-  e.leader = leader;
-  e.leader_generation = leader->generation;
-  e.follower_generation = fstate.generation;
+  const locator<N> follower_where = f.locate();
+  const locator<N> staging_where = z->domain().state()->locate();
+  staging_entry e;
+  e.leader = leader_key;
+  e.follower = follower_key;
   e.slot = slot;
-  e.type = std::type_index(typeid(T));
-  e.in = std::make_shared<const transfer_plan<N>>(plan_transfer(fstate.locate(), z->domain().state()->locate()));
-  e.out = std::make_shared<const transfer_plan<N>>(plan_transfer(z->domain().state()->locate(), fstate.locate()));
+  e.type = type;
+  e.in = std::make_shared<const transfer_plan<N>>(plan_transfer(follower_where, staging_where));
+  e.out = std::make_shared<const transfer_plan<N>>(plan_transfer(staging_where, follower_where));
   e.array = z;
   ++env().plans().built;
   cache.entries.push_back(std::move(e));

@@ -20,11 +20,12 @@ struct comm_counters {
   friend bool operator==(const comm_counters&, const comm_counters&) = default;
 };
 
-/// How often this locale built a communication plan for a loop over operands that are not
-/// aligned, and how often it reused one (the same loop again: no new plan).
+/// How often this locale built a communication plan (for a loop over operands that are not
+/// aligned, or for an assignment between arrays or views), and how often it reused one (the
+/// same loop or assignment again: no new plan).
 struct plan_counters {
-  std::uint64_t built = 0;   ///< plans built (staging of misaligned zip operands)
-  std::uint64_t reused = 0;  ///< loops that found their plan already built
+  std::uint64_t built = 0;   ///< plans built (staging of misaligned zip operands, assignments)
+  std::uint64_t reused = 0;  ///< loops and assignments that found their plan already built
 
   friend bool operator==(const plan_counters&, const plan_counters&) = default;
 };

@@ -158,7 +158,7 @@ inline comm_counters counters() { return detail::env().counters(); }
 /// Sets this locale's communication counters to zero.
 inline void reset_counters() { detail::env().counters() = {}; }
 /// A copy of this locale's plan statistics (plans built and reused by loops over operands
-/// that are not aligned).
+/// that are not aligned and by assignments).
 inline plan_counters plan_statistics() { return detail::env().plans(); }
 /// Sets this locale's plan statistics to zero.
 inline void reset_plan_statistics() { detail::env().plans() = {}; }

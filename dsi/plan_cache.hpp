@@ -1,0 +1,80 @@
+// Transfer plans kept between calls: a plan depends only on where the elements of its two
+// sides live, so it is reused until either side's domain changes. Keys name a placement
+// (a domain at one generation, seen whole or through a view); every locale searches and
+// evicts in the same order, so hits and misses agree where building a plan is collective.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "../runtime/environment.hpp"
+#include "domain.hpp"
+#include "locator.hpp"
+
+namespace dmap::detail {
+
+/// Names one placement of elements: a domain (while it lives) at one generation, seen
+/// through a view mapping (empty: the domain's own index set).
+struct placement_key {
+  std::weak_ptr<const void> state;
+  std::uint64_t generation = 0;
+  std::vector<index_t> mapping;
+
+  /// True when both name the same live domain at the same generation, through the same view.
+  bool same_as(const placement_key& other) const {
+    const auto mine = state.lock();
+    return mine && mine == other.state.lock() && generation == other.generation && mapping == other.mapping;
+  }
+  /// True when both name the same live domain through the same view, whatever the generation.
+  bool same_place(const placement_key& other) const {
+    const auto mine = state.lock();
+    return mine && mine == other.state.lock() && mapping == other.mapping;
+  }
+  bool expired() const { return state.expired(); }
+};
+
+/// The key of a domain's own placement.
+template <std::size_t N>
+placement_key key_of(const std::shared_ptr<domain_state<N>>& s) {
+  return {s, s->generation, {}};
+}
+
+/// Transfer plans kept by the destination's domain (any rank: plans are stored untyped).
+struct plan_cache {
+  struct entry {
+    placement_key from, to;
+    std::shared_ptr<const void> plan;  // transfer_plan<N>
+  };
+  std::vector<entry> entries;
+  /// Entries kept per destination domain; the oldest goes first.
+  static constexpr std::size_t capacity = 16;
+};
+
+/// Collective. The plan moving the elements of `from` to `to` (placements named by the
+/// keys, located by `locate_from()` / `locate_to()` when the plan must be built), kept in
+/// `slot` (the destination domain's plan cache). plan_statistics() counts builds and reuses.
+template <std::size_t N, class LocateFrom, class LocateTo>
+std::shared_ptr<const transfer_plan<N>> cached_transfer_plan(std::shared_ptr<void>& slot, const placement_key& from,
+                                                             const placement_key& to, LocateFrom&& locate_from,
+                                                             LocateTo&& locate_to) {
+  if (!slot) slot = std::make_shared<plan_cache>();
+  auto& cache = *std::static_pointer_cast<plan_cache>(slot);
+  for (const auto& e : cache.entries)
+    if (e.from.same_as(from) && e.to.same_as(to)) {
+      ++env().plans().reused;
+      return std::static_pointer_cast<const transfer_plan<N>>(e.plan);
+    }
+  std::erase_if(cache.entries, [&](const plan_cache::entry& e) {
+    return e.from.expired() || e.to.expired() || (e.from.same_place(from) && e.to.same_place(to));
+  });
+  if (cache.entries.size() >= plan_cache::capacity) cache.entries.erase(cache.entries.begin());
+  auto plan = std::make_shared<const transfer_plan<N>>(plan_transfer(locate_from(), locate_to()));
+  cache.entries.push_back({from, to, plan});
+  ++env().plans().built;
+  return plan;
+}
+
+}  // namespace dmap::detail

@@ -3,6 +3,9 @@
 //   redistribute_block_to_cyclic_2d   A = B, Block -> Cyclic on the default grid, m x m doubles
 //   redistribute_rows_to_cols         A = B, Block over P x 1 -> Block over 1 x P, m x m doubles
 //   misaligned_triad                  forall(zip(A_block, B_cyclic, C_block), a = b + s*c), n doubles
+//   slice_shift_1d                    A[{s..n}] = B[{0..n-s}], both Block, s = n / (2P) + 1, n doubles
+//   view_forall_interior              forall(zip(A[inner], B[inner]), a = 2b + 1) over m x m Block,
+//                                     inner = {1..m-1}^2 (aligned views: no messages)
 // The baselines pack with the owner formulas written out (no index lists), copy their own
 // part straight to its place, exchange the rest with one MPI_Alltoallv and unpack the same
 // way; the triad baseline then runs its loop locally. Both
@@ -192,7 +195,102 @@ void misaligned_triad(index_t n, int reps) {
   line("misaligned_triad", n, td, tb, counts, min_bytes(DC, DB));
 }
 
+void slice_shift_1d(index_t n, int reps) {
+  const int p = dmap::num_locales(), me = dmap::here();
+  const index_t shift = n / (2 * p) + 1;
+  const rect<1> space{range(0, n)};
+  dmap::domain<1> D{dmap::block<1>{}, space};
+  dmap::array<double, 1> A(D), B(D);
+  dmap::forall(dmap::zip(B, D), [](double& b, const idx<1>& i) { b = value(i[0]); });
+  const index_t lo = cut(n, p, me), hi = cut(n, p, me + 1);
+  if (D.local_subdomain().dim(0).first() != lo && hi > lo) fail("the block cut differs from the baseline's");
+  // Baseline: B[i] (i < n - shift) goes to A[i + shift], owned by the q whose block holds it:
+  // one contiguous run per peer, sent straight from B's buffer into A's (MPI_Alltoallv
+  // displacements, no packing); my own run is one copy.
+  std::vector<int> sc(static_cast<std::size_t>(p)), sd(sc), rc(sc), rd(sc);
+  index_t own_from = 0, own_to = 0, own_count = 0;
+  std::uint64_t min = 0;
+  for (int q = 0; q < p; ++q) {
+    const index_t send_lo = std::max(lo, cut(n, p, q) - shift), send_hi = std::min({hi, cut(n, p, q + 1) - shift, n - shift});
+    const index_t recv_lo = std::max(cut(n, p, q) + shift, lo), recv_hi = std::min(cut(n, p, q + 1) + shift, hi);
+    const auto k = static_cast<std::size_t>(q);
+    if (q == me) {
+      own_count = std::max<index_t>(0, send_hi - send_lo);
+      own_from = send_lo - lo, own_to = send_lo + shift - lo;
+      continue;
+    }
+    if (send_hi > send_lo) {
+      sc[k] = static_cast<int>(send_hi - send_lo), sd[k] = static_cast<int>(send_lo - lo);
+      min += static_cast<std::uint64_t>(send_hi - send_lo) * sizeof(double);
+    }
+    if (recv_hi > recv_lo) rc[k] = static_cast<int>(recv_hi - recv_lo), rd[k] = static_cast<int>(recv_lo - lo);
+  }
+  std::vector<double> a(static_cast<std::size_t>(hi - lo));
+  const double* b = B.local_data();
+  const auto baseline = [&] {
+    if (own_count > 0) std::copy(b + own_from, b + own_from + own_count, a.data() + own_to);
+    MPI_Alltoallv(b, sc.data(), sd.data(), MPI_DOUBLE, a.data(), rc.data(), rd.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+  };
+  const rect<1> to{range(shift, n)}, from{range(0, n - shift)};
+  const auto assign = [&] { A[to] = B[from]; };
+  assign();  // builds the plan
+  dmap::reset_counters();
+  assign();
+  const auto counts = dmap::counters();
+  const auto [td, tb] = median_times(reps, assign, baseline);
+  // Compare the elements A received (its first `shift` indices keep their old value).
+  const index_t skip = std::clamp<index_t>(shift - lo, 0, hi - lo);
+  if (!std::equal(a.begin() + skip, a.end(), A.local_data() + skip)) fail("slice_shift_1d: results differ");
+  line("slice_shift_1d", n - shift, td, tb, counts, me == 0 ? min : 0);
+}
+
 // ----------------------------------------------------------------------------------- 2-D
+
+void view_forall_interior(index_t m, int reps) {
+  const rect<2> space{range(0, m), range(0, m)}, inner{range(1, m - 1), range(1, m - 1)};
+  dmap::domain<2> D{dmap::block<2>{}, space};
+  dmap::array<double, 2> A(D), B(D);
+  dmap::forall(dmap::zip(B, D), [m](double& b, const idx<2>& i) { b = value(i[0] * m + i[1]); });
+  // Baseline: the same loop over this locale's part of the interior, by hand on the block.
+  const auto& block = A.local_blocks().front();
+  const rect<2> mine = D.local_subdomain().intersect(inner);
+  std::vector<double> a(static_cast<std::size_t>(D.local_subdomain().size()));
+  const double* b = B.local_data();
+  const index_t row_length = block.layout.strides[0];
+  const auto baseline = [&] {
+    if (mine.empty()) return;
+    // One band of rows per thread.
+    const index_t first = block.layout.offset_of(mine.first()), rows = mine.dim(0).size();
+    const auto bands = static_cast<index_t>(dmap::num_threads());
+    dmap::run_tasks(static_cast<std::size_t>(bands), [&](std::size_t t) {
+      const auto k = static_cast<index_t>(t);
+      for (index_t r = rows * k / bands; r < rows * (k + 1) / bands; ++r) {
+        const index_t at = first + r * row_length;
+        const double* __restrict from = b + at;
+        double* __restrict to = a.data() + at;
+        for (index_t j = 0; j < mine.dim(1).size(); ++j) to[j] = 2 * from[j] + 1;
+      }
+    });
+  };
+  const auto loop = [&] {
+    dmap::forall(dmap::zip(A[inner], dmap::slice(std::as_const(B), inner)),
+                 [](double& x, const double& y) { x = 2 * y + 1; });
+  };
+  loop();
+  dmap::reset_counters();
+  loop();
+  const auto counts = dmap::counters();
+  const auto [td, tb] = median_times(reps, loop, baseline);
+  if (!mine.empty()) {
+    const index_t first = block.layout.offset_of(mine.first());
+    for (index_t r = 0; r < mine.dim(0).size(); ++r)
+      if (!std::equal(a.begin() + first + r * row_length, a.begin() + first + r * row_length + mine.dim(1).size(),
+                      A.local_data() + first + r * row_length))
+        fail("view_forall_interior: results differ");
+  }
+  line("view_forall_interior", inner.size(), td, tb, counts, 0);
+}
+
 
 void block_to_cyclic_2d(index_t m, int reps) {
   const int me = dmap::here();
@@ -314,5 +412,7 @@ int main(int argc, char** argv) {
   block_to_cyclic_2d(m, reps);
   rows_to_cols(m, reps);
   misaligned_triad(n, reps);
+  slice_shift_1d(n, reps);
+  view_forall_interior(m, reps);
   return 0;
 }

@@ -6,7 +6,8 @@
 // are built once per (leader, follower, operand position, element type) and reused while
 // neither domain changes: plan_statistics() counts builds and reuses. Plans are the
 // library's transfers: one message per pair of locales that share elements, each way,
-// exactly the elements needed.
+// exactly the elements needed. A leader kept in a directory (Hashed, Unstructured) stages
+// its followers onto an Unstructured domain of its pieces; those plans pair elements.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +23,7 @@
 #include "../dsi/local_domain.hpp"
 #include "../dsi/locator.hpp"
 #include "../dsi/plan_cache.hpp"
+#include "../dists/unstructured.hpp"
 
 namespace dmap::detail {
 
@@ -122,6 +124,25 @@ placement<N> staging_blocks(const locator<N>& leader, const rect<N>& follower_wh
   return out;
 }
 
+/// Collective. The domain over `follower_whole` whose pieces on each locale are the
+/// leader's, renamed: a staging_map when every locale's pieces are known (maps given by
+/// formulas), else an Unstructured domain listing this locale's pieces index by index (a
+/// leader kept in a directory; its plans then pair elements).
+template <std::size_t N>
+dmap::domain<N> staging_domain_for(const locator<N>& leader, const rect<N>& follower_whole, const std::string& name) {
+  if (leader.all) {
+    auto blocks = std::make_shared<const placement<N>>(staging_blocks(leader, follower_whole));
+    return dmap::domain<N>(staging_map<N>(blocks, leader.layers ? *leader.layers : std::vector<int>{}, name),
+                           follower_whole);
+  }
+  std::vector<idx<N>> mine;
+  for (const auto& b : leader.mine) {
+    const rect<N> r = reindex(b.owned, leader.whole, follower_whole);
+    for (index_t k = 0; k < r.size(); ++k) mine.push_back(r.index_at(k));
+  }
+  return dmap::domain<N>(unstructured<N>(std::move(mine)), follower_whole);
+}
+
 /// Collective. The staging of follower operand `f` (at position `slot`) for the loop led by
 /// operand `lead`: an array over the leader's pieces named by f's indices, and the plans
 /// that fill it from f and copy it back; built on first use, then reused.
@@ -146,15 +167,7 @@ staging_entry& staged(const Lead& lead, const Follower& f, std::size_t slot) {
   });
   if (cache.entries.size() >= staging_cache::capacity) cache.entries.erase(cache.entries.begin());
   const locator<N> leader_where = lead.locate();
-  if (!leader_where.all)
-    throw unsupported_error("dmap::zip: the leader (" + lead.describe() +
-                            ") is kept in a directory, so no locale knows where the others' pieces are; "
-                            "lead with an operand whose map is given by formulas");
-  auto blocks = std::make_shared<const placement<N>>(staging_blocks(leader_where, f.whole()));
-  std::ostringstream name;
-  name << "staging of " << f.describe() << " for " << lead.describe();
-  const staging_map<N> map(blocks, leader_where.layers ? *leader_where.layers : std::vector<int>{}, name.str());
-  const dmap::domain<N> staging_domain(map, f.whole());
+  const dmap::domain<N> staging_domain = staging_domain_for(leader_where, f.whole(), "staging of " + f.describe() + " for " + lead.describe());
   auto z = std::make_shared<array<T, N>>(staging_domain);
   const locator<N> follower_where = f.locate();
   const locator<N> staging_where = z->domain().state()->locate();

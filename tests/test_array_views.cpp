@@ -49,7 +49,7 @@ using view_of_2d = dmap::array_view<double, N, 2>;
 struct maker {
   std::string name;
   std::function<dmap::domain<2>(const rect<2>&)> make;
-  bool formula = true;  // false: kept in a directory (cannot lead a misaligned zip)
+  bool formula = true;  // false: kept in a directory
 };
 
 std::vector<maker> makers() {
@@ -376,18 +376,14 @@ std::string check_view(const maker& m, const view_spec<N>& spec) {
   return note.first;
 }
 
-/// Collective. Runs `step` on every locale and notes a failure; a leader kept in a directory may
-/// refuse instead (unsupported_error naming the directory), on every locale alike.
+/// Collective. Runs `step` on every locale and notes a failure; every locale must agree.
 struct step_runner {
   failures& note;
   /// True when the step ran on every locale.
-  bool operator()(const std::string& what, bool directory_leader, const std::function<void()>& step) const {
-    int outcome = 0;  // 0 ran, 1 refused as allowed, 2 failed
+  bool operator()(const std::string& what, const std::function<void()>& step) const {
+    int outcome = 0;  // 0 ran, 2 failed
     try {
       step();
-    } catch (const dmap::unsupported_error& e) {
-      outcome = directory_leader && has(e.what(), "directory") ? 1 : 2;
-      if (outcome == 2) note(what + " threw: " + e.what());
     } catch (const std::exception& e) {
       outcome = 2;
       note(what + " threw: " + e.what());
@@ -423,7 +419,7 @@ std::string check_zip(const maker& lead, const maker& other) {
   const auto here = dmap::here();
 
   // The view leads; a const array of the other map follows and is read.
-  if (run("view leading, array read", !lead.formula, [&] {
+  if (run("view leading, array read", [&] {
         dmap::forall(dmap::zip(A[zip_a], std::as_const(C)), [](double& a, const double& c) { a = c; });
       })) {
     auto want = values_of(base_rect, f_value);
@@ -432,7 +428,7 @@ std::string check_zip(const maker& lead, const maker& other) {
   }
   fill(A, f_value);
   // The array leads; the view follows and is written.
-  if (run("array leading, view written", !other.formula, [&] {
+  if (run("array leading, view written", [&] {
         dmap::forall(dmap::zip(C, A[zip_a]), [](const double& c, double& a) { a = 2 * c; });
       })) {
     auto want = values_of(base_rect, f_value);
@@ -442,7 +438,7 @@ std::string check_zip(const maker& lead, const maker& other) {
   }
   fill(A, f_value);
   // A domain of the other map leads; the view follows and takes values of the leader's indices.
-  if (run("domain leading, view written", !other.formula, [&] {
+  if (run("domain leading, view written", [&] {
         dmap::forall(dmap::zip(DC, A[zip_a]), [](const idx<2>& i, double& a) { a = c_value(i) + 1; });
       })) {
     auto want = values_of(base_rect, f_value);
@@ -455,19 +451,19 @@ std::string check_zip(const maker& lead, const maker& other) {
   const auto view_to_view = [&] {
     dmap::forall(dmap::zip(A[zip_a], B[zip_b]), [](const double& a, double& b) { b = a + 0.5; });
   };
-  if (run("view leading, view written", !lead.formula, view_to_view)) {
+  if (run("view leading, view written", view_to_view)) {
     auto want = values_of(base_rect, h_value);
     for (std::size_t k = 0; k < tb.size(); ++k)
       if (!copies(other) || owners_a[k] == here) want[tb[k]] = f_value(ta[k]) + 0.5;
     note(differences(B, want));
     const auto before = dmap::plan_statistics();
-    run("the same loop again", !lead.formula, view_to_view);
+    run("the same loop again", view_to_view);
     if (dmap::plan_statistics().built != before.built) note("the repeated view-to-view loop built a plan");
     note(differences(B, want));
   }
   fill(B, h_value);
   // The other map's view leads; a read-only view follows.
-  if (run("view leading, const view read", !other.formula, [&] {
+  if (run("view leading, const view read", [&] {
         dmap::forall(dmap::zip(B[zip_b], std::as_const(A)[zip_a]), [](double& b, const double& a) { b = 3 * a; });
       })) {
     auto want = values_of(base_rect, h_value);
@@ -476,7 +472,7 @@ std::string check_zip(const maker& lead, const maker& other) {
   }
   fill(B, h_value);
   double got = 0;
-  if (run("reduce", !lead.formula, [&] {
+  if (run("reduce", [&] {
         got = dmap::reduce(dmap::zip(A[zip_a], B[zip_b]), 0.0, std::plus<>{}, [](double a, double b) { return a * b; });
       })) {
     double sum = 0;  // multiples of 0.5 below 2^53: exact in any order
@@ -621,9 +617,8 @@ TEST_CASE("array views: zips with arrays and views of other maps, leading and fo
     }
 }
 
-TEST_CASE("array views: a view of a directory-kept array cannot lead a misaligned follower; every locale refuses",
+TEST_CASE("array views: a view of a directory-kept array leads a misaligned follower, reads and writes it",
           "[array_view][misaligned]") {
-  const int p = dmap::num_locales();
   for (const auto& m : makers()) {
     if (m.formula) continue;
     INFO(m.name);
@@ -631,20 +626,32 @@ TEST_CASE("array views: a view of a directory-kept array cannot lead a misaligne
     array2 A(D);
     fill(A, f_value);
     // Block over reversed indices: the follower's k-th element sits elsewhere than A's.
-    dmap::domain<2> R{dmap::block<2>{}, rect<2>{range(0, 11, -1), range(0, 13, -1)}};
-    array2 C(R, 1.5);
+    const rect<2> reversed{range(0, 11, -1), range(0, 13, -1)};
+    dmap::domain<2> R{dmap::block<2>{}, reversed};
+    array2 C(R);
+    fill(C, c_value);
     const auto loop = [&] {
-      dmap::forall(dmap::zip(A[base_rect], std::as_const(C)), [](double& a, const double& c) { a = c; });
+      dmap::forall(dmap::zip(A[base_rect], C), [](double& a, double& c) { a = c, c = -c; });
     };
-    if (p > 1) {
-      CHECK_NO_FAILURE(throws<dmap::unsupported_error>(loop, {"directory"}));
-      // No locale was left behind: the next collective runs, and A is unchanged.
-      CHECK_NO_FAILURE(differences(A, values_of(base_rect, f_value)));
-    } else {
-      const std::string outcome = throws<dmap::unsupported_error>(loop);  // on one locale everything is aligned
-      CHECK_NO_FAILURE(outcome == "nothing thrown" ? "" : "the aligned loop: " + outcome);
-      CHECK_NO_FAILURE(differences(A, values_of(base_rect, [](const idx<2>&) { return 1.5; })));
+    dmap::reset_plan_statistics();
+    std::string outcome;
+    try {
+      loop();
+    } catch (const std::exception& e) {
+      outcome = std::string("the loop threw: ") + e.what();
     }
+    CHECK_NO_FAILURE(outcome);
+    const auto ta = points_of(base_rect), tc = points_of(reversed);
+    auto want_a = values_of(base_rect, f_value), want_c = values_of(reversed, c_value);
+    for (std::size_t k = 0; k < ta.size(); ++k) want_a[ta[k]] = c_value(tc[k]), want_c[tc[k]] = -c_value(tc[k]);
+    CHECK_NO_FAILURE(differences(A, want_a));
+    CHECK_NO_FAILURE(differences(C, want_c));
+    // Again: the staging and its plans are reused.
+    loop();
+    const auto stats = dmap::plan_statistics();
+    DMAP_CHECK_ALL(stats.built == (dmap::num_locales() > 1 ? 1u : 0u) && stats.reused == stats.built);
+    for (std::size_t k = 0; k < ta.size(); ++k) want_c[tc[k]] = c_value(tc[k]);
+    CHECK_NO_FAILURE(differences(C, want_c));
   }
 }
 

@@ -8,7 +8,8 @@
 // element k holds g(k); the loop must read g(k) at the leader's index k, write back to the
 // follower when the body writes it, and reduce to the closed-form sum. The same pairs check
 // A = B between the index sets. Plan statistics show that a repeated loop builds nothing; the
-// communication of a row-block / column-block zip is asserted exactly.
+// communication of a row-block / column-block zip is asserted exactly. Leaders kept in a
+// directory (Hashed, Unstructured) stage their followers like the others.
 #include "oracle.hpp"
 #include "support.hpp"
 
@@ -33,7 +34,6 @@ using namespace dmap::testing::oracle;
 struct maker {
   std::string name;
   std::function<dmap::domain<2>(const rect<2>&)> make;
-  bool formula = true;  // false: kept in a directory (cannot lead a misaligned zip)
 };
 
 std::vector<maker> makers() {
@@ -68,14 +68,14 @@ std::vector<maker> makers() {
   out.push_back({"weighted_block", [](const rect<2>& r) {
                    return dmap::domain<2>{custom_dist::weighted_block<2>::increasing(), r};
                  }});
-  out.push_back({"hashed", [](const rect<2>& r) { return dmap::domain<2>{dmap::hashed<2>{}, r}; }, false});
+  out.push_back({"hashed", [](const rect<2>& r) { return dmap::domain<2>{dmap::hashed<2>{}, r}; }});
   out.push_back({"unstructured", [p](const rect<2>& r) {
                    // Row-major orders dealt round robin in blocks of 5, listed backwards.
                    std::vector<idx<2>> mine;
                    for (index_t k = r.size() - 1; k >= 0; --k)
                      if ((k / 5) % p == dmap::here()) mine.push_back(r.index_at(k));
                    return dmap::domain<2>{dmap::unstructured<2>{mine}, r};
-                 }, false});
+                 }});
   return out;
 }
 
@@ -104,18 +104,7 @@ std::string check_pair(const maker& lead, const maker& follow, const rect<2>& rl
       if (fail.empty()) fail = what + " threw: " + e.what();
     }
   };
-  if (!lead.formula) {
-    // A leader kept in a directory cannot stage followers: the loop runs when the follower
-    // happens to be aligned (right values), else it is refused on every locale.
-    try {
-      dmap::forall(dmap::zip(A, std::as_const(B)), [](double& a, const double& b) { a = b; });
-      for (index_t k = 0; k < n; ++k)
-        if (L.locale_of(rl.index_at(k)) == dmap::here() && A.local(rl.index_at(k)) != g(k))
-          fail = "aligned loop under a directory leader at order " + std::to_string(k);
-    } catch (const dmap::unsupported_error& e) {
-      if (std::string(e.what()).find("directory") == std::string::npos) fail = std::string("refused, but: ") + e.what();
-    }
-  } else {
+  {
     // Read the follower at the leader's indices.
     err("forall read", [&] {
       dmap::forall(dmap::zip(A, std::as_const(B)), [](double& a, const double& b) { a = b; });

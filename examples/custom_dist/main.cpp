@@ -1,7 +1,7 @@
 // A distribution written outside dmap (weighted_block.hpp) used with everything in dmap:
 // rows shared by weights 1, 2, ..., P; forall, zip, reduce, assignment to and from Block
-// (redistribution), resize, views and printing. Exits non-zero if any check fails, so ctest
-// catches regressions. Run it as one locale (./custom_dist) or under mpirun -n P.
+// (redistribution), array views (rank change, strided slices), resize, serial views and
+// printing. Exits non-zero if any check fails, so ctest catches regressions. Run it as one locale (./custom_dist) or under mpirun -n P.
 #include "weighted_block.hpp"
 
 #include <cmath>
@@ -145,6 +145,21 @@ int run() {
   if (dmap::here() == 0)
     std::cout << "zip(Z, B): " << (staged ? "B staged (the cuts differ)" : "aligned (the cuts coincide)")
               << "; zip with Block over equal weights: aligned\n";
+
+  // Views work over any distribution: a column of A (weighted rows) copied into a row of B
+  // (Block) by one assignment, and the odd rows of Z doubled in place through a strided slice.
+  const index_t k = std::min(n, m), col = m / 2;
+  const auto row_of_b = dmap::rank_change(B, 1, dmap::range(0, k));
+  row_of_b = dmap::rank_change(std::as_const(A), dmap::range(0, k), col);
+  dmap::domain<1> DK{dmap::block<1>{}, dmap::rect<1>{{0, k}}};
+  check(dmap::reduce(dmap::zip(row_of_b, DK), 0, std::plus<>{},
+                     [&](double b, idx<1> j) { return b == g(idx<2>{j[0], col}) ? 0 : 1; }) == 0,
+        "row 1 of B = column of A");
+  dmap::forall(Z[dmap::rect<2>{dmap::range(1, n, 2), dmap::range(0, m)}], [](double& z) { z *= 2; });
+  check(dmap::reduce(dmap::zip(Z, D), 0, std::plus<>{},
+                     [&](double z, idx<2> i) { return z == (i[0] % 2 ? 2 : 1) * f(i) ? 0 : 1; }) == 0,
+        "forall over the odd rows of Z");
+  if (dmap::here() == 0) std::cout << "views: a column of A into a row of B, odd rows of Z doubled: ok\n";
 
   // Resize: more rows, fewer columns; the cut moves, surviving values stay, new ones are 0.
   D.set_indices(dmap::rect<2>{{0, n + n / 2}, {0, m - 2}});

@@ -15,10 +15,9 @@
 // slices then projects. Expected values follow from those lists and the closed forms; results
 // are read back by every locale from its own storage (every copy of a replicated array) and by
 // locale 0 through the array's gather().
+#include "maps_2d.hpp"
 #include "oracle.hpp"
 #include "support.hpp"
-
-#include "../examples/custom_dist/weighted_block.hpp"
 
 #include <algorithm>
 #include <array>
@@ -37,6 +36,8 @@ using dmap::index_t;
 using dmap::range;
 using dmap::rect;
 using namespace dmap::testing::oracle;
+using dmap::testing::maps::maker;
+using dmap::testing::maps::makers;
 
 using array2 = dmap::array<double, 2>;
 /// A view of a 2-D array with N dimensions.
@@ -44,56 +45,6 @@ template <std::size_t N>
 using view_of_2d = dmap::array_view<double, N, 2>;
 
 // ------------------------------------------------------------------------------- maps
-
-/// A named way to make a 2-D domain over any rect (the list of tests/test_misaligned.cpp).
-struct maker {
-  std::string name;
-  std::function<dmap::domain<2>(const rect<2>&)> make;
-  bool formula = true;  // false: kept in a directory
-};
-
-std::vector<maker> makers() {
-  const int p = dmap::num_locales();
-  std::vector<maker> out;
-  out.push_back({"block", [](const rect<2>& r) { return dmap::domain<2>{dmap::block<2>{}, r}; }});
-  out.push_back({"block rows", [p](const rect<2>& r) { return dmap::domain<2>{dmap::block<2>{dmap::target_grid<2>{{p, 1}}}, r}; }});
-  out.push_back({"block cols", [p](const rect<2>& r) { return dmap::domain<2>{dmap::block<2>{dmap::target_grid<2>{{1, p}}}, r}; }});
-  out.push_back({"cyclic", [](const rect<2>& r) { return dmap::domain<2>{dmap::cyclic<2>{}, r}; }});
-  out.push_back({"block_cyclic(2, 3)", [](const rect<2>& r) {
-                   return dmap::domain<2>{dmap::block_cyclic<2>{{2, 3}}, r};
-                 }});
-  out.push_back({"irregular", [](const rect<2>& r) {
-                   // Uneven cut points inside the bounds: locale k of p starts at k^2 / p^2 of each extent.
-                   std::array<std::vector<index_t>, 2> cuts;
-                   const auto grid = dmap::target_grid<2>{};
-                   for (std::size_t d = 0; d < 2; ++d) {
-                     const index_t lo = std::min(r.dim(d).first(), r.dim(d).last());
-                     const index_t hi = std::max(r.dim(d).first(), r.dim(d).last()) + 1;
-                     const int parts = grid.extent(d);
-                     for (int k = 1; k < parts; ++k) cuts[d].push_back(lo + (hi - lo) * k * k / (parts * parts));
-                   }
-                   return dmap::domain<2>{dmap::irregular_block<2>{cuts, grid}, r};
-                 }});
-  out.push_back({"dimensional(block_cyclic, cyclic) column-major", [](const rect<2>& r) {
-                   return dmap::domain<2>{dmap::dimensional<2>({dmap::block_cyclic_dim{2}, dmap::cyclic_dim{}},
-                                                                dmap::target_grid<2>{}, dmap::storage_order::column_major),
-                                          r};
-                 }});
-  out.push_back({"replicated", [](const rect<2>& r) { return dmap::domain<2>{dmap::replicated<2>{}, r}; }});
-  out.push_back({"stencil(1)", [](const rect<2>& r) { return dmap::domain<2>{dmap::stencil<2>{{1, 1}}, r}; }});
-  out.push_back({"weighted_block", [](const rect<2>& r) {
-                   return dmap::domain<2>{custom_dist::weighted_block<2>::increasing(), r};
-                 }});
-  out.push_back({"hashed", [](const rect<2>& r) { return dmap::domain<2>{dmap::hashed<2>{}, r}; }, false});
-  out.push_back({"unstructured", [p](const rect<2>& r) {
-                   // Row-major orders dealt round robin in blocks of 5, listed backwards.
-                   std::vector<idx<2>> mine;
-                   for (index_t k = r.size() - 1; k >= 0; --k)
-                     if ((k / 5) % p == dmap::here()) mine.push_back(r.index_at(k));
-                   return dmap::domain<2>{dmap::unstructured<2>{mine}, r};
-                 }, false});
-  return out;
-}
 
 /// Whether every locale holds a copy of every element (writes in a zip reach only the copies
 /// where the leader runs them).
@@ -620,7 +571,7 @@ TEST_CASE("array views: zips with arrays and views of other maps, leading and fo
 TEST_CASE("array views: a view of a directory-kept array leads a misaligned follower, reads and writes it",
           "[array_view][misaligned]") {
   for (const auto& m : makers()) {
-    if (m.formula) continue;
+    if (!m.directory) continue;
     INFO(m.name);
     const auto D = m.make(base_rect);
     array2 A(D);

@@ -241,15 +241,21 @@ class array {
   /// Fetches the elements at global row-major orders [first, first + count) into `out`:
   /// one message per remote locale holding some of them. Not collective.
   void fetch(index_t first, index_t count, T* out) const {
+    std::vector<index_t> orders(static_cast<std::size_t>(count));
+    for (index_t k = 0; k < count; ++k) orders[static_cast<std::size_t>(k)] = first + k;
+    fetch(orders, out);
+  }
+  /// Fetches the elements at the global row-major `orders` into out[0], out[1], ...: one
+  /// message per remote locale holding some of them. Not collective.
+  void fetch(const std::vector<index_t>& orders, T* out) const {
     const auto& st = *dom_.state();
-    std::vector<location> where(static_cast<std::size_t>(count));
+    const auto count = static_cast<index_t>(orders.size());
+    std::vector<location> where(orders.size());
     if (st.dir) {
-      std::vector<index_t> orders(where.size());
-      for (index_t k = 0; k < count; ++k) orders[static_cast<std::size_t>(k)] = first + k;
       where = st.dir->lookup(orders);
     } else {
       for (index_t k = 0; k < count; ++k) {
-        const idx<N> i = st.whole.index_at(first + k);
+        const idx<N> i = st.whole.index_at(orders[static_cast<std::size_t>(k)]);
         const int owner = st.model->locale_of(i);
         for (const auto& b : st.blocks_of_all()[static_cast<std::size_t>(owner)])
           if (b.owned.contains(i)) {

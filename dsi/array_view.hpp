@@ -151,6 +151,16 @@ class array_view {
     return *this;
   }
 
+  /// Fetches the viewed elements at the view's row-major orders [first, first + count) into
+  /// `out`: one message per remote locale holding some of them. Not collective.
+  void fetch(index_t first, index_t count, V* out) const {
+    const rect<M>& all = base_->domain().indices();
+    std::vector<index_t> orders(static_cast<std::size_t>(count));
+    for (index_t k = 0; k < count; ++k)
+      orders[static_cast<std::size_t>(k)] = all.order_of(base_index(whole_.index_at(first + k)));
+    base_->fetch(orders, out);
+  }
+
   /// Collective: every element, in row-major order of the view, on locale 0 (empty elsewhere).
   std::vector<V> gather() const { return detail::gather_to_root(placed().where, base_->local_data()); }
   /// Collective; locale 0 writes the view like an array.

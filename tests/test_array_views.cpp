@@ -1041,3 +1041,34 @@ TEST_CASE("array views: plans of dead or evicted sources are never reused", "[ar
   for (std::size_t k = 0; k < ta.size(); ++k) want[ta[k]] = h_value(tf[k]);
   CHECK_NO_FAILURE(differences(A, want));
 }
+
+TEST_CASE("array views: serial range-v3 views and fetch read the viewed elements, one locale alone",
+          "[array_view][views]") {
+  for (const auto& m : makers()) {
+    INFO(m.name);
+    const auto D = m.make(base_rect);
+    array2 A(D);
+    fill(A, f_value);
+    std::string fail;
+    if (dmap::here() == dmap::num_locales() - 1) {  // one locale iterates alone; the others wait
+      const auto names = points_of(zip_b);
+      std::size_t k = 0;
+      for (const double x : dmap::view(A[zip_b])) {
+        if (fail.empty() && (k >= names.size() || x != f_value(names[k])))
+          fail = "view(A[zip_b]) at position " + std::to_string(k);
+        ++k;
+      }
+      if (k != names.size()) fail = "view(A[zip_b]) has " + std::to_string(k) + " values";
+      // A row through a rank change of a reversed reindex: `backwards` names base row 1 + (10 - r)
+      // by r and base column 10 - c by c, so its row 4 is base row 7, and the row's j-th
+      // element (name c = 12 - j) is base column j - 2.
+      const rect<2> backwards{range(0, 11, -1), range(0, 13, -1)};
+      const auto row = dmap::rank_change(dmap::reindex(std::as_const(A), backwards), 4, dmap::all);
+      std::vector<double> got(static_cast<std::size_t>(row.size()));
+      row.fetch(0, row.size(), got.data());
+      for (std::size_t j = 0; j < got.size() && fail.empty(); ++j)
+        if (got[j] != f_value(idx<2>{7, static_cast<index_t>(j) - 2})) fail = "fetch of a row at " + std::to_string(j);
+    }
+    CHECK_NO_FAILURE(fail);
+  }
+}

@@ -85,7 +85,6 @@ struct operand<const domain<N>> {
   const rect<N>& whole() const noexcept { return d.indices(); }
   const std::vector<rect<N>>& pieces() const noexcept { return d.local_subdomains(); }
   const domain_state<N>* state() const noexcept { return d.state().get(); }
-  const std::shared_ptr<domain_state<N>>& state_handle() const noexcept { return d.state(); }
   bool state_is_replicated() const noexcept { return d.state()->replicated; }
   const std::vector<int>* copy_layers() const noexcept { return d.state()->layers.get(); }
   /// Domains yield indices, so they never walk storage.
@@ -123,7 +122,6 @@ struct operand<A> {
   const rect<N>& whole() const noexcept { return a.domain().indices(); }
   const std::vector<rect<N>>& pieces() const noexcept { return a.domain().local_subdomains(); }
   const domain_state<N>* state() const noexcept { return a.domain().state().get(); }
-  const std::shared_ptr<domain_state<N>>& state_handle() const noexcept { return a.domain().state(); }
   bool state_is_replicated() const noexcept { return a.domain().state()->replicated; }
   const std::vector<int>* copy_layers() const noexcept { return a.domain().state()->layers.get(); }
   /// Arrays can walk their storage as one span (when their domain's storage is dense).
@@ -310,7 +308,6 @@ struct operand<neighbors_of<T, N>> {
   const rect<N>& whole() const noexcept { return n.a->domain().indices(); }
   const std::vector<rect<N>>& pieces() const noexcept { return n.a->domain().local_subdomains(); }
   const domain_state<N>* state() const noexcept { return nullptr; }  // always checked
-  const std::shared_ptr<domain_state<N>>& state_handle() const noexcept { return n.a->domain().state(); }
   bool state_is_replicated() const noexcept { return n.a->domain().state()->replicated; }
   const std::vector<int>* copy_layers() const noexcept { return n.a->domain().state()->layers.get(); }
   static constexpr bool walks_storage = false;

@@ -1,5 +1,6 @@
 // The README's example: a Block-distributed 2-D array, a forall, a zip, a reduction, a
-// resize and printing. Run it as one locale (./quickstart) or under mpirun -n P.
+// redistribution, slices and a row view, a resize and printing. Run it as one locale
+// (./quickstart) or under mpirun -n P.
 #include <dmap/dmap.hpp>
 
 #include <functional>
@@ -25,6 +26,14 @@ int main(int argc, char** argv) {
               << "sum(A) = " << sum << ", A.B = " << dot << "\n";
   if (dmap::here() == 0) std::cout << "A =\n";
   std::cout << A << (dmap::here() == 0 ? "\n" : "");  // collective: locale 0 prints
+
+  dmap::domain C{dmap::cyclic<2>{}, space};
+  dmap::array<double, 2> E{C};
+  E = B;                                                                        // Block -> Cyclic
+  E[dmap::rect<2>{{1, n}, {0, m}}] = A[dmap::rect<2>{{0, n - 1}, {0, m}}];      // rows shifted down
+  dmap::forall(dmap::rank_change(E, 0, dmap::all), [](double& e) { e = -1; });  // row 0 as a view
+  if (dmap::here() == 0) std::cout << "E (Cyclic) =\n";
+  std::cout << E << (dmap::here() == 0 ? "\n" : "");
 
   D.set_indices(dmap::rect<2>{{0, n + 1}, {0, m}});  // arrays over D keep surviving values
   const double grown = dmap::reduce(A, 0.0, std::plus<>{});

@@ -33,6 +33,7 @@ using dmap::index_t;
 using dmap::range;
 using dmap::rect;
 
+using bench::counters_of_repeat;
 using bench::median_times;
 
 void line(const std::string& name, index_t n, double td, double tb, const dmap::comm_counters& c,
@@ -132,10 +133,9 @@ void block_to_cyclic_1d(index_t n, int reps) {
         mine[static_cast<std::size_t>(i / p)] = x.recv[static_cast<std::size_t>(k++)];
     }
   };
-  dmap::reset_counters();
-  A = B;
-  const auto c = dmap::counters();
-  const auto [td, tb] = median_times(reps, [&] { A = B; }, baseline);
+  const auto assign = [&] { A = B; };
+  const auto c = counters_of_repeat(assign);
+  const auto [td, tb] = median_times(reps, assign, baseline);
   if (!std::equal(mine.begin(), mine.end(), A.local_data())) fail("block_to_cyclic_1d: results differ");
   line("redistribute_block_to_cyclic_1d", n, td, tb, c, min_bytes(DB, DC));
 }
@@ -186,10 +186,7 @@ void misaligned_triad(index_t n, int reps) {
       y = u + s * v;
     });
   };
-  triad();  // builds the staging
-  dmap::reset_counters();
-  triad();
-  const auto counts = dmap::counters();
+  const auto counts = counters_of_repeat(triad);
   const auto [td, tb] = median_times(reps, triad, baseline);
   if (!std::equal(a.begin(), a.end(), A.local_data())) fail("misaligned_triad: results differ");
   line("misaligned_triad", n, td, tb, counts, min_bytes(DC, DB));
@@ -233,10 +230,7 @@ void slice_shift_1d(index_t n, int reps) {
   };
   const rect<1> to{range(shift, n)}, from{range(0, n - shift)};
   const auto assign = [&] { A[to] = B[from]; };
-  assign();  // builds the plan
-  dmap::reset_counters();
-  assign();
-  const auto counts = dmap::counters();
+  const auto counts = counters_of_repeat(assign);
   const auto [td, tb] = median_times(reps, assign, baseline);
   // Compare the elements A received (its first `shift` indices keep their old value).
   const index_t skip = std::clamp<index_t>(shift - lo, 0, hi - lo);
@@ -276,10 +270,7 @@ void view_forall_interior(index_t m, int reps) {
     dmap::forall(dmap::zip(A[inner], dmap::slice(std::as_const(B), inner)),
                  [](double& x, const double& y) { x = 2 * y + 1; });
   };
-  loop();
-  dmap::reset_counters();
-  loop();
-  const auto counts = dmap::counters();
+  const auto counts = counters_of_repeat(loop);
   const auto [td, tb] = median_times(reps, loop, baseline);
   if (!mine.empty()) {
     const index_t first = block.layout.offset_of(mine.first());
@@ -347,10 +338,9 @@ void block_to_cyclic_2d(index_t m, int reps) {
             mine[static_cast<std::size_t>((i / p0) * my_cols + j / p1)] = x.recv[static_cast<std::size_t>(k++)];
       }
   };
-  dmap::reset_counters();
-  A = B;
-  const auto c = dmap::counters();
-  const auto [td, tb] = median_times(reps, [&] { A = B; }, baseline);
+  const auto assign = [&] { A = B; };
+  const auto c = counters_of_repeat(assign);
+  const auto [td, tb] = median_times(reps, assign, baseline);
   if (!std::equal(mine.begin(), mine.end(), A.local_data())) fail("block_to_cyclic_2d: results differ");
   line("redistribute_block_to_cyclic_2d", m * m, td, tb, c, min_bytes(DB, DC));
 }
@@ -392,10 +382,9 @@ void rows_to_cols(index_t m, int reps) {
         for (index_t j = 0; j < my_cols; ++j) row[j] = x.recv[static_cast<std::size_t>(k++)];
       }
   };
-  dmap::reset_counters();
-  A = B;
-  const auto c = dmap::counters();
-  const auto [td, tb] = median_times(reps, [&] { A = B; }, baseline);
+  const auto assign = [&] { A = B; };
+  const auto c = counters_of_repeat(assign);
+  const auto [td, tb] = median_times(reps, assign, baseline);
   if (!std::equal(mine.begin(), mine.end(), A.local_data())) fail("rows_to_cols: results differ");
   line("redistribute_rows_to_cols", m * m, td, tb, c, min_bytes(DR, DK));
 }

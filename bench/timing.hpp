@@ -34,4 +34,14 @@ std::pair<double, double> median_times(int reps, A&& a, B&& b) {
   return {ta[ta.size() / 2], tb[tb.size() / 2]};
 }
 
+/// The library's communication counters of one run of `f`, after a first run that builds
+/// whatever plans and staging `f` keeps (what each later run costs).
+template <class F>
+dmap::comm_counters counters_of_repeat(F&& f) {
+  f();
+  dmap::reset_counters();
+  f();
+  return dmap::counters();
+}
+
 }  // namespace bench

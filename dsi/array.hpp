@@ -171,8 +171,8 @@ class array {
   /// and reused while neither domain changes (plan_statistics() counts it).
   array& operator=(const array& other) {
     if (this == &other) return *this;
-    check_shape(other.domain().indices(), "dmap::array::operator=");
-    detail::assign_elements<T, N>(other.placed(), placed());
+    detail::check_assignment_shapes(other.domain().indices(), domain().indices(), "dmap::array::operator=");
+    detail::assign_elements<T, N>(other.placed_elements_of(), placed_elements_of());
     return *this;
   }
   /// Collective: copies the elements of a view of the same shape (see operator=(const array&)).
@@ -296,7 +296,7 @@ class array {
   }
 
   /// This array as one side of an assignment (internal).
-  detail::placed_elements<T, N> placed() const {
+  detail::placed_elements<T, N> placed_elements_of() const {
     const auto& s = domain().state();
     return {detail::key_of(s), [s] { return s->locate(); }, s->whole, st_->data(), st_->size(), &s->assignment_plans};
   }
@@ -324,13 +324,6 @@ class array {
     if (domain().contains(i)) s << " (its owner is locale " << domain().locale_of(i) << ")";
     else s << " (it is not in the domain " << domain().indices() << ")";
     throw not_local_error(s.str());
-  }
-  void check_shape(const rect<N>& source, const char* who) const {
-    if (source.shape() == domain().shape()) return;
-    std::ostringstream s;
-    s << who << ": the right-hand side has indices " << source << " but the left-hand side has "
-      << domain().indices() << "; assignment needs equal shapes";
-    throw shape_error(s.str());
   }
   void check_bounds(const idx<N>& i) const {
     if (domain().contains(i)) return;

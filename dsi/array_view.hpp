@@ -81,15 +81,7 @@ class array_view {
   /// The array's dimension each view dimension runs along.
   const std::array<std::size_t, N>& base_dims() const noexcept { return dims_; }
   /// The array's index named by view index `i` (precondition: contains(i)).
-  idx<M> base_index(const idx<N>& i) const noexcept {
-    idx<M> b = target_.first();
-    for (std::size_t n = 0; n < N; ++n) {
-      const range& w = whole_.dim(n);
-      const range& t = target_.dim(dims_[n]);
-      b[dims_[n]] = t.first() + (i[n] - w.first()) / w.stride() * t.stride();
-    }
-    return b;
-  }
+  idx<M> base_index(const idx<N>& i) const noexcept { return detail::section_index(i, whole_, target_, dims_); }
   /// The locale that owns view index `i`.
   int locale_of(const idx<N>& i) const { return base_->domain().locale_of(base_index(checked(i))); }
 
@@ -103,7 +95,7 @@ class array_view {
       throw out_of_bounds_error(s.str());
     }
     rect<M> t = target_;
-    for (std::size_t n = 0; n < N; ++n) t.set_dim(dims_[n], image(r.dim(n), n));
+    for (std::size_t n = 0; n < N; ++n) t.set_dim(dims_[n], detail::reindex(r.dim(n), whole_.dim(n), target_.dim(dims_[n])));
     return {*base_, t, r, dims_};
   }
 
@@ -136,7 +128,7 @@ class array_view {
   const array_view& operator=(const array<V, N>& other) const
     requires(!std::is_const_v<T>)
   {
-    assign_from(other.placed(), other.domain().indices(), "dmap::array_view::operator=");
+    assign_from(other.placed_elements_of(), other.domain().indices(), "dmap::array_view::operator=");
     return *this;
   }
   /// Sets every viewed element to `value` (each locale its own; no messages).
@@ -250,21 +242,8 @@ class array_view {
     s << "dmap::array_view: index " << i << " is not in the view's indices " << whole_;
     throw out_of_bounds_error(s.str());
   }
-  // The array's indices named by the view indices `r` along view dimension n.
-  range image(const range& r, std::size_t n) const {
-    const range& w = whole_.dim(n);
-    const range& t = target_.dim(dims_[n]);
-    if (r.empty()) return range::counted(t.first(), 0, t.stride());
-    const index_t first = t.first() + (r.first() - w.first()) / w.stride() * t.stride();
-    return range::counted(first, r.size(), r.size() == 1 ? t.stride() : r.stride() / w.stride() * t.stride());
-  }
   void assign_from(const detail::placed_elements<V, N>& from, const rect<N>& source, const char* who) const {
-    if (source.shape() != shape()) {
-      std::ostringstream s;
-      s << who << ": the right-hand side has indices " << source << " but the left-hand side has " << whole_
-        << "; assignment needs equal shapes";
-      throw shape_error(s.str());
-    }
+    detail::check_assignment_shapes(source, whole_, who);
     detail::assign_elements<V, N>(from, placed_elements_of());
   }
 
@@ -398,8 +377,8 @@ template <class T, std::size_t N>
 template <class U, std::size_t M>
   requires std::is_same_v<std::remove_const_t<U>, T>
 array<T, N>& array<T, N>::operator=(const array_view<U, N, M>& other) {
-  check_shape(other.indices(), "dmap::array::operator=");
-  detail::assign_elements<T, N>(other.placed_elements_of(), placed());
+  detail::check_assignment_shapes(other.indices(), domain().indices(), "dmap::array::operator=");
+  detail::assign_elements<T, N>(other.placed_elements_of(), placed_elements_of());
   return *this;
 }
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <ostream>
+#include <sstream>
 #include <memory>
 #include <vector>
 
@@ -62,6 +63,17 @@ std::ostream& write_elements(std::ostream& os, const std::vector<T>& all, const 
     os << all[k];
   }
   return os;
+}
+
+/// Throws shape_error unless an assignment of `source` to `target` has equal shapes; `who`
+/// starts the message.
+template <std::size_t N>
+void check_assignment_shapes(const rect<N>& source, const rect<N>& target, const char* who) {
+  if (source.shape() == target.shape()) return;
+  std::ostringstream s;
+  s << who << ": the right-hand side has indices " << source << " but the left-hand side has " << target
+    << "; assignment needs equal shapes";
+  throw shape_error(s.str());
 }
 
 /// Collective. Copies `from` (only read) into `to` (same shape; the caller checks): one message per pair

@@ -98,23 +98,37 @@ transfer_plan<N> element_plan(const std::vector<placed_block<N>>& walked, const 
               : transfer_plan<N>::of_elements(std::move(kept), std::move(learned), std::move(local));
 }
 
+/// The index of `to` at the position that `i` has in `from` (the k-th index of one range
+/// names the k-th of the other).
+inline index_t reindex(index_t i, const range& from, const range& to) {
+  return to.first() + (i - from.first()) / from.stride() * to.stride();
+}
+
+/// The image of `x` (indices on the lattice of `from`, possibly beyond its bounds) under the
+/// map that sends the k-th index of `from` to the k-th index of `to`.
+inline range reindex(const range& x, const range& from, const range& to) {
+  if (x.empty() || from.empty()) return range::counted(to.empty() ? 0 : to.first(), 0, to.stride());
+  return range::counted(reindex(x.first(), from, to), x.size(),
+                        x.size() == 1 ? to.stride() : x.stride() / from.stride() * to.stride());
+}
+
 /// The image of `r` (indices on the lattice of `from`, possibly beyond its bounds) under the
 /// map that sends the k-th index of `from` to the k-th index of `to`, per dimension.
 template <std::size_t N>
 rect<N> reindex(const rect<N>& r, const rect<N>& from, const rect<N>& to) {
   rect<N> out;
-  for (std::size_t d = 0; d < N; ++d) {
-    const range& x = r.dim(d);
-    const range& f = from.dim(d);
-    const range& t = to.dim(d);
-    if (x.empty() || f.empty()) {
-      out.set_dim(d, range::counted(t.empty() ? 0 : t.first(), 0, t.stride()));
-      continue;
-    }
-    const index_t first = t.first() + (x.first() - f.first()) / f.stride() * t.stride();
-    out.set_dim(d, range::counted(first, x.size(), x.size() == 1 ? t.stride() : x.stride() / f.stride() * t.stride()));
-  }
+  for (std::size_t d = 0; d < N; ++d) out.set_dim(d, reindex(r.dim(d), from.dim(d), to.dim(d)));
   return out;
+}
+
+/// The index of `target` named by index `i` of `whole` in a view (see sectioned): view
+/// dimension n runs along dimension dims[n] of `target`, whose other dimensions hold one index.
+template <std::size_t N, std::size_t M>
+idx<M> section_index(const idx<N>& i, const rect<N>& whole, const rect<M>& target,
+                     const std::array<std::size_t, N>& dims) {
+  idx<M> b = target.first();
+  for (std::size_t n = 0; n < N; ++n) b[dims[n]] = reindex(i[n], whole.dim(n), target.dim(dims[n]));
+  return b;
 }
 }  // namespace detail
 
@@ -155,11 +169,8 @@ locator<N> sectioned(const locator<M>& l, const rect<M>& target, const rect<N>& 
     for (std::size_t n = 0; n < N; ++n) {
       const std::size_t e = dims[n];
       const range& c = common.dim(e);
-      const range& t = target.dim(e);
-      const range& w = whole.dim(n);
-      const index_t first = w.first() + (c.first() - t.first()) / t.stride() * w.stride();
-      const index_t base_step = c.size() == 1 ? t.stride() : c.stride();  // between neighbours
-      v.owned.set_dim(n, range::counted(first, c.size(), base_step / t.stride() * w.stride()));
+      v.owned.set_dim(n, detail::reindex(c, target.dim(e), whole.dim(n)));
+      const index_t base_step = c.size() == 1 ? target.dim(e).stride() : c.stride();  // between neighbours
       v.layout.strides[n] = base_step / b.layout.indices.dim(e).stride() * b.layout.strides[e];
     }
     v.layout.indices = v.owned;
@@ -176,12 +187,7 @@ locator<N> sectioned(const locator<M>& l, const rect<M>& target, const rect<N>& 
   }
   if (l.dir)
     out.dir_order = [whole, target, dims, base_whole = l.whole, inner = l.dir_order](index_t o) {
-      const idx<N> i = whole.index_at(o);
-      idx<M> b = target.first();
-      for (std::size_t n = 0; n < N; ++n)
-        b[dims[n]] = target.dim(dims[n]).first() +
-                     (i[n] - whole.dim(n).first()) / whole.dim(n).stride() * target.dim(dims[n]).stride();
-      const index_t base_order = base_whole.order_of(b);
+      const index_t base_order = base_whole.order_of(detail::section_index(whole.index_at(o), whole, target, dims));
       return inner ? inner(base_order) : base_order;
     };
   return out;

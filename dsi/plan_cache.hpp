@@ -53,6 +53,24 @@ struct plan_cache {
   static constexpr std::size_t capacity = 16;
 };
 
+/// The entry of `entries` that `matches`, counted as reused; else, after dropping the
+/// entries that are `stale` and the oldest beyond `capacity`, a new one made by `build()`,
+/// counted as built (collective when `build` is: every locale keeps the same entries).
+template <class Entry, class Matches, class Stale, class Build>
+Entry& find_or_build(std::vector<Entry>& entries, std::size_t capacity, Matches&& matches, Stale&& stale,
+                     Build&& build) {
+  for (auto& e : entries)
+    if (matches(e)) {
+      ++env().plans().reused;
+      return e;
+    }
+  std::erase_if(entries, stale);
+  if (entries.size() >= capacity) entries.erase(entries.begin());
+  entries.push_back(build());
+  ++env().plans().built;
+  return entries.back();
+}
+
 /// Collective. The plan moving the elements of `from` to `to` (placements named by the
 /// keys, located by `locate_from()` / `locate_to()` when the plan must be built), kept in
 /// `slot` (the destination domain's plan cache). plan_statistics() counts builds and reuses.
@@ -62,19 +80,17 @@ std::shared_ptr<const transfer_plan<N>> cached_transfer_plan(std::shared_ptr<voi
                                                              LocateTo&& locate_to) {
   if (!slot) slot = std::make_shared<plan_cache>();
   auto& cache = *std::static_pointer_cast<plan_cache>(slot);
-  for (const auto& e : cache.entries)
-    if (e.from.same_as(from) && e.to.same_as(to)) {
-      ++env().plans().reused;
-      return std::static_pointer_cast<const transfer_plan<N>>(e.plan);
-    }
-  std::erase_if(cache.entries, [&](const plan_cache::entry& e) {
-    return e.from.expired() || e.to.expired() || (e.from.same_place(from) && e.to.same_place(to));
-  });
-  if (cache.entries.size() >= plan_cache::capacity) cache.entries.erase(cache.entries.begin());
-  auto plan = std::make_shared<const transfer_plan<N>>(plan_transfer(locate_from(), locate_to()));
-  cache.entries.push_back({from, to, plan});
-  ++env().plans().built;
-  return plan;
+  const auto& e = find_or_build(
+      cache.entries, plan_cache::capacity,
+      [&](const plan_cache::entry& e) { return e.from.same_as(from) && e.to.same_as(to); },
+      [&](const plan_cache::entry& e) {
+        return e.from.expired() || e.to.expired() || (e.from.same_place(from) && e.to.same_place(to));
+      },
+      [&] {
+        return plan_cache::entry{
+            from, to, std::make_shared<const transfer_plan<N>>(plan_transfer(locate_from(), locate_to()))};
+      });
+  return std::static_pointer_cast<const transfer_plan<N>>(e.plan);
 }
 
 }  // namespace dmap::detail

@@ -72,6 +72,18 @@ chunk_cursor<element_row<T>, N> block_cursor(const rect<N>& part, const dense_la
   return c;
 }
 
+/// The cursor over `part` of the first of this locale's pieces `owned` that holds it (the
+/// piece `hint` tried first), stored with `layouts` in `base`; none when no piece holds it.
+template <class T, std::size_t N>
+std::optional<chunk_cursor<element_row<T>, N>> follow_pieces(const rect<N>& part, std::size_t hint,
+                                                             const std::vector<rect<N>>& owned,
+                                                             const std::vector<dense_layout<N>>& layouts, T* base) {
+  if (hint < owned.size() && owned[hint].contains(part)) return block_cursor<T, N>(part, layouts[hint], base);
+  for (std::size_t k = 0; k < owned.size(); ++k)
+    if (owned[k].contains(part)) return block_cursor<T, N>(part, layouts[k], base);
+  return std::nullopt;
+}
+
 template <class X>
 struct operand;
 
@@ -145,13 +157,8 @@ struct operand<A> {
   }
   // `hint`: the leader's piece, usually the same block for an aligned follower (tried first).
   std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part, std::size_t hint) const {
-    const auto& owned = a.domain().local_subdomains();
-    const auto& blocks = a.local_blocks();
-    const auto cursor = [&](std::size_t k) { return block_cursor<element_type, N>(part, blocks[k].layout, blocks[k].base); };
-    if (hint < blocks.size() && owned[hint].contains(part)) return cursor(hint);
-    for (std::size_t k = 0; k < blocks.size(); ++k)
-      if (owned[k].contains(part)) return cursor(k);
-    return std::nullopt;
+    return follow_pieces<element_type, N>(part, hint, a.domain().local_subdomains(), a.domain().state()->my_layouts,
+                                          a.local_data());
   }
 };
 
@@ -201,10 +208,7 @@ struct operand<array_view<T, N, M>> {
     return s.str();
   }
   std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part, std::size_t hint) const {
-    if (hint < owned->size() && (*owned)[hint].contains(part)) return block_cursor<T, N>(part, (*layouts)[hint], base);
-    for (std::size_t k = 0; k < owned->size(); ++k)
-      if ((*owned)[k].contains(part)) return block_cursor<T, N>(part, (*layouts)[k], base);
-    return std::nullopt;
+    return follow_pieces<T, N>(part, hint, *owned, *layouts, base);
   }
 };
 template <class T, std::size_t N, std::size_t M>

@@ -156,32 +156,33 @@ staging_entry& staged(const Lead& lead, const Follower& f, std::size_t slot) {
   if (!cache_slot) cache_slot = std::make_shared<staging_cache>();
   auto& cache = *std::static_pointer_cast<staging_cache>(cache_slot);
   // Every locale searches the same cache in the same order: hits and misses agree.
-  for (auto& e : cache.entries)
-    if (e.leader.same_as(leader_key) && e.follower.same_as(follower_key) && e.slot == slot && e.type == type) {
-      ++env().plans().reused;
-      return e;
-    }
-  std::erase_if(cache.entries, [&](const staging_entry& e) {
-    return e.leader.expired() || e.follower.expired() ||
-           (e.slot == slot && e.type == type && e.leader.same_place(leader_key) && e.follower.same_place(follower_key));
-  });
-  if (cache.entries.size() >= staging_cache::capacity) cache.entries.erase(cache.entries.begin());
-  const locator<N> leader_where = lead.locate();
-  const dmap::domain<N> staging_domain = staging_domain_for(leader_where, f.whole(), "staging of " + f.describe() + " for " + lead.describe());
-  auto z = std::make_shared<array<T, N>>(staging_domain);
-  const locator<N> follower_where = f.locate();
-  const locator<N> staging_where = z->domain().state()->locate();
-  staging_entry e;
-  e.leader = leader_key;
-  e.follower = follower_key;
-  e.slot = slot;
-  e.type = type;
-  e.in = std::make_shared<const transfer_plan<N>>(plan_transfer(follower_where, staging_where));
-  e.out = std::make_shared<const transfer_plan<N>>(plan_transfer(staging_where, follower_where));
-  e.array = z;
-  ++env().plans().built;
-  cache.entries.push_back(std::move(e));
-  return cache.entries.back();
+  return find_or_build(
+      cache.entries, staging_cache::capacity,
+      [&](const staging_entry& e) {
+        return e.leader.same_as(leader_key) && e.follower.same_as(follower_key) && e.slot == slot && e.type == type;
+      },
+      [&](const staging_entry& e) {
+        return e.leader.expired() || e.follower.expired() ||
+               (e.slot == slot && e.type == type && e.leader.same_place(leader_key) &&
+                e.follower.same_place(follower_key));
+      },
+      [&] {
+        const locator<N> leader_where = lead.locate();
+        const dmap::domain<N> staging_domain =
+            staging_domain_for(leader_where, f.whole(), "staging of " + f.describe() + " for " + lead.describe());
+        auto z = std::make_shared<array<T, N>>(staging_domain);
+        const locator<N> follower_where = f.locate();
+        const locator<N> staging_where = z->domain().state()->locate();
+        staging_entry e;
+        e.leader = leader_key;
+        e.follower = follower_key;
+        e.slot = slot;
+        e.type = type;
+        e.in = std::make_shared<const transfer_plan<N>>(plan_transfer(follower_where, staging_where));
+        e.out = std::make_shared<const transfer_plan<N>>(plan_transfer(staging_where, follower_where));
+        e.array = z;
+        return e;
+      });
 }
 
 }  // namespace dmap::detail

@@ -1,4 +1,5 @@
-// dmap: Chapel-style domain maps in C++20. One include for the whole library.
+// dmap: Chapel-style domain maps in C++20. One include for the whole library; each header
+// below is one idea of the public vocabulary (machinery lives in the detail/ subfolders).
 #pragma once
 
 #include "runtime/agreement.hpp"
@@ -9,15 +10,18 @@
 #include "runtime/grid.hpp"
 
 #include "dsi/array.hpp"
+#include "dsi/array_view.hpp"
 #include "dsi/concepts.hpp"
-#include "dsi/directory.hpp"
 #include "dsi/domain.hpp"
+#include "dsi/element_ref.hpp"
+#include "dsi/index.hpp"
+#include "dsi/layout.hpp"
 #include "dsi/local_domain.hpp"
-#include "dsi/locator.hpp"
 #include "dsi/range.hpp"
 #include "dsi/rect.hpp"
 
-#include "layouts/dense_layout.hpp"
+#include "layouts/framed_layout.hpp"
+#include "layouts/product_layout.hpp"
 
 #include "dists/block.hpp"
 #include "dists/block_cyclic.hpp"
@@ -30,9 +34,14 @@
 #include "dists/stencil.hpp"
 #include "dists/unstructured.hpp"
 
-#include "interop/dap.hpp"
-
+#include "iterators/concepts.hpp"
 #include "iterators/forall.hpp"
+#include "iterators/neighbors.hpp"
 #include "iterators/reduce.hpp"
 #include "iterators/views.hpp"
 #include "iterators/zip.hpp"
+
+#include "algorithms/copies.hpp"
+#include "algorithms/halos.hpp"
+
+#include "interop/dap.hpp"

@@ -18,6 +18,9 @@
 #include "timing.hpp"
 
 #include <mpi.h>
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -256,14 +259,19 @@ void view_forall_interior(index_t m, int reps) {
     // One band of rows per thread.
     const index_t first = block.layout.offset_of(mine.first()), rows = mine.dim(0).size();
     const auto bands = static_cast<index_t>(dmap::num_threads());
-    dmap::run_tasks(static_cast<std::size_t>(bands), [&](std::size_t t) {
-      const auto k = static_cast<index_t>(t);
-      for (index_t r = rows * k / bands; r < rows * (k + 1) / bands; ++r) {
-        const index_t at = first + r * row_length;
-        const double* __restrict from = b + at;
-        double* __restrict to = a.data() + at;
-        for (index_t j = 0; j < mine.dim(1).size(); ++j) to[j] = 2 * from[j] + 1;
-      }
+    dmap::detail::env().arena().execute([&] {
+      oneapi::tbb::parallel_for(
+          oneapi::tbb::blocked_range<index_t>(0, bands, 1),
+          [&](const oneapi::tbb::blocked_range<index_t>& band) {
+            for (index_t k = band.begin(); k != band.end(); ++k)
+              for (index_t r = rows * k / bands; r < rows * (k + 1) / bands; ++r) {
+                const index_t at = first + r * row_length;
+                const double* __restrict from = b + at;
+                double* __restrict to = a.data() + at;
+                for (index_t j = 0; j < mine.dim(1).size(); ++j) to[j] = 2 * from[j] + 1;
+              }
+          },
+          oneapi::tbb::static_partitioner{});
     });
   };
   const auto loop = [&] {

@@ -21,7 +21,7 @@
 
 #include "../dsi/concepts.hpp"
 #include "../dsi/rect.hpp"
-#include "../layouts/dense_layout.hpp"
+#include "../dsi/layout.hpp"
 #include "../runtime/grid.hpp"
 
 namespace dmap {

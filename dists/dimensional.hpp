@@ -30,9 +30,11 @@
 #include <vector>
 
 #include "../dsi/concepts.hpp"
+#include "../dsi/detail/chunks.hpp"
+#include "../dsi/layout.hpp"
 #include "../dsi/local_domain.hpp"
 #include "../dsi/rect.hpp"
-#include "../layouts/dense_layout.hpp"
+#include "../layouts/product_layout.hpp"
 #include "../runtime/grid.hpp"
 #include "block.hpp"
 
@@ -421,21 +423,16 @@ class dimensional_domain {
     for_each_piece(locale, [&](const rect<N>& r, const std::array<index_t, N>&) { out.push_back(r); });
     return out;
   }
-  /// Their storage: one dense local array of the locale's per-dimension counts.
+  /// Their storage: one dense local array of the locale's per-dimension counts
+  /// (product_layout).
   std::vector<dense_layout<N>> local_layouts(int locale) const {
     const auto c = targets().coords_of(locale);
-    std::array<index_t, N> extent{}, stride{};
+    std::array<index_t, N> extent{};
     for (std::size_t d = 0; d < N; ++d) extent[d] = cuts_[d].count(c[d]);
-    index_t step = 1;
-    if (dist_.order() == storage_order::row_major)
-      for (std::size_t d = N; d-- > 0;) stride[d] = step, step *= extent[d];
-    else
-      for (std::size_t d = 0; d < N; ++d) stride[d] = step, step *= extent[d];
+    const product_layout<N> storage(extent, dist_.order());
     std::vector<dense_layout<N>> out;
     for_each_piece(locale, [&](const rect<N>& r, const std::array<index_t, N>& position) {
-      index_t offset = 0;
-      for (std::size_t d = 0; d < N; ++d) offset += position[d] * stride[d];
-      out.push_back(dense_layout<N>{r, stride, offset});
+      out.push_back(storage.of(r, position));
     });
     return out;
   }
@@ -454,7 +451,7 @@ class dimensional_domain {
       counts[d] = static_cast<index_t>(cuts_[d].pieces(c[d]).size());
       if (counts[d] == 0) return;
     }
-    for_each_row_start<N>(counts, [&](const std::array<index_t, N>& k0) {
+    detail::for_each_row_start<N>(counts, [&](const std::array<index_t, N>& k0) {
       std::array<index_t, N> k = k0;
       for (k[N - 1] = 0; k[N - 1] < counts[N - 1]; ++k[N - 1]) {
         rect<N> r;

@@ -1,7 +1,7 @@
 // Hashed: a user mapper says which locale owns each index (Chapel's HashedDist, over
 // rectangular index sets). Each locale stores its indices densely, in row-major order;
 // where an element lives on its owner is kept in a distributed directory
-// (dsi/directory.hpp) that the domain builds collectively: every locale evaluates the mapper
+// (dsi/detail/directory.hpp) that the domain builds collectively: every locale evaluates the mapper
 // only for the indices it is the directory home of and sends them to their owners, so no
 // locale evaluates or stores the whole map.
 #pragma once
@@ -15,10 +15,10 @@
 #include <utility>
 #include <vector>
 
+#include "../dsi/detail/directory_domain.hpp"
 #include "../dsi/index.hpp"
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
-#include "directory_map.hpp"
 
 namespace dmap {
 
@@ -92,10 +92,10 @@ class hashed {
 
 /// The global descriptor of a Hashed domain.
 template <std::size_t N, class Mapper>
-class hashed_domain : public directory_domain_base<N> {
+class hashed_domain : public detail::directory_domain_base<N> {
  public:
   hashed_domain(const hashed<N, Mapper>& dist, const rect<N>& indices)
-      : directory_domain_base<N>("dmap::hashed", indices), dist_(dist) {}
+      : detail::directory_domain_base<N>("dmap::hashed", indices), dist_(dist) {}
 
   /// The locale the mapper names for `i` (no messages).
   int locale_of(const idx<N>& i) const { return dist_.map(i); }
@@ -106,7 +106,7 @@ class hashed_domain : public directory_domain_base<N> {
   void build() {
     const rect<N>& next = this->staged();
     const int p = num_locales(), me = here();
-    const directory_homes homes(next.size(), p);
+    const detail::directory_homes homes(next.size(), p);
     std::vector<std::vector<index_t>> to_owners(static_cast<std::size_t>(p));
     agreed([&] {
       for (index_t o = homes.first(me); o < homes.first(me + 1); ++o) {
@@ -128,7 +128,7 @@ class hashed_domain : public directory_domain_base<N> {
       const auto orders = from_bytes<index_t>(buffer);
       mine.insert(mine.end(), orders.begin(), orders.end());
     }
-    this->commit(std::move(mine), true, unlisted_indices::refuse);
+    this->commit(std::move(mine), true, detail::unlisted_indices::refuse);
   }
 
  private:

@@ -1,8 +1,8 @@
 // Replicated: every locale holds the whole index set (Chapel's ReplicatedDist). Reads and
 // writes touch this locale's copy only; loops over a replicated domain or array run the
 // whole set on every locale, and reductions over it see this locale's copy. Copies diverge
-// until `replicate_from(A, root)` (collective) makes them all equal to one locale's; it also
-// serves Dimensional maps with replicated dimensions (dists/dimensional.hpp).
+// until `replicate_from(A, root)` (collective; algorithms/copies.hpp) makes them all equal
+// to one locale's; it also serves Dimensional maps with replicated dimensions.
 // Zipped behind a distributed leader, a replicated array is read from the local copy.
 #pragma once
 
@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "../dsi/array.hpp"
-#include "../runtime/collectives.hpp"
+#include "../dsi/layout.hpp"
+#include "../dsi/rect.hpp"
+#include "../runtime/environment.hpp"
 
 namespace dmap {
 
@@ -89,31 +90,5 @@ class replicated_domain {
   rect<N> whole_{};
   replicated_local_domain<N> local_{};
 };
-
-/// Collective. Makes every copy of `a`'s elements equal to locale `root`'s: for a
-/// Replicated array, every locale's copy becomes root's; for a Dimensional array with
-/// replicated dimensions, every copy layer becomes root's layer (each locale receives its
-/// indices from the locale of root's layer holding them).
-template <class T, std::size_t N>
-void replicate_from(array<T, N>& a, int root) {
-  const auto& st = *a.domain().state();
-  if (!st.layers)
-    throw argument_error("dmap::replicate_from: the array is distributed by " + a.domain().name() +
-                         "; only arrays whose domain holds copies (dmap::replicated, or dmap::dimensional with "
-                         "replicated dimensions) have copies to make consistent");
-  if (root < 0 || root >= num_locales())
-    throw argument_error("dmap::replicate_from: root is " + std::to_string(root) + "; it must be in [0, " +
-                         std::to_string(num_locales()) + ")");
-  if (num_locales() == 1) return;
-  if (st.replicated) {
-    if (!a.local_blocks().empty())
-      broadcast_bytes(a.local_blocks().front().base, static_cast<std::size_t>(a.local_size()) * sizeof(T), root);
-    return;
-  }
-  placement<N> from = st.blocks_of_all();
-  for (std::size_t q = 0; q < from.size(); ++q)
-    if ((*st.layers)[q] != (*st.layers)[static_cast<std::size_t>(root)]) from[q].clear();
-  transfer(from, a.local_data(), st.blocks_of_all(), a.local_data());
-}
 
 }  // namespace dmap

@@ -1,9 +1,9 @@
 // Stencil: Block plus ghost cells. Each locale stores its Block chunk expanded by `fluff`
 // positions per dimension (DAP padding): copies of the neighbours' edge elements
 // (communication padding), or, at the edge of a non-periodic dimension, boundary cells
-// that belong to no locale (boundary padding). `update_halos(A)` refreshes every ghost cell
-// from its owner, one aggregated message per neighbour; `start_halo_update(A)` splits it so
-// the interior can be computed meanwhile. Periodic dimensions wrap, also on one locale.
+// that belong to no locale (boundary padding). `update_halos(A)` (algorithms/halos.hpp)
+// refreshes every ghost cell from its owner, one aggregated message per neighbour; periodic
+// dimensions wrap, also on one locale.
 //
 // Chapel's descriptors: GlobalDistribution stencil<N>, GlobalDomain stencil_domain<N>,
 // LocalDomain stencil_local_domain<N> (owned rect + the storage frame around it).
@@ -11,14 +11,14 @@
 
 #include <array>
 #include <cstddef>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "../dsi/array.hpp"
-#include "../dsi/transfer.hpp"
+#include "../dsi/layout.hpp"
+#include "../dsi/rect.hpp"
+#include "../layouts/framed_layout.hpp"
 #include "block.hpp"
 
 namespace dmap {
@@ -118,7 +118,6 @@ class stencil_domain {
     blocks_ = std::move(candidate);
     local_ = stencil_local_domain<N>(chunk_of(here_or_zero()), frame_of(here_or_zero()),
                                      dist_.base().order());
-    halos_.reset();
   }
 
   /// The locale owning index `i`.
@@ -128,7 +127,7 @@ class stencil_domain {
   /// How locale `locale` stores it: the owned rect widened by the ghost widths.
   std::vector<dense_layout<N>> local_layouts(int locale) const {
     if (chunk_of(locale).empty()) return {};
-    return {dense_layout<N>::make(frame_of(locale), 0, dist_.base().order())};
+    return {framed_layout(chunk_of(locale), dist_.fluff(), dist_.base().order())};
   }
   /// This locale's local domain descriptor.
   const stencil_local_domain<N>& local() const noexcept { return local_; }
@@ -136,25 +135,11 @@ class stencil_domain {
   const block_domain<N>& base() const noexcept { return blocks_; }
 
   /// The rect locale `locale` stores: owned plus ghost cells (empty when it owns nothing).
-  rect<N> frame_of(int locale) const {
-    rect<N> owned = chunk_of(locale);
-    if (owned.empty()) return owned;
-    rect<N> frame = owned;
-    for (std::size_t d = 0; d < N; ++d) {
-      const range& r = owned.dim(d);
-      const index_t step = detail::abs_index(r.stride());
-      frame.set_dim(d, range(r.aligned_low() - dist_.fluff()[d] * step,
-                             r.aligned_high() + 1 + dist_.fluff()[d] * step, r.stride(), r.alignment()));
-    }
-    return frame;
-  }
+  rect<N> frame_of(int locale) const { return framed(chunk_of(locale), dist_.fluff()); }
 
-  /// Where every locale's ghost cells come from: for each locale, its ghost slabs as blocks
-  /// named by the indices that fill them (periodic images carry the wrap as a shift).
-  const placement<N>& halo_blocks() const {
-    if (!halos_) halos_ = std::make_shared<placement<N>>(compute_halo_blocks());
-    return *halos_;
-  }
+  /// Per dimension, whether it wraps (ghost cells beyond an edge hold the other edge's
+  /// elements): the DSI's optional `periodic()`, which halo updates follow.
+  const std::array<bool, N>& periodic() const noexcept { return dist_.periodic(); }
 
  private:
   rect<N> chunk_of(int locale) const {
@@ -165,39 +150,6 @@ class stencil_domain {
     return none;
   }
 
-  placement<N> compute_halo_blocks() const {
-    const int p = targets().size();
-    placement<N> halos(static_cast<std::size_t>(p));
-    const rect<N>& whole = indices();
-    idx<N> period{};
-    for (std::size_t d = 0; d < N; ++d)
-      period[d] = whole.dim(d).size() * detail::abs_index(whole.dim(d).stride());
-    for (int q = 0; q < p; ++q) {
-      const rect<N> owned = chunk_of(q);
-      if (owned.empty()) continue;
-      const auto layout = dense_layout<N>::make(frame_of(q), 0, dist_.base().order());
-      for (const rect<N>& slab : difference(layout.indices, owned)) {
-        // Every combination of wraps (-1, 0, +1 periods) along the periodic dimensions.
-        std::array<int, N> wrap{};
-        for (std::size_t d = 0; d < N; ++d) wrap[d] = dist_.periodic()[d] ? -1 : 0;
-        while (true) {
-          idx<N> shift{};
-          for (std::size_t d = 0; d < N; ++d) shift[d] = wrap[d] * period[d];
-          // Ghost index g holds the value of index g - shift.
-          const rect<N> source = slab.translated(idx<N>{} - shift).intersect(whole);
-          if (!source.empty()) halos[q].push_back({source, layout, shift});
-          std::size_t d = N;
-          while (d-- > 0) {
-            if (!dist_.periodic()[d]) continue;
-            if (++wrap[d] <= 1) break;
-            wrap[d] = -1;
-          }
-          if (d == static_cast<std::size_t>(-1)) break;
-        }
-      }
-    }
-    return halos;
-  }
   // Throws when a locale that owns indices has fewer along a dimension that exchanges ghost
   // cells than the ghost width (its neighbours' ghosts would reach past it).
   void check_ghost_widths(const block_domain<N>& blocks) const {
@@ -226,53 +178,6 @@ class stencil_domain {
   stencil<N> dist_;
   block_domain<N> blocks_;
   stencil_local_domain<N> local_{};
-  mutable std::shared_ptr<placement<N>> halos_;
 };
-
-/// A halo update in flight (see start_halo_update).
-template <class T, std::size_t N>
-class halo_update {
- public:
-  halo_update(std::shared_ptr<const transfer_plan<N>> plan, T* data)
-      : plan_(std::move(plan)), pending_(*plan_, data, data) {}
-  /// Waits for the neighbours' data and writes it into the ghost cells.
-  void finish() { pending_.finish(); }
-
- private:
-  std::shared_ptr<const transfer_plan<N>> plan_;
-  pending_transfer<T, N> pending_;
-};
-
-namespace detail {
-template <class T, std::size_t N>
-const stencil_domain<N>& stencil_descriptor(const array<T, N>& a) {
-  const auto* desc = a.domain().template descriptor<stencil_domain<N>>();
-  if (desc == nullptr)
-    throw argument_error("dmap::update_halos: the array's domain is distributed by " +
-                         a.domain().name() + "; halo updates need a dmap::stencil domain");
-  return *desc;
-}
-}  // namespace detail
-
-/// Collective. Posts the messages that refresh every ghost cell of `a` (one per neighbouring
-/// locale, faces, edges and corners alike) and copies the periodic wraps that stay on this
-/// locale; owned elements may be computed on until `finish()`, ghost cells not read.
-template <class T, std::size_t N>
-halo_update<T, N> start_halo_update(array<T, N>& a) {
-  const auto& desc = detail::stencil_descriptor(a);
-  auto& cache = a.domain().state()->cached_plan;
-  if (!cache || cache->generation != a.domain().state()->generation) {
-    cache = std::make_shared<detail::cached_plan_entry<N>>(detail::cached_plan_entry<N>{
-        a.domain().state()->generation,
-        std::make_shared<const transfer_plan<N>>(a.domain().state()->blocks_of_all(), desc.halo_blocks())});
-  }
-  return halo_update<T, N>(cache->plan, a.local_blocks().empty() ? nullptr : a.local_blocks().front().base);
-}
-
-/// Collective. Refreshes every ghost cell of `a` from the owning locale.
-template <class T, std::size_t N>
-void update_halos(array<T, N>& a) {
-  start_halo_update(a).finish();
-}
 
 }  // namespace dmap

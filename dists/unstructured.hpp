@@ -2,8 +2,9 @@
 // (DAP dist_type 'u': element k of the local buffer is the k-th listed index). With
 // `one_to_one` every index is listed once; otherwise the lowest locale listing an index owns
 // it and the others hold copies, read locally and refreshed from the owner by
-// `update_copies(A)`. Owners and offsets are kept in a distributed directory
-// (dsi/directory.hpp), built collectively when a domain is made: no locale stores the map.
+// `update_copies(A)` (algorithms/copies.hpp). Owners and offsets are kept in a distributed
+// directory (dsi/detail/directory.hpp), built collectively when a domain is made: no locale
+// stores the map.
 //
 // A new domain needs lists that cover its index set exactly. Resizing keeps every stored
 // index that survives where it is; indices new to the domain go to their directory home
@@ -17,10 +18,9 @@
 #include <utility>
 #include <vector>
 
-#include "../dsi/array.hpp"
-#include "../dsi/locator.hpp"
+#include "../dsi/detail/directory_domain.hpp"
+#include "../dsi/index.hpp"
 #include "../runtime/agreement.hpp"
-#include "directory_map.hpp"
 
 namespace dmap {
 
@@ -74,26 +74,21 @@ class unstructured {
 
 /// The global descriptor of an Unstructured domain.
 template <std::size_t N>
-class unstructured_domain : public directory_domain_base<N> {
+class unstructured_domain : public detail::directory_domain_base<N> {
  public:
   unstructured_domain(const unstructured<N>& dist, const rect<N>& indices)
-      : directory_domain_base<N>("dmap::unstructured", indices), dist_(dist) {}
+      : detail::directory_domain_base<N>("dmap::unstructured", indices), dist_(dist) {}
 
   /// Stages a new index set: surviving indices stay, new ones go to their directory home.
   void set_indices(const rect<N>& indices) {
-    directory_domain_base<N>::set_indices(indices);
+    detail::directory_domain_base<N>::set_indices(indices);
     resized_ = true;
   }
 
   /// True when every index is listed by one locale only.
   bool one_to_one() const noexcept { return dist_.one_to_one(); }
   /// The owner of `i`: here when this locale owns it, else one lookup in the directory.
-  int locale_of(const idx<N>& i) const {
-    const auto& dir = *this->directory();
-    const index_t o = this->indices().order_of(i);
-    if (const auto stored = dir.find_stored(o); stored && stored->second) return here();
-    return dir.lookup(o).locale;
-  }
+  int locale_of(const idx<N>& i) const { return this->owner_of(i); }
 
   /// Collective: builds the directory from this locale's list (the first time: every listed
   /// index must be in the index set, and the lists must cover it; after a resize: what this
@@ -120,40 +115,12 @@ class unstructured_domain : public directory_domain_base<N> {
         if (const index_t o2 = next.order_of(before.whole().index_at(o)); o2 >= 0) orders.push_back(o2);
     });
     this->commit(std::move(orders), dist_.one_to_one(),
-                 resized_ ? unlisted_indices::home : unlisted_indices::refuse);
+                 resized_ ? detail::unlisted_indices::home : detail::unlisted_indices::refuse);
   }
 
  private:
   unstructured<N> dist_;
   bool resized_ = false;
 };
-
-/// Collective. Refreshes every copy of `a`'s elements (an Unstructured map that is not
-/// one_to_one) from its owner: one message per pair of locales that share indices; the plan
-/// is made once per index set and reused.
-template <class T, std::size_t N>
-void update_copies(array<T, N>& a) {
-  const auto& st = a.domain().state();
-  if (a.domain().template descriptor<unstructured_domain<N>>() == nullptr)
-    throw argument_error("dmap::update_copies: the array is distributed by " + a.domain().name() +
-                         "; only Unstructured maps hold copies");
-  auto entry = st->cached_plan;
-  if (!entry || entry->generation != st->generation) {
-    const auto& dir = *st->dir;
-    std::vector<placed_block<N>> copies;
-    for (std::size_t k = 0; k < dir.stored().size(); ++k)
-      if (!dir.owns_stored(k)) {
-        const idx<N> i = dir.whole().index_at(dir.stored()[k]);
-        rect<N> one;
-        for (std::size_t d = 0; d < N; ++d) one.set_dim(d, range::counted(i[d], 1, dir.whole().dim(d).stride()));
-        copies.push_back({one, dense_layout<N>::make(one, static_cast<index_t>(k)), {}});
-      }
-    auto plan = std::make_shared<const transfer_plan<N>>(detail::element_plan<N>(
-        copies, dir.whole(), true, [&](const std::vector<index_t>& orders) { return dir.lookup(orders); }));
-    entry = std::make_shared<detail::cached_plan_entry<N>>(detail::cached_plan_entry<N>{st->generation, plan});
-    st->cached_plan = entry;
-  }
-  pending_transfer<T, N>(*entry->plan, a.local_data(), a.local_data()).finish();
-}
 
 }  // namespace dmap

@@ -1,9 +1,8 @@
 // array<T, N>: elements of type T, one per index of a distributed domain. Each locale
-// stores the indices it owns densely (layouts/); other locales' elements are reached by
-// one-sided access (A[i]) or in bulk (dmap::view(A), operator<<).
+// stores its indices where the domain's local layouts say; other locales' elements are
+// reached by one-sided access (A[i]) or in bulk (fetch, dmap::view(A), operator<<).
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <ostream>
@@ -13,11 +12,11 @@
 #include <utility>
 #include <vector>
 
-#include "../runtime/tasks.hpp"
-#include "../runtime/window.hpp"
-#include "assignment.hpp"
-#include "chunks.hpp"
+#include "detail/access.hpp"
+#include "detail/array_storage.hpp"
+#include "detail/assignment.hpp"
 #include "domain.hpp"
+#include "element_ref.hpp"
 
 namespace dmap {
 
@@ -26,125 +25,10 @@ class array;
 template <class T, std::size_t N, std::size_t M>
 class array_view;
 
-namespace detail {
-
-/// One array's local storage: a buffer holding this locale's blocks, exposed to RMA.
-template <class T, std::size_t N>
-class array_storage final : public array_hook<N> {
- public:
-  array_storage(std::shared_ptr<domain_state<N>> dom, const T& value) : dom_(std::move(dom)) {
-    allocate(value);
-    dom_->arrays.push_back(this);
-  }
-  array_storage(const array_storage&) = delete;
-  array_storage& operator=(const array_storage&) = delete;
-  ~array_storage() override {
-    auto& a = dom_->arrays;
-    a.erase(std::remove(a.begin(), a.end(), this), a.end());
-  }
-
-  void reallocate(const locator<N>& before, const locator<N>& after) override {
-    std::unique_ptr<T[]> old = std::move(buffer_);
-    window_ = rma_window{};
-    allocate(T{});
-    transfer(before, old.get(), after, buffer_.get());
-    window_ = rma_window(buffer_.get(), static_cast<std::size_t>(count_) * sizeof(T), sizeof(T));
-  }
-
-  const std::shared_ptr<domain_state<N>>& dom() const noexcept { return dom_; }
-  T* data() const noexcept { return buffer_.get(); }
-  index_t size() const noexcept { return count_; }
-  const std::vector<local_block<T, N>>& blocks() const noexcept { return blocks_; }
-  const rma_window& window() const noexcept { return window_; }
-  void expose() {
-    window_ = rma_window(buffer_.get(), static_cast<std::size_t>(count_) * sizeof(T), sizeof(T));
-  }
-
- private:
-  // Allocates this locale's blocks and writes `value` into every element: the owned ones
-  // chunk by chunk on the threads later loops over the domain use (first touch), then any
-  // extra storage (ghost cells, copies of other locales' indices).
-  void allocate(const T& value) {
-    count_ = dom_->storage_size;
-    buffer_ = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(count_));
-    blocks_.clear();
-    for (const auto& l : dom_->my_layouts) blocks_.push_back({l, buffer_.get()});
-    T* base = buffer_.get();
-    if (dom_->dense_storage) {
-      // Later loops over arrays of this domain alone walk the storage in these runs.
-      const auto runs = cut_storage(count_, num_threads());
-      run_tasks(runs.size(), [&](std::size_t r) {
-        for (index_t k = runs[r].first; k < runs[r].second; ++k) std::construct_at(base + k, value);
-      });
-      return;
-    }
-    const auto fill = [&](const rect<N>& part, const dense_layout<N>& layout) {
-      for_each_run(part, layout, [&](index_t offset, index_t step, index_t count) {
-        for (index_t k = 0; k < count; ++k) std::construct_at(base + offset + k * step, value);
-      });
-    };
-    const auto& owned = dom_->my_subdomains;
-    std::vector<dense_rect<N>> pieces;
-    for (const auto& r : owned) pieces.push_back(densify(dom_->whole, r));
-    const auto chunks = cut_into_chunks(pieces, num_threads());
-    run_tasks(chunks.size(), [&](std::size_t c) {
-      fill(undensify(dom_->whole, chunks[c].orders), blocks_[chunks[c].piece].layout);
-    });
-    for (std::size_t b = 0; b < owned.size(); ++b)
-      for (const auto& slab : difference(blocks_[b].layout.indices, owned[b])) fill(slab, blocks_[b].layout);
-    if (dom_->dir)
-      for (std::size_t k = 0; k < dom_->dir->stored().size(); ++k)
-        if (!dom_->dir->owns_stored(k)) std::construct_at(base + k, value);
-  }
-
-  std::shared_ptr<domain_state<N>> dom_;
-  std::unique_ptr<T[]> buffer_;
-  index_t count_ = 0;
-  std::vector<local_block<T, N>> blocks_;
-  rma_window window_;
-};
-
-}  // namespace dmap::detail
-
-/// A reference to one element of a distributed array, local or remote. Reads come from
-/// this locale's storage when it holds the index (owned or ghost copy), else from the owner;
-/// writes go to the owner. Remote reads and writes are one message each.
-template <class T>
-class element_ref {
- public:
-  element_ref(const T* read, T* write, const rma_window* window, int owner, index_t offset) noexcept
-      : read_(read), write_(write), window_(window), owner_(owner), offset_(offset) {}
-  /// The element's value.
-  operator T() const {
-    if (read_) return *read_;
-    T value;
-    window_->get(owner_, offset_, &value);
-    return value;
-  }
-  /// Stores `value` in the element.
-  element_ref& operator=(const T& value) {
-    if (write_) *write_ = value;
-    else window_->put(owner_, offset_, &value);
-    return *this;
-  }
-  /// Copies another element's value.
-  element_ref& operator=(const element_ref& other) { return *this = static_cast<T>(other); }
-  /// Read-modify-write: a read and a write (two messages when remote; not atomic).
-  element_ref& operator+=(const T& v) { return *this = static_cast<T>(*this) + v; }
-  element_ref& operator-=(const T& v) { return *this = static_cast<T>(*this) - v; }
-  element_ref& operator*=(const T& v) { return *this = static_cast<T>(*this) * v; }
-  element_ref& operator/=(const T& v) { return *this = static_cast<T>(*this) / v; }
-
- private:
-  const T* read_;
-  T* write_;
-  const rma_window* window_;
-  int owner_;
-  index_t offset_;
-};
-
-/// A distributed array: one T per index of a domain<N>. Creating, copying, assigning and
-/// printing are collective. T must be trivially copyable (elements travel as bytes).
+/// A distributed array: one T per index of a domain<N>. A value type: creating, copying and
+/// assigning are collective and assignment always copies elements (it never rebinds the
+/// array to another domain; `swap` does that). T must be trivially copyable (elements
+/// travel as bytes).
 template <class T, std::size_t N>
 class array {
   static_assert(std::is_trivially_copyable_v<T>,
@@ -159,11 +43,13 @@ class array {
   explicit array(const dmap::domain<N>& d) : array(d, T{}) {}
   /// Collective: an array over `d`, every element set to `value`.
   array(const dmap::domain<N>& d, const T& value)
-      : dom_(d), st_(std::make_unique<detail::array_storage<T, N>>(d.state(), value)) {
+      : dom_(d), st_(std::make_unique<detail::array_storage<T, N>>(detail::state_of(d), value)) {
     st_->expose();
   }
   /// Collective: a copy over the same domain.
-  array(const array& other) : array(other.dom_, T{}) { *this = other; }
+  array(const array& other) : array(other.checked_live("dmap::array (copy)").dom_, T{}) { *this = other; }
+  /// Takes over `other`'s domain and elements (no communication); `other` is left empty:
+  /// only assigning to it or destroying it is allowed afterwards.
   array(array&&) noexcept = default;
   /// Collective: copies the elements of `other`, which must have the same shape (any
   /// distribution, any index set: the k-th index in row-major order takes the k-th value).
@@ -171,6 +57,8 @@ class array {
   /// and reused while neither domain changes (plan_statistics() counts it).
   array& operator=(const array& other) {
     if (this == &other) return *this;
+    checked_live("dmap::array::operator= (left-hand side)");
+    other.checked_live("dmap::array::operator= (right-hand side)");
     detail::check_assignment_shapes(other.domain().indices(), domain().indices(), "dmap::array::operator=");
     detail::assign_elements<T, N>(other.placed_elements_of(), placed_elements_of());
     return *this;
@@ -179,7 +67,27 @@ class array {
   template <class U, std::size_t M>
     requires std::is_same_v<std::remove_const_t<U>, T>
   array& operator=(const array_view<U, N, M>& other);
-  array& operator=(array&&) noexcept = default;
+  /// Collective: copies the elements of `other`, exactly like the copy assignment (the array
+  /// stays over its own domain). An empty (moved-from) array takes over `other`'s domain
+  /// and elements instead, so std::swap and containers work.
+  array& operator=(array&& other) {
+    if (this == &other) return *this;
+    if (!st_) {
+      other.checked_live("dmap::array::operator= (right-hand side)");
+      dom_ = std::move(other.dom_);
+      st_ = std::move(other.st_);
+      return *this;
+    }
+    return *this = static_cast<const array&>(other);
+  }
+  /// Exchanges the domains and elements of two arrays (no communication): the explicit way
+  /// to rebind an array to another domain.
+  void swap(array& other) noexcept {
+    std::swap(dom_, other.dom_);
+    std::swap(st_, other.st_);
+  }
+  /// See swap().
+  friend void swap(array& a, array& b) noexcept { a.swap(b); }
 
   /// The domain the array is declared over.
   const dmap::domain<N>& domain() const noexcept { return dom_; }
@@ -209,7 +117,7 @@ class array {
   /// read locally (they are as fresh as the last halo update); writes go to the owner.
   /// Not collective.
   element_ref<T> operator[](const idx<N>& i) {
-    if (const auto& dir = dom_.state()->dir) {
+    if (const auto& dir = detail::state_of(dom_)->dir) {
       check_bounds(i);
       const index_t o = domain().indices().order_of(i);
       const auto stored = dir->find_stored(o);
@@ -217,7 +125,7 @@ class array {
         T* here_elem = st_->data() + stored->first;
         return element_ref<T>(here_elem, here_elem, nullptr, here(), 0);
       }
-      const location l = dir->lookup(o);
+      const detail::location l = dir->lookup(o);
       return element_ref<T>(stored ? st_->data() + stored->first : nullptr, nullptr, &st_->window(), l.locale,
                             l.offset);
     }
@@ -248,9 +156,9 @@ class array {
   /// Fetches the elements at the global row-major `orders` into out[0], out[1], ...: one
   /// message per remote locale holding some of them. Not collective.
   void fetch(const std::vector<index_t>& orders, T* out) const {
-    const auto& st = *dom_.state();
+    const auto& st = *detail::state_of(dom_);
     const auto count = static_cast<index_t>(orders.size());
-    std::vector<location> where(orders.size());
+    std::vector<detail::location> where(orders.size());
     if (st.dir) {
       where = st.dir->lookup(orders);
     } else {
@@ -264,10 +172,10 @@ class array {
           }
       }
     }
-    std::vector<std::vector<element_run>> runs(static_cast<std::size_t>(num_locales()));
+    std::vector<std::vector<detail::element_run>> runs(static_cast<std::size_t>(num_locales()));
     std::vector<std::vector<index_t>> slots(runs.size());
     for (index_t k = 0; k < count; ++k) {
-      const location& l = where[static_cast<std::size_t>(k)];
+      const detail::location& l = where[static_cast<std::size_t>(k)];
       if (l.locale == here()) {
         out[k] = st_->data()[l.offset];
         continue;
@@ -287,23 +195,35 @@ class array {
   }
 
   /// Collective: every element, in row-major order, on locale 0 (empty elsewhere).
-  std::vector<T> gather() const { return detail::gather_to_root(domain().state()->locate(), st_->data()); }
-
-  /// Collective; locale 0 writes the array like Chapel (rows on lines, planes separated
-  /// by blank lines), other locales write nothing.
-  friend std::ostream& operator<<(std::ostream& os, const array& a) {
-    return detail::write_elements(os, a.gather(), a.domain().shape());
+  [[nodiscard]] std::vector<T> gather() const {
+    return detail::gather_to_root(detail::state_of(domain())->locate(), st_->data());
   }
 
-  /// This array as one side of an assignment (internal).
-  detail::placed_elements<T, N> placed_elements_of() const {
-    const auto& s = domain().state();
-    return {detail::key_of(s), [s] { return s->locate(); }, s->whole, st_->data(), st_->size(), &s->assignment_plans};
+  /// Writes the array like Chapel (rows on lines, planes separated by blank lines) on the
+  /// calling locale, which reads the other locales' elements one-sidedly in batches. Not
+  /// collective: `if (dmap::here() == 0) std::cout << A;` prints once.
+  friend std::ostream& operator<<(std::ostream& os, const array& a) {
+    return detail::write_elements<T, N>(
+        os, a.domain().shape(), [&a](index_t first, index_t count, T* out) { a.fetch(first, count, out); });
   }
 
  private:
+  friend struct detail::access;
+  // This array as one side of an assignment.
+  detail::placed_elements<T, N> placed_elements_of() const {
+    const auto& s = detail::state_of(domain());
+    return {detail::key_of(s), [s] { return s->locate(); }, s->whole, st_->data(), st_->size(),
+            &s->caches.template get<detail::assignment_plans<N>>()};
+  }
+  // Throws argument_error when the array was moved from (it has no domain any more).
+  const array& checked_live(const char* who) const {
+    if (!st_)
+      throw argument_error(std::string(who) + ": the array was moved from; it has no domain or elements until "
+                           "another array is moved into it");
+    return *this;
+  }
   T* find_local(const idx<N>& i) const {
-    if (const auto& dir = dom_.state()->dir) {
+    if (const auto& dir = detail::state_of(dom_)->dir) {
       const index_t o = domain().indices().order_of(i);
       if (const auto stored = o < 0 ? std::nullopt : dir->find_stored(o); stored && stored->second)
         return st_->data() + stored->first;
@@ -332,8 +252,8 @@ class array {
     throw out_of_bounds_error(s.str());
   }
   std::pair<int, index_t> remote_offset(const idx<N>& i) const {
-    const int owner = dom_.state()->model->locale_of(i);
-    for (const auto& b : dom_.state()->blocks_of_all()[static_cast<std::size_t>(owner)])
+    const int owner = detail::state_of(dom_)->model->locale_of(i);
+    for (const auto& b : detail::state_of(dom_)->blocks_of_all()[static_cast<std::size_t>(owner)])
       if (b.owned.contains(i)) return {owner, b.layout.offset_of(i)};
     throw runtime_error("dmap::array: the distribution says locale " + std::to_string(owner) +
                         " owns an index that none of its layouts holds");

@@ -18,9 +18,10 @@
 #include <vector>
 
 #include "array.hpp"
-#include "assignment.hpp"
-#include "locator.hpp"
-#include "plan_cache.hpp"
+#include "detail/access.hpp"
+#include "detail/assignment.hpp"
+#include "detail/locator.hpp"
+#include "detail/plan_cache.hpp"
 
 namespace dmap {
 
@@ -114,21 +115,21 @@ class array_view {
   const array_view& operator=(const array_view& other) const
     requires(!std::is_const_v<T>)
   {
-    assign_from(other.placed_elements_of(), other.indices(), "dmap::array_view::operator=");
+    assign_from(detail::access::placed_elements_of(other), other.indices(), "dmap::array_view::operator=");
     return *this;
   }
   /// Collective: the same from another view.
   template <class U, std::size_t K>
     requires(!std::is_const_v<T> && std::is_same_v<std::remove_const_t<U>, V>)
   const array_view& operator=(const array_view<U, N, K>& other) const {
-    assign_from(other.placed_elements_of(), other.indices(), "dmap::array_view::operator=");
+    assign_from(detail::access::placed_elements_of(other), other.indices(), "dmap::array_view::operator=");
     return *this;
   }
   /// Collective: the same from an array.
   const array_view& operator=(const array<V, N>& other) const
     requires(!std::is_const_v<T>)
   {
-    assign_from(other.placed_elements_of(), other.domain().indices(), "dmap::array_view::operator=");
+    assign_from(detail::access::placed_elements_of(other), other.domain().indices(), "dmap::array_view::operator=");
     return *this;
   }
   /// Sets every viewed element to `value` (each locale its own; no messages).
@@ -154,22 +155,29 @@ class array_view {
   }
 
   /// Collective: every element, in row-major order of the view, on locale 0 (empty elsewhere).
-  std::vector<V> gather() const { return detail::gather_to_root(placed().where, base_->local_data()); }
-  /// Collective; locale 0 writes the view like an array.
+  [[nodiscard]] std::vector<V> gather() const { return detail::gather_to_root(placed().where, base_->local_data()); }
+  /// Writes the view like an array, on the calling locale (not collective; see array's
+  /// operator<<).
   friend std::ostream& operator<<(std::ostream& os, const array_view& v) {
-    return detail::write_elements(os, v.gather(), v.shape());
+    return detail::write_elements<V, N>(os, v.shape(),
+                                        [&v](index_t first, index_t count, V* out) { v.fetch(first, count, out); });
   }
 
-  /// Where the viewed elements live, recomputed when the array's domain changes (internal).
+ private:
+  template <class U, std::size_t K, std::size_t L>
+  friend class array_view;
+  friend struct detail::access;
+
+  // Where the viewed elements live, recomputed when the array's domain changes.
   struct placement_info {
     std::uint64_t generation = 0;
-    locator<N> where;                       // view indices, layouts into the array's buffers
+    detail::locator<N> where;               // view indices, layouts into the array's buffers
     std::vector<rect<N>> owned;             // this locale's pieces
     std::vector<dense_layout<N>> layouts;   // and their layouts
   };
-  /// This locale's placement of the view (internal).
+  // This locale's placement of the view.
   const placement_info& placed() const {
-    const auto& s = *base_->domain().state();
+    const auto& s = *detail::state_of(base_->domain());
     if (!placed_ || placed_->generation != s.generation) {
       if (!target_.empty() && !s.whole.contains(target_)) {
         std::ostringstream m;
@@ -179,7 +187,7 @@ class array_view {
       }
       auto p = std::make_shared<placement_info>();
       p->generation = s.generation;
-      p->where = sectioned(s.locate(), target_, whole_, dims_);
+      p->where = detail::sectioned(s.locate(), target_, whole_, dims_);
       for (const auto& b : p->where.mine) {
         p->owned.push_back(b.owned);
         p->layouts.push_back(b.layout);
@@ -188,25 +196,21 @@ class array_view {
     }
     return *placed_;
   }
-  /// Names the view's placement for plan caches (internal).
+  // Names the view's placement for plan caches.
   detail::placement_key key() const {
-    const auto& s = base_->domain().state();
+    const auto& s = detail::state_of(base_->domain());
     std::vector<index_t> m{static_cast<index_t>(N), static_cast<index_t>(M)};
     const auto put = [&](const range& r) { m.insert(m.end(), {r.first(), r.size(), r.stride()}); };
     for (std::size_t n = 0; n < N; ++n) put(whole_.dim(n)), m.push_back(static_cast<index_t>(dims_[n]));
     for (std::size_t d = 0; d < M; ++d) put(target_.dim(d));
     return {s, s->generation, std::move(m)};
   }
-  /// The view as one side of an assignment (internal).
+  // The view as one side of an assignment.
   detail::placed_elements<V, N> placed_elements_of() const {
     const array_view self = *this;
     return {key(), [self] { return self.placed().where; }, whole_, const_cast<V*>(base_->local_data()),
-            base_->local_size(), &base_->domain().state()->assignment_plans};
+            base_->local_size(), &detail::state_of(base_->domain())->caches.template get<detail::assignment_plans<N>>()};
   }
-
- private:
-  template <class U, std::size_t K, std::size_t L>
-  friend class array_view;
 
   void check() const {
     const auto& all = base_->domain().indices();
@@ -378,7 +382,7 @@ template <class U, std::size_t M>
   requires std::is_same_v<std::remove_const_t<U>, T>
 array<T, N>& array<T, N>::operator=(const array_view<U, N, M>& other) {
   detail::check_assignment_shapes(other.indices(), domain().indices(), "dmap::array::operator=");
-  detail::assign_elements<T, N>(other.placed_elements_of(), placed_elements_of());
+  detail::assign_elements<T, N>(detail::access::placed_elements_of(other), placed_elements_of());
   return *this;
 }
 

@@ -7,8 +7,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "../layouts/dense_layout.hpp"
 #include "../runtime/grid.hpp"
+#include "layout.hpp"
 #include "rect.hpp"
 
 namespace dmap {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "../layouts/dense_layout.hpp"
+#include "layout.hpp"
 #include "rect.hpp"
 
 namespace dmap {

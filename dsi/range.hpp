@@ -3,10 +3,13 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <ostream>
 #include <string>
+#include <type_traits>
 
 #include "../runtime/errors.hpp"
 
@@ -26,25 +29,47 @@ constexpr index_t abs_index(index_t a) { return a < 0 ? -a : a; }
 __extension__ typedef __int128 wide_int;
 }  // namespace detail
 
+/// An integer type that may stand for an index, a bound, a stride or a count: any integral
+/// type but bool and the character types.
+template <class I>
+concept index_like = std::integral<I> && !std::same_as<std::remove_cv_t<I>, bool> &&
+                     !std::same_as<std::remove_cv_t<I>, char> && !std::same_as<std::remove_cv_t<I>, wchar_t> &&
+                     !std::same_as<std::remove_cv_t<I>, char8_t> && !std::same_as<std::remove_cv_t<I>, char16_t> &&
+                     !std::same_as<std::remove_cv_t<I>, char32_t>;
+
+namespace detail {
+/// `value` as an index_t; throws argument_error when it does not fit (an unsigned value
+/// above 2^63 - 1).
+template <index_like I>
+constexpr index_t to_index(I value) {
+  if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(index_t)) {
+    if (value > static_cast<std::make_unsigned_t<index_t>>(std::numeric_limits<index_t>::max()))
+      throw argument_error("dmap: the integer " + std::to_string(value) +
+                           " does not fit an index (int64); indices, bounds and counts must be below 2^63");
+  }
+  return static_cast<index_t>(value);
+}
+}  // namespace detail
+
 /// A 1-D sequence of indices: the i in [lo, hi) with i = alignment (mod |stride|), in
 /// ascending order for a positive stride and descending order for a negative one.
 class range {
  public:
   /// The empty range [0, 0).
   constexpr range() = default;
-  /// The unit-stride range [lo, hi).
-  constexpr range(index_t lo, index_t hi) : lo_(lo), hi_(hi) {}
+  /// The unit-stride range [lo, hi) (bounds of any integral type).
+  template <index_like L, index_like H>
+  constexpr range(L lo, H hi) : lo_(detail::to_index(lo)), hi_(detail::to_index(hi)) {}
   /// [lo, hi) by `stride`, aligned to its first bound in iteration order (lo for a
   /// positive stride, hi - 1 for a negative one), as Chapel aligns `lo..hi by s`.
-  constexpr range(index_t lo, index_t hi, index_t stride)
-      : range(lo, hi, stride, stride > 0 ? lo : hi - 1) {}
+  template <index_like L, index_like H, index_like S>
+  constexpr range(L lo, H hi, S stride)
+      : range(detail::to_index(lo), detail::to_index(hi), detail::to_index(stride), aligned_to_first{}) {}
   /// [lo, hi) by `stride`, holding the indices congruent to `alignment` mod |stride|.
-  constexpr range(index_t lo, index_t hi, index_t stride, index_t alignment)
-      : lo_(lo), hi_(hi), stride_(stride) {
-    if (stride == 0)
-      throw argument_error("dmap::range: stride is 0 in [" + std::to_string(lo) + ", " +
-                           std::to_string(hi) + ") by 0; the stride must be nonzero");
-    align_ = detail::floor_mod(alignment, detail::abs_index(stride));
+  template <index_like L, index_like H, index_like S, index_like A>
+  constexpr range(L lo, H hi, S stride, A alignment)
+      : lo_(detail::to_index(lo)), hi_(detail::to_index(hi)), stride_(detail::to_index(stride)) {
+    align_ = checked_alignment(lo_, hi_, stride_, detail::to_index(alignment));
   }
 
   /// `count` indices starting at `first` and stepping by `stride`.
@@ -207,6 +232,19 @@ class range {
       s1 = s2;
     }
     return detail::floor_mod(s0, modulus);
+  }
+
+  struct aligned_to_first {};
+  constexpr range(index_t lo, index_t hi, index_t stride, aligned_to_first)
+      : lo_(lo), hi_(hi), stride_(stride) {
+    align_ = checked_alignment(lo, hi, stride, stride > 0 ? lo : hi - 1);
+  }
+  // The alignment as a residue mod |stride|; throws when the stride is 0.
+  static constexpr index_t checked_alignment(index_t lo, index_t hi, index_t stride, index_t alignment) {
+    if (stride == 0)
+      throw argument_error("dmap::range: stride is 0 in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                           ") by 0; the stride must be nonzero");
+    return detail::floor_mod(alignment, detail::abs_index(stride));
   }
 
   index_t lo_ = 0;

@@ -13,7 +13,6 @@
 
 #include "../dists/block.hpp"
 #include "../dists/dimensional.hpp"
-#include "../dists/directory_map.hpp"
 #include "../dists/private.hpp"
 #include "../dists/stencil.hpp"
 #include "../dists/unstructured.hpp"
@@ -175,7 +174,7 @@ dap_description<T, N> dap_export(array<T, N>& a) {
     }
     return out;
   }
-  if (const auto& dir = dom.state()->dir) {
+  if (const auto& dir = detail::state_of(dom)->dir) {
     if constexpr (N != 1)
       throw unsupported_error("dmap::dap_export: " + dom.name() + " places " + std::to_string(N) +
                               "-D indices one by one; DAP 'u' lists indices per dimension and describes only "

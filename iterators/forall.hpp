@@ -1,28 +1,42 @@
-// forall: the data-parallel loop over a domain, an array or a zip of them.
+// forall: the data-parallel loop over a domain, an array, a view or a zip of them.
 #pragma once
 
+#include <cstddef>
+#include <tuple>
 #include <utility>
 
-#include "engine.hpp"
+#include "concepts.hpp"
+#include "detail/body_traits.hpp"
+#include "detail/engine.hpp"
 
 namespace dmap {
 
 /// Collective. Runs `body` once per index of the iterand, on the locale that owns it
 /// (owner computes), in parallel on its threads:
 ///   forall(D, [](idx<N> i) {...})                  a domain yields indices;
-///   forall(A, [](T& a) {...})                      an array yields its elements;
+///   forall(A, [](T& a) {...})                      an array or a view yields its elements;
 ///   forall(zip(B, A, D), [](T& b, const T& a, idx<N> i) {...})
 ///                                                  zipped iterands of one shape, the
 ///                                                  first leading.
-/// An exception thrown by the body on any locale is rethrown on every locale. Arrays zipped
-/// over one domain whose storage holds exactly the owned elements are walked as one
-/// contiguous span per thread (the order of calls is then storage order).
-template <class Iterand, class Body>
+/// A follower that is not aligned with the leader is staged: gathered before the loop, and
+/// copied back after it only when the body may write it (a non-const operand whose
+/// parameter is a non-const reference, or any non-const operand of a body with generic
+/// parameters unless marked `dmap::in`). An exception thrown by the body on any locale is
+/// rethrown on every locale. Arrays zipped over one domain whose storage holds exactly the
+/// owned elements are walked as one contiguous span per thread (the order of calls is then
+/// storage order).
+template <loop_iterand Iterand, class Body>
+  requires loop_body<Body, Iterand>
 void forall(Iterand&& iterand, Body&& body) {
   const auto ops = detail::operands_of(iterand);
-  detail::run_loop(ops, [](std::size_t) {}, [&](std::size_t, auto&& each_row) {
-    each_row([&](index_t length, const auto&... rows) { detail::for_row(body, length, rows...); });
-  });
+  constexpr std::size_t count = std::tuple_size_v<loop_args_t<Iterand>>;
+  constexpr std::uint64_t written = detail::parameters_written<Body>(std::make_index_sequence<count>{});
+  detail::run_loop(
+      ops, [](std::size_t) {},
+      [&](std::size_t, auto&& each_row) {
+        each_row([&](index_t length, const auto&... rows) { detail::for_row(body, length, rows...); });
+      },
+      written);
 }
 
 }  // namespace dmap

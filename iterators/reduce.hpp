@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "../runtime/collectives.hpp"
-#include "engine.hpp"
+#include "concepts.hpp"
+#include "detail/engine.hpp"
 
 namespace dmap {
 
@@ -71,8 +72,9 @@ struct partial {
 /// runs give bit-identical results. T must be trivially copyable.
 ///   reduce(A, 0.0, std::plus<>{})                                      sum of A
 ///   reduce(zip(A, B), 0.0, std::plus<>{}, [](double a, double b) { return a * b; })
-template <class Iterand, class T, class Op, class Transform>
-T reduce(Iterand&& iterand, T init, Op op, Transform transform) {
+template <loop_iterand Iterand, class T, class Op, class Transform>
+  requires reduction_op<Op, T> && reduction_transform<Transform, Iterand, T>
+[[nodiscard]] T reduce(Iterand&& iterand, T init, Op op, Transform transform) {
   static_assert(std::is_trivially_copyable_v<T>,
                 "dmap::reduce: the result type must be trivially copyable");
   const auto ops = detail::operands_of(iterand);
@@ -87,7 +89,7 @@ T reduce(Iterand&& iterand, T init, Op op, Transform transform) {
         });
         partials[slot] = {acc, has ? 1 : 0};
       },
-      false);  // a reduction writes no operand: nothing to copy back
+      0);  // a reduction writes no operand: nothing to copy back
   detail::partial<T> mine{init, 0};
   for (const auto& p : partials)
     if (p.has) mine = {mine.has ? op(mine.value, p.value) : p.value, 1};
@@ -105,13 +107,12 @@ T reduce(Iterand&& iterand, T init, Op op, Transform transform) {
   return result;
 }
 
-/// Collective. Folds the elements of an array (or the indices of a domain) with `op`,
-/// starting from `init`.
-template <class Iterand, class T, class Op>
-T reduce(Iterand&& iterand, T init, Op op) {
-  static_assert(!requires { iterand.iterands; },
-                "dmap::reduce over a zip needs a transform combining the zipped elements: "
-                "reduce(zip(A, B), init, op, [](auto a, auto b) { ... })");
+/// Collective. Folds the elements of an array or view (or the indices of a domain) with
+/// `op`, starting from `init`; `op` defaults to `std::plus<>` (a sum). A zip needs the
+/// transform that combines its elements (the four-argument form).
+template <iterand Iterand, class T, class Op = std::plus<>>
+  requires reduction_op<Op, T> && reduction_transform<detail::identity_transform, Iterand, T>
+[[nodiscard]] T reduce(Iterand&& iterand, T init, Op op = {}) {
   return reduce(std::forward<Iterand>(iterand), init, op, detail::identity_transform{});
 }
 

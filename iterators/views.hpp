@@ -1,32 +1,36 @@
-// Serial views (range-v3) of domains, arrays and array views in global row-major order. Not collective:
-// any locale may iterate them alone. Array elements owned elsewhere arrive in batches, one
-// message per batch and owning locale, never one per element.
+// Serial views of domains, arrays and array views in global row-major order: random-access
+// views that model std::ranges::random_access_range and range-v3's view concept, so
+// standard and range-v3 algorithms and adaptors take them. Not collective: any locale may
+// iterate them alone. Array elements owned elsewhere arrive in batches, one message per
+// batch and owning locale, never one per element.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "../dsi/array.hpp"
+#include "../dsi/array_view.hpp"
+#include "../dsi/detail/assignment.hpp"
 #include "../dsi/domain.hpp"
-#include "ranges_shim.hpp"
+#include "detail/generated_view.hpp"
 
 namespace dmap {
 
 /// How many array elements a serial view fetches at once.
-inline constexpr index_t view_batch_elements = 16384;
-
-/// The indices of `d` in row-major order, as a random-access range-v3 view.
-template <std::size_t N>
-auto view(const domain<N>& d) {
-  const rect<N> whole = d.indices();
-  return rng::views::iota(index_t{0}, whole.size()) |
-         rng::views::transform([whole](index_t k) { return whole.index_at(k); });
-}
+inline constexpr index_t view_batch_elements = detail::fetch_batch_elements;
 
 namespace detail {
+/// Index k of a rect in row-major order.
+template <std::size_t N>
+struct index_at_order {
+  rect<N> whole;
+  idx<N> operator()(index_t k) const { return whole.index_at(k); }
+};
+
 /// The batch of values a serial view last fetched.
 template <class T>
 struct view_cache {
@@ -46,17 +50,31 @@ struct view_cache {
   }
 };
 
+/// Value k of an array or view in row-major order, read through a shared batch cache.
 template <class T>
-auto values_view(std::function<void(index_t, index_t, T*)> fetch, index_t total) {
-  auto cache = std::make_shared<view_cache<T>>(view_cache<T>{std::move(fetch), total, -1, {}});
-  return rng::views::iota(index_t{0}, total) | rng::views::transform([cache](index_t k) { return cache->at(k); });
+struct value_at_order {
+  std::shared_ptr<view_cache<T>> cache;
+  T operator()(index_t k) const { return cache->at(k); }
+};
+
+template <class T>
+generated_view<value_at_order<T>> values_view(std::function<void(index_t, index_t, T*)> fetch, index_t total) {
+  return {{std::make_shared<view_cache<T>>(view_cache<T>{std::move(fetch), total, -1, {}})}, total};
 }
 }  // namespace detail
 
-/// The values of `a` in row-major order of its domain, as a range-v3 view of values. The
-/// array must outlive the view; values are read when the view reaches them.
+/// The indices of `d` in row-major order, as a random-access view of idx<N> values (a
+/// std::ranges::random_access_range and a range-v3 view).
+template <std::size_t N>
+[[nodiscard]] detail::generated_view<detail::index_at_order<N>> view(const domain<N>& d) {
+  return {{d.indices()}, d.size()};
+}
+
+/// The values of `a` in row-major order of its domain, as a random-access view of values.
+/// The array must outlive the view; values are read when the view reaches them, in batches
+/// of view_batch_elements. Copies of the view's iterators share one batch.
 template <class T, std::size_t N>
-auto view(const array<T, N>& a) {
+[[nodiscard]] auto view(const array<T, N>& a) {
   return detail::values_view<T>([&a](index_t first, index_t count, T* out) { a.fetch(first, count, out); },
                                 a.domain().size());
 }
@@ -64,7 +82,7 @@ auto view(const array<T, N>& a) {
 /// The values of the array view `v` in row-major order of its indices (the array must
 /// outlive the range).
 template <class T, std::size_t N, std::size_t M>
-auto view(const array_view<T, N, M>& v) {
+[[nodiscard]] auto view(const array_view<T, N, M>& v) {
   using V = std::remove_const_t<T>;
   return detail::values_view<V>([v](index_t first, index_t count, V* out) { v.fetch(first, count, out); },
                                 v.size());

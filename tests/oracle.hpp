@@ -210,6 +210,27 @@ std::string shape_text(const std::array<int, N>& shape) {
   return s.str();
 }
 
+/// Row-major `values` of an array of `shape` as dmap prints them, written out again: rows of
+/// values separated by one space, rows by a newline, planes by an empty line.
+template <class T, std::size_t N>
+std::string printed_oracle(const std::vector<T>& values, const std::array<index_t, N>& shape) {
+  std::ostringstream s;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    if (k > 0) {
+      int ends = 0;  // how many dimensions (from the last) start over at k
+      index_t block = 1;
+      for (std::size_t d = N; d-- > 0;) {
+        block *= shape[d];
+        if (static_cast<index_t>(k) % block != 0) break;
+        ++ends;
+      }
+      s << (ends == 0 ? " " : ends == 1 ? "\n" : "\n\n");
+    }
+    s << values[k];
+  }
+  return s.str();
+}
+
 /// Whether `s` contains `part`.
 inline bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 

@@ -1416,7 +1416,7 @@ void check_case(const made<N, Dist>& m, const orect<N>& w, const std::vector<rec
       }
       for (int threads : {1, 2, 3, 7}) {
         std::unordered_map<index_t, int> seen;
-        for (const auto& c : dmap::cut_into_chunks(pieces, threads)) {
+        for (const auto& c : dmap::detail::cut_into_chunks(pieces, threads)) {
           if (c.piece >= subs.size()) {
             chunks.fail(str(threads, " threads: a chunk names piece ", c.piece, " of ", subs.size()));
             continue;
@@ -1515,7 +1515,7 @@ void check_case(const made<N, Dist>& m, const orect<N>& w, const std::vector<rec
     guarded(order, [&] {
       std::vector<dmap::dense_rect<N>> pieces;
       for (const auto& s : D.local_subdomains()) pieces.push_back(dmap::densify(D.indices(), s));
-      for (const auto& c : dmap::cut_into_chunks(pieces, dmap::num_threads())) {
+      for (const auto& c : dmap::detail::cut_into_chunks(pieces, dmap::num_threads())) {
         std::int64_t previous = 0;
         idx<N> previous_index{};
         bool first = true;

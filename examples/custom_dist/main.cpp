@@ -176,15 +176,14 @@ int run() {
     check(bad == 0 && k == D.size(), "view(A) after the resize");
   }
 
-  // Who owns what, printed by locale 0 (operator<< is collective).
+  // Who owns what, printed by locale 0 (printing is not collective).
   dmap::domain S{dist, dmap::rect<2>{{0, 12}, {0, 4}}};
   dmap::array<int, 2> owner{S};
   dmap::forall(owner, [](int& o) { o = dmap::here(); });  // owner computes
   check(dmap::reduce(dmap::zip(owner, S), 0, std::plus<>{},
                      [&](int o, idx<2> i) { return o == S.locale_of(i) ? 0 : 1; }) == 0,
         "forall ran every index on its owner");
-  if (dmap::here() == 0) std::cout << "owner of each index of " << S.indices() << ":\n";
-  std::cout << owner << (dmap::here() == 0 ? "\n" : "");
+  if (dmap::here() == 0) std::cout << "owner of each index of " << S.indices() << ":\n" << owner << "\n";
 
   const bool ok = dmap::all_of_locales(failures == 0);
   if (dmap::here() == 0) std::cout << (ok ? "all checks passed\n" : "SOME CHECKS FAILED\n");

@@ -13,14 +13,14 @@
 #include <utility>
 #include <vector>
 
-#include "../layouts/dense_layout.hpp"
-#include "../runtime/buffers.hpp"
-#include "../runtime/collectives.hpp"
-#include "../runtime/messages.hpp"
+#include "../../runtime/collectives.hpp"
+#include "../../runtime/detail/buffers.hpp"
+#include "../../runtime/detail/messages.hpp"
+#include "../layout.hpp"
+#include "../rect.hpp"
 #include "chunks.hpp"
-#include "rect.hpp"
 
-namespace dmap {
+namespace dmap::detail {
 
 /// One block of a placement: the indices it holds (`owned`) and where: the element of
 /// index i lives at `layout.offset_of(i + shift)` (a nonzero shift stores indices under
@@ -36,7 +36,6 @@ struct placed_block {
 template <std::size_t N>
 using placement = std::vector<std::vector<placed_block<N>>>;
 
-namespace detail {
 
 /// Calls `f(offset, step, count)` for each row (run along the last dimension) of `part`,
 /// a subset of `layout.indices`, in row-major order of `part`.
@@ -152,8 +151,6 @@ void for_each_meeting(const std::vector<placed_block<N>>& as, const std::vector<
   }
 }
 
-}  // namespace detail
-
 /// What one locale sends, receives and copies locally to move the indices present in two
 /// placements from the first to the second: per peer, the parts (rect pieces) in message
 /// order, computed by intersecting blocks (O(blocks), never per element). Maps known only
@@ -181,11 +178,11 @@ class transfer_plan {
       // Both sides list a message's pieces in the same order: by source block, then
       // destination block.
       auto& mine = q == me ? local_ : sends_[q];
-      detail::for_each_meeting<N>(from[me], to[q], [&](std::size_t f, std::size_t t, const rect<N>& part) {
+      for_each_meeting<N>(from[me], to[q], [&](std::size_t f, std::size_t t, const rect<N>& part) {
         mine.push_back({part, from[me][f], to[q][t]});
       });
       if (q == me) continue;
-      detail::for_each_meeting<N>(from[q], to[me], [&](std::size_t f, std::size_t t, const rect<N>& part) {
+      for_each_meeting<N>(from[q], to[me], [&](std::size_t f, std::size_t t, const rect<N>& part) {
         receives_[q].push_back({part, from[q][f], to[me][t]});
       });
     }
@@ -270,7 +267,7 @@ class pending_transfer {
           continue;
         }
       }
-      incoming_[q] = detail::message_buffers().take(n * sizeof(T));
+      incoming_[q] = message_buffers().take(n * sizeof(T));
       batch_.receive(q, incoming_[q].template as<T>(), n * sizeof(T));
     }
     for (int q = 0; q < p; ++q) {
@@ -282,11 +279,11 @@ class pending_transfer {
           continue;
         }
       }
-      outgoing_[q] = detail::message_buffers().take(n * sizeof(T));
+      outgoing_[q] = message_buffers().take(n * sizeof(T));
       T* out = outgoing_[q].template as<T>();
       std::size_t at = 0;
       for (const auto& pc : plan.sends()[q])
-        detail::for_each_run(pc.part, pc.from.layout, pc.from.shift,
+        for_each_run(pc.part, pc.from.layout, pc.from.shift,
                              [&](index_t offset, index_t step, index_t count) {
                                const T* in = from_base + offset;
                                if (step == 1) {
@@ -300,7 +297,7 @@ class pending_transfer {
         for (index_t offset : plan.send_offsets()[q]) out[at++] = from_base[offset];
       batch_.send(q, out, n * sizeof(T));
     }
-    for (const auto& pc : plan.local()) detail::copy_part(pc.part, pc.from, from_base, pc.to, to_base);
+    for (const auto& pc : plan.local()) copy_part(pc.part, pc.from, from_base, pc.to, to_base);
     for (const auto& [from, to] : plan.local_offsets()) to_base[to] = from_base[from];
   }
   pending_transfer(pending_transfer&&) noexcept = default;
@@ -313,7 +310,7 @@ class pending_transfer {
       const T* in = incoming_[q].template as<T>();
       std::size_t at = 0;
       for (const auto& pc : plan_->receives()[q])
-        detail::for_each_run(pc.part, pc.to.layout, pc.to.shift,
+        for_each_run(pc.part, pc.to.layout, pc.to.shift,
                              [&](index_t offset, index_t step, index_t count) {
                                T* out = to_base_ + offset;
                                if (step == 1) {
@@ -338,7 +335,7 @@ class pending_transfer {
     bool contiguous = true;
     for (const auto& pc : pieces) {
       const placed_block<N>& b = source ? pc.from : pc.to;
-      detail::for_each_run(pc.part, b.layout, b.shift, [&](index_t offset, index_t step, index_t count) {
+      for_each_run(pc.part, b.layout, b.shift, [&](index_t offset, index_t step, index_t count) {
         if (!contiguous) return;
         if (!first) first = offset, next = offset;
         contiguous = offset == next && (step == 1 || count == 1);
@@ -352,7 +349,7 @@ class pending_transfer {
   const transfer_plan<N>* plan_;
   T* to_base_;
   std::vector<bool> received_in_place_;
-  std::vector<detail::pooled_buffer> outgoing_, incoming_;
+  std::vector<pooled_buffer> outgoing_, incoming_;
   message_batch batch_;
 };
 
@@ -367,4 +364,4 @@ void transfer(const placement<N>& from, const T* from_base, const placement<N>& 
   pending_transfer<T, N>(plan, from_base, to_base, from_base != to_base).finish();
 }
 
-}  // namespace dmap
+}  // namespace dmap::detail

@@ -8,22 +8,20 @@
 #include <utility>
 #include <vector>
 
-#include "rect.hpp"
+#include "../rect.hpp"
 
-namespace dmap {
+namespace dmap::detail {
 
 /// The fewest indices a chunk is given when a piece is split (Chapel's
 /// dataParMinGranularity, raised to amortise task start-up).
 inline constexpr index_t min_chunk_indices = 4096;
 
-namespace detail {
 /// Part k of p of the dense range `r`, cut by Chapel's _computeBlock rule.
 inline range cut_range(const range& r, index_t parts, index_t k) {
   const index_t n = r.size();
   const index_t begin = n * k / parts, end = n * (k + 1) / parts;
   return range::counted(r.first() + begin * r.stride(), end - begin, r.stride());
 }
-}  // namespace detail
 
 /// One task's work: a dense rect inside piece `piece` of the leader's local pieces.
 template <std::size_t N>
@@ -63,7 +61,7 @@ std::vector<work_chunk<N>> cut_into_chunks(const std::vector<dense_rect<N>>& pie
     }
     for (index_t k = 0; k < parts; ++k) {
       dense_rect<N> c = p;
-      c.set_dim(dim, detail::cut_range(p.dim(dim), parts, k));
+      c.set_dim(dim, cut_range(p.dim(dim), parts, k));
       chunks.push_back({c, pi});
     }
   }
@@ -99,4 +97,4 @@ void for_each_row_start(const std::array<index_t, N>& extents, F&& f) {
   }
 }
 
-}  // namespace dmap
+}  // namespace dmap::detail

@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "collectives.hpp"
+#include "../collectives.hpp"
 
-namespace dmap {
+namespace dmap::detail {
 
 /// A run of contiguous elements in a remote buffer: first element and count.
 struct element_run {
@@ -30,12 +30,12 @@ class rma_window {
   rma_window(void* base, std::size_t bytes, std::size_t element_size)
       : element_size_(element_size) {
     if (num_locales() == 1) return;
-    detail::count_collective();
-    detail::check_mpi(MPI_Win_create(base, static_cast<MPI_Aint>(bytes),
+    count_collective();
+    check_mpi(MPI_Win_create(base, static_cast<MPI_Aint>(bytes),
                                      static_cast<int>(element_size), MPI_INFO_NULL,
-                                     detail::env().comm(), &win_),
+                                     env().comm(), &win_),
                       "MPI_Win_create");
-    detail::check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+    check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
   }
   rma_window(const rma_window&) = delete;
   rma_window& operator=(const rma_window&) = delete;
@@ -62,7 +62,7 @@ class rma_window {
     }
     const std::int64_t bytes = total * static_cast<std::int64_t>(element_size_);
     MPI_Datatype target_type;
-    detail::check_mpi(MPI_Type_create_hindexed(static_cast<int>(runs.size()), lengths.data(),
+    check_mpi(MPI_Type_create_hindexed(static_cast<int>(runs.size()), lengths.data(),
                                                displacements.data(), MPI_BYTE, &target_type),
                       "MPI_Type_create_hindexed");
     MPI_Type_commit(&target_type);
@@ -70,8 +70,8 @@ class rma_window {
     int code = MPI_Get(out, static_cast<int>(bytes), MPI_BYTE, locale, 0, 1, target_type, win_);
     if (code == MPI_SUCCESS) code = MPI_Win_flush(locale, win_);
     MPI_Type_free(&target_type);
-    detail::check_mpi(code, "MPI_Get");
-    auto& c = detail::env().counters();
+    check_mpi(code, "MPI_Get");
+    auto& c = env().counters();
     ++c.messages_received;
     c.bytes_received += static_cast<std::uint64_t>(bytes);
   }
@@ -87,8 +87,8 @@ class rma_window {
                        static_cast<MPI_Aint>(offset), static_cast<int>(element_size_), MPI_BYTE,
                        win_);
     if (code == MPI_SUCCESS) code = MPI_Win_flush(locale, win_);
-    detail::check_mpi(code, "MPI_Put");
-    auto& c = detail::env().counters();
+    check_mpi(code, "MPI_Put");
+    auto& c = env().counters();
     ++c.messages_sent;
     c.bytes_sent += element_size_;
   }
@@ -96,7 +96,7 @@ class rma_window {
  private:
   // Checks the access is possible from this thread and serialises it with other threads.
   std::unique_lock<std::mutex> access(int locale) const {
-    auto& e = detail::env();
+    auto& e = env();
     if (win_ == MPI_WIN_NULL)
       throw runtime_error("dmap::rma_window: no window to access locale " + std::to_string(locale));
     if (e.thread_level() < MPI_THREAD_SERIALIZED && !e.on_main_thread())
@@ -110,7 +110,7 @@ class rma_window {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (win_ != MPI_WIN_NULL && !finalized) {
-      if (detail::current_environment) detail::count_collective();
+      if (current_environment) count_collective();
       MPI_Win_unlock_all(win_);
       MPI_Win_free(&win_);
     }
@@ -125,4 +125,4 @@ class rma_window {
   std::size_t element_size_ = 1;
 };
 
-}  // namespace dmap
+}  // namespace dmap::detail

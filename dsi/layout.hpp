@@ -1,13 +1,13 @@
-// dense_layout<N>: how one locale stores one rectangular block of indices contiguously,
-// row-major (default) or column-major, as an (offset, extents, strides) mapping like
-// mdspan's layout_stride; local_block<T, N> pairs it with the memory.
+// dense_layout<N>: how one locale stores one rectangular block of indices, as an (offset,
+// extents, strides) mapping like mdspan's layout_stride; local_block<T, N> pairs it with the
+// memory. Part of the DSI contract: a distribution describes its local storage with these.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <string>
 
-#include "../dsi/rect.hpp"
+#include "rect.hpp"
 
 namespace dmap {
 

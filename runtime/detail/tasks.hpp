@@ -8,16 +8,16 @@
 
 #include <cstddef>
 
-#include "environment.hpp"
+#include "../environment.hpp"
 
-namespace dmap {
+namespace dmap::detail {
 
 /// Runs `task(i)` for every i in [0, count) on this locale's arena; exceptions propagate
 /// (the first one wins). Tasks are split over threads statically and contiguously.
 template <class F>
 void run_tasks(std::size_t count, F&& task) {
   if (count == 0) return;
-  auto& e = detail::env();
+  auto& e = env();
   if (count == 1 || e.threads() == 1) {
     for (std::size_t i = 0; i < count; ++i) task(i);
     return;
@@ -32,4 +32,4 @@ void run_tasks(std::size_t count, F&& task) {
   });
 }
 
-}  // namespace dmap
+}  // namespace dmap::detail

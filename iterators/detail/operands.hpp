@@ -2,13 +2,20 @@
 // locale owns (when it leads), and a row cursor over any chunk it follows.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <optional>
+#include <sstream>
+#include <string>
 #include <type_traits>
 #include <vector>
 
-#include "../dsi/array.hpp"
-#include "../dsi/domain.hpp"
+#include "../../dsi/array.hpp"
+#include "../../dsi/array_view.hpp"
+#include "../../dsi/detail/access.hpp"
+#include "../../dsi/detail/plan_cache.hpp"
+#include "../../dsi/domain.hpp"
+#include "../neighbors.hpp"
 
 namespace dmap::detail {
 
@@ -34,6 +41,17 @@ struct index_row {
   }
   idx<N> unit(index_t k) const noexcept { return at(k); }
   bool contiguous() const noexcept { return true; }
+};
+
+/// A row of neighbourhoods: the k-th is centred k * s elements after p.
+template <class T, std::size_t N>
+struct neighborhood_row {
+  const T* p;
+  index_t s;
+  const std::array<index_t, N>* step;
+  neighborhood<T, N> at(index_t k) const noexcept { return {p + k * s, step}; }
+  neighborhood<T, N> unit(index_t k) const noexcept { return {p + k, step}; }
+  bool contiguous() const noexcept { return s == 1; }
 };
 
 /// A follower's cursor over one chunk: the start of row k (outer positions) and the step
@@ -63,6 +81,18 @@ struct chunk_cursor<index_row<N>, N> {
   }
 };
 
+template <class T, std::size_t N>
+struct chunk_cursor<neighborhood_row<T, N>, N> {
+  const T* base;
+  std::array<index_t, N> step;       // between rows and along the row, per chunk dimension
+  std::array<index_t, N> neighbour;  // one position along each dimension
+  neighborhood_row<T, N> row(const std::array<index_t, N>& k) const noexcept {
+    index_t offset = 0;
+    for (std::size_t d = 0; d + 1 < N; ++d) offset += k[d] * step[d];
+    return {base + offset, step[N - 1], &neighbour};
+  }
+};
+
 /// The cursor over `part` of a block stored with `layout` in `base`.
 template <class T, std::size_t N>
 chunk_cursor<element_row<T>, N> block_cursor(const rect<N>& part, const dense_layout<N>& layout, T* base) {
@@ -84,6 +114,13 @@ std::optional<chunk_cursor<element_row<T>, N>> follow_pieces(const rect<N>& part
   return std::nullopt;
 }
 
+template <std::size_t N>
+std::string to_text(const rect<N>& r) {
+  std::ostringstream s;
+  s << r;
+  return s.str();
+}
+
 template <class X>
 struct operand;
 
@@ -96,32 +133,34 @@ struct operand<const domain<N>> {
 
   const rect<N>& whole() const noexcept { return d.indices(); }
   const std::vector<rect<N>>& pieces() const noexcept { return d.local_subdomains(); }
-  const domain_state<N>* state() const noexcept { return d.state().get(); }
-  bool state_is_replicated() const noexcept { return d.state()->replicated; }
-  const std::vector<int>* copy_layers() const noexcept { return d.state()->layers.get(); }
+  const domain_state<N>* state() const noexcept { return state_of(d).get(); }
+  bool state_is_replicated() const noexcept { return state_of(d)->replicated; }
+  const std::vector<int>* copy_layers() const noexcept { return state_of(d)->layers.get(); }
   /// Domains yield indices, so they never walk storage.
   static constexpr bool walks_storage = false;
   static constexpr bool is_view = false;
-  placement_key key() const { return key_of(d.state()); }
-  locator<N> locate() const { return d.state()->locate(); }
+  static constexpr bool stageable = false;
+  static constexpr bool writable = false;
+  placement_key key() const { return key_of(state_of(d)); }
+  locator<N> locate() const { return state_of(d)->locate(); }
   std::string describe() const { return d.name() + " domain over " + to_text(d.indices()); }
   std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part, std::size_t) const {
     chunk_cursor<row_type, N> c{part.first(), {}};
     for (std::size_t dim = 0; dim < N; ++dim) c.step[dim] = part.dim(dim).stride();
     return c;
   }
-  static std::string to_text(const rect<N>& r) {
-    std::ostringstream s;
-    s << r;
-    return s.str();
-  }
 };
 template <std::size_t N>
 struct operand<domain<N>> : operand<const domain<N>> {};
 
+template <class X>
+inline constexpr bool is_array_v = false;
+template <class T, std::size_t N>
+inline constexpr bool is_array_v<array<T, N>> = true;
+
 /// An array iterand yields references to its elements (const ones for a const array).
 template <class A>
-  requires requires { typename std::remove_const_t<A>::value_type; }
+  requires is_array_v<std::remove_const_t<A>>
 struct operand<A> {
   using array_type = std::remove_const_t<A>;
   using value_type = typename array_type::value_type;
@@ -133,31 +172,28 @@ struct operand<A> {
 
   const rect<N>& whole() const noexcept { return a.domain().indices(); }
   const std::vector<rect<N>>& pieces() const noexcept { return a.domain().local_subdomains(); }
-  const domain_state<N>* state() const noexcept { return a.domain().state().get(); }
-  bool state_is_replicated() const noexcept { return a.domain().state()->replicated; }
-  const std::vector<int>* copy_layers() const noexcept { return a.domain().state()->layers.get(); }
+  const domain_state<N>* state() const noexcept { return state_of(a.domain()).get(); }
+  bool state_is_replicated() const noexcept { return state_of(a.domain())->replicated; }
+  const std::vector<int>* copy_layers() const noexcept { return state_of(a.domain())->layers.get(); }
   /// Arrays can walk their storage as one span (when their domain's storage is dense).
   static constexpr bool walks_storage = true;
   static constexpr bool is_view = false;
-  /// Misaligned, it follows a staging copy (iterators/staging.hpp).
+  /// Misaligned, it follows a staging copy (iterators/detail/staging.hpp).
   static constexpr bool stageable = true;
   static constexpr bool writable = !std::is_const_v<A>;
-  placement_key key() const { return key_of(a.domain().state()); }
-  locator<N> locate() const { return a.domain().state()->locate(); }
+  placement_key key() const { return key_of(state_of(a.domain())); }
+  locator<N> locate() const { return state_of(a.domain())->locate(); }
   element_type* data() const noexcept { return a.local_data(); }
-  std::shared_ptr<void>& staging_slot() const noexcept { return a.domain().state()->staging; }
+  /// The state of the follower's domain, which keeps its staging.
+  domain_state<N>& follower_state() const noexcept { return *state_of(a.domain()); }
   /// The same operand over a staging array.
   operand restaged(array_type& z) const { return operand{z}; }
   /// The row of `count` elements starting at storage offset `first`.
-  row_type storage_row(index_t first) const noexcept {
-    return {a.local_blocks().empty() ? nullptr : a.local_blocks().front().base + first, 1};
-  }
-  std::string describe() const {
-    return a.domain().name() + " array over " + operand<const domain<N>>::to_text(whole());
-  }
+  row_type storage_row(index_t first) const noexcept { return {a.local_data() + first, 1}; }
+  std::string describe() const { return a.domain().name() + " array over " + to_text(whole()); }
   // `hint`: the leader's piece, usually the same block for an aligned follower (tried first).
   std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part, std::size_t hint) const {
-    return follow_pieces<element_type, N>(part, hint, a.domain().local_subdomains(), a.domain().state()->my_layouts,
+    return follow_pieces<element_type, N>(part, hint, a.domain().local_subdomains(), state_of(a.domain())->my_layouts,
                                           a.local_data());
   }
 };
@@ -184,21 +220,22 @@ struct operand<array_view<T, N, M>> {
   T* base;
 
   operand(const view_type& view)
-      : v(&view), whole_(&view.indices()), owned(&view.placed().owned), layouts(&view.placed().layouts),
-        base(view.base().local_data()) {}
+      : v(&view), whole_(&view.indices()), owned(&access::placed(view).owned),
+        layouts(&access::placed(view).layouts), base(view.base().local_data()) {}
   operand(const view_type* view, array_type& z)
       : v(view), whole_(&z.domain().indices()), owned(&z.domain().local_subdomains()),
-        layouts(&z.domain().state()->my_layouts), base(z.local_data()) {}
+        layouts(&state_of(z.domain())->my_layouts), base(z.local_data()) {}
 
   const rect<N>& whole() const noexcept { return *whole_; }
   const std::vector<rect<N>>& pieces() const noexcept { return *owned; }
   const domain_state<N>* state() const noexcept { return nullptr; }  // always checked
-  bool state_is_replicated() const noexcept { return v->base().domain().state()->replicated; }
-  const std::vector<int>* copy_layers() const noexcept { return v->base().domain().state()->layers.get(); }
-  placement_key key() const { return v->key(); }
-  locator<N> locate() const { return v->placed().where; }
+  bool state_is_replicated() const noexcept { return state_of(v->base().domain())->replicated; }
+  const std::vector<int>* copy_layers() const noexcept { return state_of(v->base().domain())->layers.get(); }
+  placement_key key() const { return access::key(*v); }
+  locator<N> locate() const { return access::placed(*v).where; }
   T* data() const noexcept { return base; }
-  std::shared_ptr<void>& staging_slot() const noexcept { return v->base().domain().state()->staging; }
+  /// The state of the viewed array's domain, which keeps the view's staging.
+  auto& follower_state() const noexcept { return *state_of(v->base().domain()); }
   /// The same operand over a staging array.
   operand restaged(array_type& z) const { return operand(v, z); }
   std::string describe() const {
@@ -219,135 +256,64 @@ struct operand<const array_view<T, N, M>> : operand<array_view<T, N, M>> {
   operand restaged(typename base_operand::array_type& z) const { return operand(base_operand::restaged(z)); }
 };
 
-}  // namespace dmap::detail
-
-namespace dmap {
-
-/// Read access to one element and its neighbours, for stencil loops: `a(-1, 0)` is the
-/// element one position before along dimension 0, `a()` the element itself. Offsets count
-/// positions in the domain's iteration order.
-template <class T, std::size_t N>
-class neighborhood {
- public:
-  neighborhood(const T* center, const std::array<index_t, N>* step) noexcept
-      : p_(center), step_(step) {}
-  /// The element at `offsets` positions from this one (one offset per dimension).
-  template <class... Offsets>
-    requires(sizeof...(Offsets) == N)
-  const T& operator()(Offsets... offsets) const noexcept {
-    index_t at = 0;
-    std::size_t d = 0;
-    ((at += static_cast<index_t>(offsets) * (*step_)[d++]), ...);
-    return p_[at];
-  }
-  /// The element itself.
-  const T& operator()() const noexcept { return *p_; }
-  /// The element at offset `o`.
-  const T& at(const idx<N>& o) const noexcept {
-    index_t at = 0;
-    for (std::size_t d = 0; d < N; ++d) at += o[d] * (*step_)[d];
-    return p_[at];
-  }
-
- private:
-  const T* p_;
-  const std::array<index_t, N>* step_;
-};
-
-/// An array read together with its neighbours up to `radius` positions away in every
-/// dimension, as a zip operand: `forall(zip(B, neighbors(A, 1)), [](double& b, const auto& a)
-/// { b = (a(-1, 0) + a(1, 0) + a(0, -1) + a(0, 1)) / 4; })`. Each chunk widened by the
-/// radius must be stored locally (a dmap::stencil domain with fluff >= radius, halos
-/// updated); the loop throws otherwise.
-template <class T, std::size_t N>
-struct neighbors_of {
-  const array<T, N>* a;
-  idx<N> radius;
-};
-
-/// The neighbourhood operand of `a` with the same radius in every dimension.
-template <class T, std::size_t N>
-neighbors_of<T, N> neighbors(const array<T, N>& a, index_t radius = 1) {
-  idx<N> r{};
-  r.fill(radius);
-  return {&a, r};
-}
-/// The neighbourhood operand of `a` with a radius per dimension.
-template <class T, std::size_t N>
-neighbors_of<T, N> neighbors(const array<T, N>& a, const idx<N>& radius) {
-  return {&a, radius};
-}
-
-namespace detail {
-
-/// A row of neighbourhoods: the k-th is centred k * s elements after p.
-template <class T, std::size_t N>
-struct neighborhood_row {
-  const T* p;
-  index_t s;
-  const std::array<index_t, N>* step;
-  neighborhood<T, N> at(index_t k) const noexcept { return {p + k * s, step}; }
-  neighborhood<T, N> unit(index_t k) const noexcept { return {p + k, step}; }
-  bool contiguous() const noexcept { return s == 1; }
-};
-
-template <class T, std::size_t N>
-struct chunk_cursor<neighborhood_row<T, N>, N> {
-  const T* base;
-  std::array<index_t, N> step;       // between rows and along the row, per chunk dimension
-  std::array<index_t, N> neighbour;  // one position along each dimension
-  neighborhood_row<T, N> row(const std::array<index_t, N>& k) const noexcept {
-    index_t offset = 0;
-    for (std::size_t d = 0; d + 1 < N; ++d) offset += k[d] * step[d];
-    return {base + offset, step[N - 1], &neighbour};
-  }
-};
-
-template <class T, std::size_t N>
-struct operand<neighbors_of<T, N>> {
+/// A neighbourhood operand: for each index of its view, the element and its neighbours,
+/// read from the viewed array's storage (owned and ghost cells). Never staged: every chunk
+/// widened by the radius must be stored where the chunk runs.
+template <class T, std::size_t N, std::size_t M>
+struct operand<neighbors_of<T, N, M>> {
   static constexpr std::size_t rank = N;
   using row_type = neighborhood_row<T, N>;
-  neighbors_of<T, N>& n;
-
-  const rect<N>& whole() const noexcept { return n.a->domain().indices(); }
-  const std::vector<rect<N>>& pieces() const noexcept { return n.a->domain().local_subdomains(); }
-  const domain_state<N>* state() const noexcept { return nullptr; }  // always checked
-  bool state_is_replicated() const noexcept { return n.a->domain().state()->replicated; }
-  const std::vector<int>* copy_layers() const noexcept { return n.a->domain().state()->layers.get(); }
   static constexpr bool walks_storage = false;
   static constexpr bool is_view = false;
-  placement_key key() const { return key_of(n.a->domain().state()); }
-  locator<N> locate() const { return n.a->domain().state()->locate(); }
+  static constexpr bool stageable = false;
+  static constexpr bool writable = false;
+  const neighbors_of<T, N, M>& n;
+
+  const array_view<const T, N, M>& view() const noexcept { return n.view; }
+  const array<T, M>& base_array() const noexcept { return n.view.base(); }
+  const rect<N>& whole() const noexcept { return view().indices(); }
+  const std::vector<rect<N>>& pieces() const { return access::placed(view()).owned; }
+  const domain_state<N>* state() const noexcept { return nullptr; }  // always checked
+  bool state_is_replicated() const noexcept { return state_of(base_array().domain())->replicated; }
+  const std::vector<int>* copy_layers() const noexcept { return state_of(base_array().domain())->layers.get(); }
+  placement_key key() const { return access::key(view()); }
+  locator<N> locate() const { return access::placed(view()).where; }
   std::string describe() const {
     std::ostringstream s;
-    s << "neighbours within " << n.radius << " of a " << n.a->domain().name() << " array over "
-      << whole() << "; every chunk widened by the radius must be stored locally: use a "
-                    "dmap::stencil domain with fluff >= radius";
+    s << "neighbours within " << n.radius << " of view " << whole() << " of a " << base_array().domain().name()
+      << " array over " << base_array().domain().indices()
+      << "; every chunk widened by the radius must be stored locally: use a dmap::stencil domain with "
+         "fluff >= radius (and update its halos)";
     return s.str();
   }
   std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part, std::size_t) const {
-    rect<N> reach = part;
-    for (std::size_t d = 0; d < N; ++d)
-      reach.set_dim(d, part.dim(d).expanded(n.radius[d] * abs_index(whole().dim(d).stride())));
-    const auto& owned = n.a->domain().local_subdomains();
-    const auto& blocks = n.a->local_blocks();
+    const auto& target = view().base_indices();
+    const auto& dims = view().base_dims();
+    // The chunk and its reach as indices of the array (dimensions the view drops hold one index).
+    rect<M> base_part = target, base_reach = target;
+    for (std::size_t v = 0; v < N; ++v) {
+      const std::size_t e = dims[v];
+      const range& w = whole().dim(v);
+      base_part.set_dim(e, reindex(part.dim(v), w, target.dim(e)));
+      base_reach.set_dim(e, reindex(part.dim(v).expanded(n.radius[v] * abs_index(w.stride())), w, target.dim(e)));
+    }
+    const auto& owned = base_array().domain().local_subdomains();
+    const auto& blocks = base_array().local_blocks();
     for (std::size_t k = 0; k < blocks.size(); ++k) {
       const auto& l = blocks[k].layout;
-      if (!owned[k].contains(part) || !l.indices.contains(reach)) continue;
-      chunk_cursor<row_type, N> c{blocks[k].base + l.offset_of(part.first()), {}, {}};
-      for (std::size_t d = 0; d < N; ++d) {
-        c.step[d] = part.dim(d).size() == 1
-                        ? 0
-                        : part.dim(d).stride() / l.indices.dim(d).stride() * l.strides[d];
-        c.neighbour[d] = whole().dim(d).stride() / l.indices.dim(d).stride() * l.strides[d];
+      if (!owned[k].contains(base_part) || !l.indices.contains(base_reach)) continue;
+      chunk_cursor<row_type, N> c{blocks[k].base + l.offset_of(base_part.first()), {}, {}};
+      for (std::size_t v = 0; v < N; ++v) {
+        const std::size_t e = dims[v];
+        c.neighbour[v] = target.dim(e).stride() / l.indices.dim(e).stride() * l.strides[e];
+        c.step[v] = part.dim(v).size() == 1 ? 0 : part.dim(v).stride() / whole().dim(v).stride() * c.neighbour[v];
       }
       return c;
     }
     return std::nullopt;
   }
 };
-template <class T, std::size_t N>
-struct operand<const neighbors_of<T, N>> : operand<neighbors_of<T, N>> {};
+template <class T, std::size_t N, std::size_t M>
+struct operand<const neighbors_of<T, N, M>> : operand<neighbors_of<T, N, M>> {};
 
-}  // namespace detail
-}  // namespace dmap
+}  // namespace dmap::detail

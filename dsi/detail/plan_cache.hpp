@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "../runtime/environment.hpp"
-#include "domain.hpp"
+#include "../../runtime/environment.hpp"
+#include "domain_state.hpp"
 #include "locator.hpp"
 
 namespace dmap::detail {
@@ -42,17 +42,6 @@ placement_key key_of(const std::shared_ptr<domain_state<N>>& s) {
   return {s, s->generation, {}};
 }
 
-/// Transfer plans kept by the destination's domain (any rank: plans are stored untyped).
-struct plan_cache {
-  struct entry {
-    placement_key from, to;
-    std::shared_ptr<const void> plan;  // transfer_plan<N>
-  };
-  std::vector<entry> entries;
-  /// Entries kept per destination domain; the oldest goes first.
-  static constexpr std::size_t capacity = 16;
-};
-
 /// The entry of `entries` that `matches`, counted as reused; else, after dropping the
 /// entries that are `stale` and the oldest beyond `capacity`, a new one made by `build()`,
 /// counted as built (collective when `build` is: every locale keeps the same entries).
@@ -71,26 +60,34 @@ Entry& find_or_build(std::vector<Entry>& entries, std::size_t capacity, Matches&
   return entries.back();
 }
 
+/// The assignment plans kept by a destination domain (its cache of this type).
+template <std::size_t N>
+struct assignment_plans {
+  struct entry {
+    placement_key from, to;
+    std::shared_ptr<const transfer_plan<N>> plan;
+  };
+  std::vector<entry> entries;
+  /// Entries kept per destination domain; the oldest goes first.
+  static constexpr std::size_t capacity = 16;
+};
+
 /// Collective. The plan moving the elements of `from` to `to` (placements named by the
 /// keys, located by `locate_from()` / `locate_to()` when the plan must be built), kept in
-/// `slot` (the destination domain's plan cache). plan_statistics() counts builds and reuses.
+/// `cache` (the destination domain's). plan_statistics() counts builds and reuses.
 template <std::size_t N, class LocateFrom, class LocateTo>
-std::shared_ptr<const transfer_plan<N>> cached_transfer_plan(std::shared_ptr<void>& slot, const placement_key& from,
+std::shared_ptr<const transfer_plan<N>> cached_transfer_plan(assignment_plans<N>& cache, const placement_key& from,
                                                              const placement_key& to, LocateFrom&& locate_from,
                                                              LocateTo&& locate_to) {
-  if (!slot) slot = std::make_shared<plan_cache>();
-  auto& cache = *std::static_pointer_cast<plan_cache>(slot);
+  using entry = typename assignment_plans<N>::entry;
   const auto& e = find_or_build(
-      cache.entries, plan_cache::capacity,
-      [&](const plan_cache::entry& e) { return e.from.same_as(from) && e.to.same_as(to); },
-      [&](const plan_cache::entry& e) {
+      cache.entries, assignment_plans<N>::capacity,
+      [&](const entry& e) { return e.from.same_as(from) && e.to.same_as(to); },
+      [&](const entry& e) {
         return e.from.expired() || e.to.expired() || (e.from.same_place(from) && e.to.same_place(to));
       },
-      [&] {
-        return plan_cache::entry{
-            from, to, std::make_shared<const transfer_plan<N>>(plan_transfer(locate_from(), locate_to()))};
-      });
-  return std::static_pointer_cast<const transfer_plan<N>>(e.plan);
+      [&] { return entry{from, to, std::make_shared<const transfer_plan<N>>(plan_transfer(locate_from(), locate_to()))}; });
+  return e.plan;
 }
 
 }  // namespace dmap::detail

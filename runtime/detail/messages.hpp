@@ -5,9 +5,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "environment.hpp"
+#include "../environment.hpp"
 
-namespace dmap {
+namespace dmap::detail {
 
 /// A set of non-blocking sends and receives completed by one `wait()`.
 class message_batch {
@@ -27,9 +27,9 @@ class message_batch {
   /// Posts the receive of `bytes` bytes from locale `from` into `buffer`.
   void receive(int from, void* buffer, std::size_t bytes) {
     if (bytes == 0) return;
-    auto& e = detail::env();
+    auto& e = env();
     requests_.emplace_back();
-    detail::check_mpi(MPI_Irecv(buffer, checked_count(bytes), MPI_BYTE, from, tag, e.comm(),
+    check_mpi(MPI_Irecv(buffer, checked_count(bytes), MPI_BYTE, from, tag, e.comm(),
                                 &requests_.back()),
                       "MPI_Irecv");
     ++e.counters().messages_received;
@@ -39,9 +39,9 @@ class message_batch {
   /// until wait().
   void send(int to, const void* buffer, std::size_t bytes) {
     if (bytes == 0) return;
-    auto& e = detail::env();
+    auto& e = env();
     requests_.emplace_back();
-    detail::check_mpi(MPI_Isend(buffer, checked_count(bytes), MPI_BYTE, to, tag, e.comm(),
+    check_mpi(MPI_Isend(buffer, checked_count(bytes), MPI_BYTE, to, tag, e.comm(),
                                 &requests_.back()),
                       "MPI_Isend");
     ++e.counters().messages_sent;
@@ -53,7 +53,7 @@ class message_batch {
     const int code = MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(),
                                  MPI_STATUSES_IGNORE);
     requests_.clear();
-    detail::check_mpi(code, "MPI_Waitall");
+    check_mpi(code, "MPI_Waitall");
   }
 
  private:
@@ -75,4 +75,4 @@ class message_batch {
   std::vector<MPI_Request> requests_;
 };
 
-}  // namespace dmap
+}  // namespace dmap::detail

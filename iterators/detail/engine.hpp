@@ -17,12 +17,12 @@
 #include <utility>
 #include <vector>
 
-#include "../dsi/chunks.hpp"
-#include "../runtime/agreement.hpp"
-#include "../runtime/tasks.hpp"
+#include "../../dsi/detail/chunks.hpp"
+#include "../../runtime/agreement.hpp"
+#include "../../runtime/detail/tasks.hpp"
+#include "../zip.hpp"
 #include "operands.hpp"
 #include "staging.hpp"
-#include "zip.hpp"
 
 namespace dmap::detail {
 
@@ -113,11 +113,6 @@ std::uint64_t misaligned_operands(const Ops& ops, const std::vector<dense_rect<N
   return all;
 }
 
-/// An operand that can follow a staging copy of the leader's pieces: an array or an array
-/// view (const or not).
-template <class Op>
-concept stageable_operand = Op::stageable;
-
 /// The operands of one loop with its misaligned followers replaced by their staging arrays
 /// (collective: the staging is built or reused, and the followers' elements copied in), and
 /// what to copy back afterwards.
@@ -129,31 +124,32 @@ struct staged_operands {
 
 template <class Op>
 Op staged_operand(const Op& op, void* staging) {
-  if constexpr (stageable_operand<Op>) {
+  if constexpr (Op::stageable) {
     if (staging != nullptr) return op.restaged(*static_cast<typename Op::array_type*>(staging));
   }
   return op;
 }
 
+/// Stages the operands in `mask`; those in `written` (and not const) are copied back after
+/// the loop.
 template <class Ops, std::size_t... K>
-staged_operands<Ops> stage(const Ops& ops, std::uint64_t mask, bool writes, std::index_sequence<K...>) {
+staged_operands<Ops> stage(const Ops& ops, std::uint64_t mask, std::uint64_t written, std::index_sequence<K...>) {
   const auto& lead = std::get<0>(ops.ops);
   std::array<void*, sizeof...(K)> staging{};
   std::vector<std::pair<std::shared_ptr<const void>, std::function<void()>>> back;
   const auto one = [&](const auto& op, std::size_t k) {
     using op_t = std::remove_cvref_t<decltype(op)>;
     if (!(mask >> k & 1)) return;
-    if constexpr (stageable_operand<op_t>) {
+    if constexpr (op_t::stageable) {
       using T = typename op_t::value_type;
       constexpr std::size_t N = op_t::rank;
       const auto& entry = staged(lead, op, k);
-      auto z = std::static_pointer_cast<array<T, N>>(entry.array);
-      const auto in = std::static_pointer_cast<const transfer_plan<N>>(entry.in);
-      pending_transfer<T, N>(*in, op.data(), z->local_data(), true).finish();
+      const auto& z = entry.array;
+      pending_transfer<T, N>(*entry.in, op.data(), z->local_data(), true).finish();
       staging[k] = z.get();
       if constexpr (op_t::writable) {
-        if (writes) {
-          auto out = std::static_pointer_cast<const transfer_plan<N>>(entry.out);
+        if (written >> k & 1) {
+          auto out = entry.out;
           T* target = op.data();
           back.push_back({z, [out, z, target] { pending_transfer<T, N>(*out, z->local_data(), target, true).finish(); }});
         }
@@ -225,12 +221,12 @@ void run_tasks_agreed(std::size_t count, Task&& task) {
 /// with dense storage walk that storage, one contiguous run per thread (the split their
 /// first touch used). Otherwise: shape check, then the leader's chunks, each followed by
 /// every operand's cursor; followers that are not aligned with the leader follow staging
-/// copies of the leader's pieces (iterators/staging.hpp), copied back after the loop when
-/// `writes` and the operand is not const. `before(task_count)` runs once the tasks are
+/// copies of the leader's pieces (iterators/detail/staging.hpp), copied back after the loop
+/// when their bit in `written` is set and the operand is not const. `before(task_count)` runs once the tasks are
 /// known; then each task calls `task(slot, each_row)`, where `each_row(row_fn)` calls
 /// `row_fn(length, rows...)` for every row the task covers.
 template <class Ops, class Before, class Task>
-void run_loop(const Ops& ops, Before&& before, Task&& task, bool writes = true) {
+void run_loop(const Ops& ops, Before&& before, Task&& task, std::uint64_t written) {
   if constexpr (Ops::all_walk_storage) {
     if (const auto span = storage_span(ops)) {
       const auto runs = cut_storage(*span, num_threads());
@@ -257,7 +253,7 @@ void run_loop(const Ops& ops, Before&& before, Task&& task, bool writes = true) 
     return;
   }
   // Followers that are not aligned run on staging copies of exactly the leader's pieces.
-  const auto staged = stage(ops, misaligned, writes,
+  const auto staged = stage(ops, misaligned, written,
                             std::make_index_sequence<std::tuple_size_v<decltype(ops.ops)>>{});
   before(chunks.size());
   run_tasks_agreed(chunks.size(), [&](std::size_t c) {

@@ -15,7 +15,7 @@
 #include "directory.hpp"
 #include "transfer.hpp"
 
-namespace dmap {
+namespace dmap::detail {
 
 /// Where the elements of one index set live: this locale's owned blocks, and either every
 /// locale's blocks (`all`) or the directory (`dir`).
@@ -40,7 +40,6 @@ struct locator {
   }
 };
 
-namespace detail {
 
 /// Calls f(i, offset) for every index of the blocks, block by block, row-major within each.
 template <std::size_t N, class F>
@@ -130,7 +129,6 @@ idx<M> section_index(const idx<N>& i, const rect<N>& whole, const rect<M>& targe
   for (std::size_t n = 0; n < N; ++n) b[dims[n]] = reindex(i[n], whole.dim(n), target.dim(dims[n]));
   return b;
 }
-}  // namespace detail
 
 /// `l` seen from another index set `to` of the same shape: the k-th index (row-major) of
 /// l.whole is named by the k-th index of `to`, blocks and layouts alike (a directory is
@@ -139,8 +137,8 @@ template <std::size_t N>
 locator<N> reindexed(const locator<N>& l, const rect<N>& to) {
   const auto move = [&](const placed_block<N>& b) {
     placed_block<N> out = b;
-    out.owned = detail::reindex(b.owned, l.whole, to);
-    out.layout.indices = detail::reindex(b.layout.indices, l.whole, to);
+    out.owned = reindex(b.owned, l.whole, to);
+    out.layout.indices = reindex(b.layout.indices, l.whole, to);
     out.shift = idx<N>{};  // locators of domains carry no shift
     return out;
   };
@@ -169,7 +167,7 @@ locator<N> sectioned(const locator<M>& l, const rect<M>& target, const rect<N>& 
     for (std::size_t n = 0; n < N; ++n) {
       const std::size_t e = dims[n];
       const range& c = common.dim(e);
-      v.owned.set_dim(n, detail::reindex(c, target.dim(e), whole.dim(n)));
+      v.owned.set_dim(n, reindex(c, target.dim(e), whole.dim(n)));
       const index_t base_step = c.size() == 1 ? target.dim(e).stride() : c.stride();  // between neighbours
       v.layout.strides[n] = base_step / b.layout.indices.dim(e).stride() * b.layout.strides[e];
     }
@@ -187,7 +185,7 @@ locator<N> sectioned(const locator<M>& l, const rect<M>& target, const rect<N>& 
   }
   if (l.dir)
     out.dir_order = [whole, target, dims, base_whole = l.whole, inner = l.dir_order](index_t o) {
-      const index_t base_order = base_whole.order_of(detail::section_index(whole.index_at(o), whole, target, dims));
+      const index_t base_order = base_whole.order_of(section_index(whole.index_at(o), whole, target, dims));
       return inner ? inner(base_order) : base_order;
     };
   return out;
@@ -201,7 +199,7 @@ transfer_plan<N> plan_transfer(const locator<N>& from, const locator<N>& to) {
   if (!from.dir && !to.dir) return transfer_plan<N>(*from.all, *to.all, from.layers.get());
   if (from.layers) {  // a source with copies (given by formulas): read from this locale's layer
     const auto& layer = *from.layers;
-    return detail::element_plan<N>(to.mine, from.whole, true, [&](const std::vector<index_t>& orders) {
+    return element_plan<N>(to.mine, from.whole, true, [&](const std::vector<index_t>& orders) {
       std::vector<location> out(orders.size());
       for (std::size_t k = 0; k < orders.size(); ++k) {
         const idx<N> i = from.whole.index_at(orders[k]);
@@ -218,10 +216,10 @@ transfer_plan<N> plan_transfer(const locator<N>& from, const locator<N>& to) {
     });
   }
   if (from.dir)  // destinations ask the source's directory
-    return detail::element_plan<N>(to.mine, from.whole, true,
+    return element_plan<N>(to.mine, from.whole, true,
                                    [&](const std::vector<index_t>& orders) { return from.lookup(orders); });
   // sources ask the destination's directory
-  return detail::element_plan<N>(from.mine, to.whole, false,
+  return element_plan<N>(from.mine, to.whole, false,
                                  [&](const std::vector<index_t>& orders) { return to.lookup(orders); });
 }
 
@@ -233,4 +231,4 @@ void transfer(const locator<N>& from, const T* from_base, const locator<N>& to, 
   pending_transfer<T, N>(plan, from_base, to_base, from_base != to_base).finish();
 }
 
-}  // namespace dmap
+}  // namespace dmap::detail

@@ -1,9 +1,10 @@
 // Element-wise assignment between any two placements of the same shape (arrays and array
 // views, any maps, any index sets): the k-th index in row-major order of the source gives
 // its value to the k-th of the destination, through a transfer plan kept for the next time;
-// gathering and printing any placement.
+// gathering any placement on locale 0 and printing values in Chapel's layout.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <functional>
@@ -26,7 +27,7 @@ struct placed_elements {
   rect<N> whole;                           ///< its index set
   T* data = nullptr;                       ///< this locale's buffer
   index_t local_size = 0;                  ///< elements in that buffer
-  std::shared_ptr<void>* plans = nullptr;  ///< the plan cache of its domain (destinations)
+  assignment_plans<N>* plans = nullptr;    ///< the plan cache of its domain (destinations)
 };
 
 /// Collective. Every element of `where` (elements at `data`), in row-major order, on
@@ -43,24 +44,37 @@ std::vector<T> gather_to_root(const locator<N>& where, const T* data) {
   return all;
 }
 
-/// Writes gathered elements of the given shape like Chapel (rows on lines, planes separated
-/// by blank lines); only locale 0 writes.
-template <class T, std::size_t N>
-std::ostream& write_elements(std::ostream& os, const std::vector<T>& all, const std::array<index_t, N>& shape) {
-  if (here() != 0) return os;
-  for (std::size_t k = 0; k < all.size(); ++k) {
-    if (k > 0) {
-      std::size_t boundaries = 0;
-      index_t span = 1;
-      for (std::size_t d = N; d-- > 0;) {
-        span *= shape[d];
-        if (k % static_cast<std::size_t>(span) == 0) ++boundaries;
-        else break;
+/// How many elements a locale fetches at once when it reads another locale's part of an
+/// array or view on its own (serial views, printing).
+inline constexpr index_t fetch_batch_elements = 16384;
+
+/// Writes the elements of an array of the given shape like Chapel (rows on lines, planes
+/// separated by blank lines), reading them through `fetch(first, count, out)` (row-major
+/// orders) in batches of fetch_batch_elements. Not collective.
+template <class T, std::size_t N, class Fetch>
+std::ostream& write_elements(std::ostream& os, const std::array<index_t, N>& shape, Fetch&& fetch) {
+  index_t total = 1;
+  for (index_t e : shape) total *= e;
+  std::vector<T> batch;
+  for (index_t first = 0; first < total; first += fetch_batch_elements) {
+    const index_t count = std::min(fetch_batch_elements, total - first);
+    batch.resize(static_cast<std::size_t>(count));
+    fetch(first, count, batch.data());
+    for (index_t j = 0; j < count; ++j) {
+      const index_t k = first + j;
+      if (k > 0) {
+        std::size_t boundaries = 0;
+        index_t span = 1;
+        for (std::size_t d = N; d-- > 0;) {
+          span *= shape[d];
+          if (k % span == 0) ++boundaries;
+          else break;
+        }
+        if (boundaries == 0) os << ' ';
+        else os << (boundaries >= 2 ? "\n\n" : "\n");
       }
-      if (boundaries == 0) os << ' ';
-      else os << (boundaries >= 2 ? "\n\n" : "\n");
+      os << batch[static_cast<std::size_t>(j)];
     }
-    os << all[k];
   }
   return os;
 }

@@ -14,13 +14,13 @@
 #include <utility>
 #include <vector>
 
-#include "../layouts/dense_layout.hpp"
-#include "../runtime/agreement.hpp"
-#include "../runtime/collectives.hpp"
-#include "../runtime/window.hpp"
-#include "rect.hpp"
+#include "../../runtime/agreement.hpp"
+#include "../../runtime/collectives.hpp"
+#include "../../runtime/detail/window.hpp"
+#include "../layout.hpp"
+#include "../rect.hpp"
 
-namespace dmap {
+namespace dmap::detail {
 
 /// Where the element of one index lives: its owner and the offset in the owner's storage.
 struct location {
@@ -43,11 +43,11 @@ class directory_homes {
   directory_homes(index_t n, int p) : n_(n), p_(p) {}
   /// The first order kept by locale h (h may be p: one past the last).
   index_t first(int h) const noexcept {
-    return static_cast<index_t>(static_cast<detail::wide_int>(h) * n_ / p_);
+    return static_cast<index_t>(static_cast<wide_int>(h) * n_ / p_);
   }
   /// The locale keeping the entry of order o (0 <= o < n).
   int home_of(index_t o) const noexcept {
-    return static_cast<int>((static_cast<detail::wide_int>(o + 1) * p_ - 1) / n_);
+    return static_cast<int>((static_cast<wide_int>(o + 1) * p_ - 1) / n_);
   }
 
  private:
@@ -218,8 +218,6 @@ class directory final : public order_directory {
   rma_window window_;
 };
 
-namespace detail {
-
 /// The owned indices a locale stores, as pieces: maximal runs of stored entries that are
 /// consecutive both in storage and along the last dimension of `whole` become one rect
 /// with a row layout. Copies are left out.
@@ -249,5 +247,4 @@ void pieces_of_stored(const directory<N>& dir, std::vector<rect<N>>& owned, std:
   }
 }
 
-}  // namespace detail
-}  // namespace dmap
+}  // namespace dmap::detail

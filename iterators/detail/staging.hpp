@@ -7,23 +7,23 @@
 // neither domain changes: plan_statistics() counts builds and reuses. Plans are the
 // library's transfers: one message per pair of locales that share elements, each way,
 // exactly the elements needed. A leader kept in a directory (Hashed, Unstructured) stages
-// its followers onto an Unstructured domain of its pieces; those plans pair elements.
+// its followers onto a domain of its listed pieces (dsi/detail/listed_pieces.hpp), known
+// through a directory too; those plans pair elements.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <sstream>
 #include <string>
-#include <typeindex>
 #include <utility>
 #include <vector>
 
-#include "../dsi/array.hpp"
-#include "../dsi/domain.hpp"
-#include "../dsi/local_domain.hpp"
-#include "../dsi/locator.hpp"
-#include "../dsi/plan_cache.hpp"
-#include "../dists/unstructured.hpp"
+#include "../../dsi/array.hpp"
+#include "../../dsi/detail/listed_pieces.hpp"
+#include "../../dsi/detail/locator.hpp"
+#include "../../dsi/detail/plan_cache.hpp"
+#include "../../dsi/domain.hpp"
+#include "../../dsi/local_domain.hpp"
 
 namespace dmap::detail {
 
@@ -91,18 +91,20 @@ class staging_desc {
 };
 
 /// One staged operand, kept between loops.
+template <class T, std::size_t N>
 struct staging_entry {
-  placement_key leader;                   // the leader's placement
-  placement_key follower;                 // the follower's
-  std::size_t slot = 0;                   // operand position in the zip
-  std::type_index type = typeid(void);    // type of the staging array
-  std::shared_ptr<void> array;            // dmap::array<T, N> over the staging domain
-  std::shared_ptr<const void> in, out;    // transfer_plan<N>: follower -> staging, back
+  placement_key leader;                          // the leader's placement
+  placement_key follower;                        // the follower's
+  std::size_t slot = 0;                          // operand position in the zip
+  std::shared_ptr<dmap::array<T, N>> array;      // over the staging domain
+  std::shared_ptr<const transfer_plan<N>> in;    // follower -> staging
+  std::shared_ptr<const transfer_plan<N>> out;   // staging -> follower
 };
 
-/// The staging entries of one follower domain (kept in its domain_state, any rank).
+/// The staging entries of one follower domain for elements of type T (its cache of this type).
+template <class T, std::size_t N>
 struct staging_cache {
-  std::vector<staging_entry> entries;
+  std::vector<staging_entry<T, N>> entries;
   /// Entries kept per follower domain; the oldest goes first.
   static constexpr std::size_t capacity = 32;
 };
@@ -126,7 +128,7 @@ placement<N> staging_blocks(const locator<N>& leader, const rect<N>& follower_wh
 
 /// Collective. The domain over `follower_whole` whose pieces on each locale are the
 /// leader's, renamed: a staging_map when every locale's pieces are known (maps given by
-/// formulas), else an Unstructured domain listing this locale's pieces index by index (a
+/// formulas), else a domain of this locale's listed pieces, known through a directory (a
 /// leader kept in a directory; its plans then pair elements).
 template <std::size_t N>
 dmap::domain<N> staging_domain_for(const locator<N>& leader, const rect<N>& follower_whole, const std::string& name) {
@@ -135,52 +137,42 @@ dmap::domain<N> staging_domain_for(const locator<N>& leader, const rect<N>& foll
     return dmap::domain<N>(staging_map<N>(blocks, leader.layers ? *leader.layers : std::vector<int>{}, name),
                            follower_whole);
   }
-  std::vector<idx<N>> mine;
-  for (const auto& b : leader.mine) {
-    const rect<N> r = reindex(b.owned, leader.whole, follower_whole);
-    for (index_t k = 0; k < r.size(); ++k) mine.push_back(r.index_at(k));
-  }
-  return dmap::domain<N>(unstructured<N>(std::move(mine)), follower_whole);
+  std::vector<rect<N>> mine;
+  for (const auto& b : leader.mine) mine.push_back(reindex(b.owned, leader.whole, follower_whole));
+  return dmap::domain<N>(listed_pieces<N>(std::move(mine), name), follower_whole);
 }
 
 /// Collective. The staging of follower operand `f` (at position `slot`) for the loop led by
 /// operand `lead`: an array over the leader's pieces named by f's indices, and the plans
 /// that fill it from f and copy it back; built on first use, then reused.
 template <class Lead, class Follower>
-staging_entry& staged(const Lead& lead, const Follower& f, std::size_t slot) {
+const auto& staged(const Lead& lead, const Follower& f, std::size_t slot) {
   using T = typename Follower::value_type;
   constexpr std::size_t N = Follower::rank;
-  const std::type_index type(typeid(array<T, N>));
+  using entry = staging_entry<T, N>;
   const placement_key leader_key = lead.key(), follower_key = f.key();
-  auto& cache_slot = f.staging_slot();
-  if (!cache_slot) cache_slot = std::make_shared<staging_cache>();
-  auto& cache = *std::static_pointer_cast<staging_cache>(cache_slot);
+  auto& cache = f.follower_state().caches.template get<staging_cache<T, N>>();
   // Every locale searches the same cache in the same order: hits and misses agree.
   return find_or_build(
-      cache.entries, staging_cache::capacity,
-      [&](const staging_entry& e) {
-        return e.leader.same_as(leader_key) && e.follower.same_as(follower_key) && e.slot == slot && e.type == type;
-      },
-      [&](const staging_entry& e) {
+      cache.entries, staging_cache<T, N>::capacity,
+      [&](const entry& e) { return e.leader.same_as(leader_key) && e.follower.same_as(follower_key) && e.slot == slot; },
+      [&](const entry& e) {
         return e.leader.expired() || e.follower.expired() ||
-               (e.slot == slot && e.type == type && e.leader.same_place(leader_key) &&
-                e.follower.same_place(follower_key));
+               (e.slot == slot && e.leader.same_place(leader_key) && e.follower.same_place(follower_key));
       },
       [&] {
         const locator<N> leader_where = lead.locate();
         const dmap::domain<N> staging_domain =
             staging_domain_for(leader_where, f.whole(), "staging of " + f.describe() + " for " + lead.describe());
-        auto z = std::make_shared<array<T, N>>(staging_domain);
-        const locator<N> follower_where = f.locate();
-        const locator<N> staging_where = z->domain().state()->locate();
-        staging_entry e;
+        entry e;
         e.leader = leader_key;
         e.follower = follower_key;
         e.slot = slot;
-        e.type = type;
+        e.array = std::make_shared<dmap::array<T, N>>(staging_domain);
+        const locator<N> follower_where = f.locate();
+        const locator<N> staging_where = state_of(e.array->domain())->locate();
         e.in = std::make_shared<const transfer_plan<N>>(plan_transfer(follower_where, staging_where));
         e.out = std::make_shared<const transfer_plan<N>>(plan_transfer(staging_where, follower_where));
-        e.array = z;
         return e;
       });
 }

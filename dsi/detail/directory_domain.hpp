@@ -11,12 +11,12 @@
 #include <utility>
 #include <vector>
 
-#include "../dsi/directory.hpp"
-#include "../dsi/local_domain.hpp"
-#include "../dsi/rect.hpp"
-#include "../layouts/dense_layout.hpp"
+#include "../layout.hpp"
+#include "../local_domain.hpp"
+#include "../rect.hpp"
+#include "directory.hpp"
 
-namespace dmap {
+namespace dmap::detail {
 
 /// This locale's part of a domain known through a directory: its runs of owned indices
 /// (in storage order), with `contains` answered by a binary search of what it stores.
@@ -24,7 +24,7 @@ template <std::size_t N>
 class directory_local_domain : public pieces_local_domain<N> {
  public:
   directory_local_domain() = default;
-  directory_local_domain(std::shared_ptr<const dmap::directory<N>> dir, std::vector<rect<N>> owned,
+  directory_local_domain(std::shared_ptr<const detail::directory<N>> dir, std::vector<rect<N>> owned,
                          std::vector<dense_layout<N>> layouts)
       : pieces_local_domain<N>(std::move(owned), std::move(layouts)), dir_(std::move(dir)) {}
   /// True when this locale owns `i`.
@@ -36,7 +36,7 @@ class directory_local_domain : public pieces_local_domain<N> {
   }
 
  private:
-  std::shared_ptr<const dmap::directory<N>> dir_;
+  std::shared_ptr<const detail::directory<N>> dir_;
 };
 
 /// The shared part of a global descriptor known through a directory. `who` names the map
@@ -62,7 +62,7 @@ class directory_domain_base {
   /// This locale's local domain descriptor.
   const directory_local_domain<N>& local() const noexcept { return local_; }
   /// The directory (after build()).
-  std::shared_ptr<const dmap::directory<N>> directory() const noexcept { return dir_; }
+  std::shared_ptr<const detail::directory<N>> directory() const noexcept { return dir_; }
   /// All locales.
   int targets() const { return num_locales(); }
 
@@ -71,16 +71,22 @@ class directory_domain_base {
   /// Collective: builds the directory of the staged index set from what this locale stores
   /// (orders in storage order) and commits it.
   void commit(std::vector<index_t> stored, bool one_to_one, unlisted_indices rule) {
-    auto dir = std::make_shared<const dmap::directory<N>>(staged_, std::move(stored), one_to_one, rule, who_);
+    auto dir = std::make_shared<const detail::directory<N>>(staged_, std::move(stored), one_to_one, rule, who_);
     std::vector<rect<N>> owned;
     std::vector<dense_layout<N>> layouts;
-    detail::pieces_of_stored(*dir, owned, layouts);
+    pieces_of_stored(*dir, owned, layouts);
     whole_ = staged_;
     local_ = directory_local_domain<N>(dir, std::move(owned), std::move(layouts));
     dir_ = std::move(dir);
   }
   /// The index set being built.
   const rect<N>& staged() const noexcept { return staged_; }
+  /// The owner of index `i`: here when this locale owns it, else one directory lookup.
+  int owner_of(const idx<N>& i) const {
+    const index_t o = whole_.order_of(i);
+    if (const auto stored = dir_->find_stored(o); stored && stored->second) return here();
+    return dir_->lookup(o).locale;
+  }
   /// "dmap::hashed" etc.
   const std::string& who() const noexcept { return who_; }
 
@@ -96,8 +102,8 @@ class directory_domain_base {
   std::string who_;
   rect<N> staged_{};
   rect<N> whole_{};
-  std::shared_ptr<const dmap::directory<N>> dir_;
+  std::shared_ptr<const detail::directory<N>> dir_;
   directory_local_domain<N> local_{};
 };
 
-}  // namespace dmap
+}  // namespace dmap::detail

@@ -1,0 +1,90 @@
+// The type erasure behind dmap::domain: any global domain descriptor that meets the DSI
+// concepts, behind one virtual interface (called per loop or per plan, never per element).
+#pragma once
+
+#include <cstddef>
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include "../layout.hpp"
+#include "../rect.hpp"
+#include "directory.hpp"
+
+namespace dmap::detail {
+
+/// A global domain descriptor seen through virtual calls.
+template <std::size_t N>
+class domain_model_base {
+ public:
+  virtual ~domain_model_base() = default;
+  virtual rect<N> indices() const = 0;
+  virtual void set_indices(const rect<N>& r) = 0;
+  virtual int locale_of(const idx<N>& i) const = 0;
+  virtual std::vector<rect<N>> local_subdomains(int locale) const = 0;
+  virtual std::vector<dense_layout<N>> local_layouts(int locale) const = 0;
+  virtual std::string name() const = 0;
+  virtual bool same_map(const domain_model_base& other) const = 0;
+  virtual std::unique_ptr<domain_model_base> with_indices(const rect<N>& r) const = 0;
+  virtual const void* find_descriptor(const std::type_info& type) const noexcept = 0;
+  /// When locales hold copies: the copy layer of each locale (empty: no copies).
+  virtual std::vector<int> copy_layers() const = 0;
+  /// For a map with ghost cells (its descriptor has `periodic()`): per dimension, whether
+  /// ghost cells beyond the domain's edge hold the other edge's elements. Nothing otherwise.
+  virtual std::optional<std::array<bool, N>> periodic() const = 0;
+  /// True when the descriptor finishes (re)building its index set collectively (`build`).
+  virtual bool builds_collectively() const noexcept = 0;
+  /// Collective: commits the index set staged by construction or set_indices.
+  virtual void build() = 0;
+  /// The directory of a map no formula describes (nullptr for formula maps).
+  virtual std::shared_ptr<const directory<N>> find_directory() const = 0;
+};
+
+/// The model of descriptor `Desc` made by distribution `Dist`.
+template <std::size_t N, class Dist, class Desc>
+class domain_model final : public domain_model_base<N> {
+ public:
+  domain_model(const Dist& dist, Desc desc) : dist_(dist), desc_(std::move(desc)) {}
+  rect<N> indices() const override { return desc_.indices(); }
+  void set_indices(const rect<N>& r) override { desc_.set_indices(r); }
+  int locale_of(const idx<N>& i) const override { return desc_.locale_of(i); }
+  std::vector<rect<N>> local_subdomains(int locale) const override { return desc_.local_subdomains(locale); }
+  std::vector<dense_layout<N>> local_layouts(int locale) const override { return desc_.local_layouts(locale); }
+  std::string name() const override { return dist_.name(); }
+  bool same_map(const domain_model_base<N>& other) const override {
+    const auto* o = dynamic_cast<const domain_model*>(&other);
+    return o != nullptr && o->dist_ == dist_;
+  }
+  std::unique_ptr<domain_model_base<N>> with_indices(const rect<N>& r) const override {
+    return std::make_unique<domain_model>(dist_, dist_.new_domain(r));
+  }
+  std::vector<int> copy_layers() const override {
+    if constexpr (requires(const Desc& d) { d.copy_layers(); }) return desc_.copy_layers();
+    else return {};
+  }
+  std::optional<std::array<bool, N>> periodic() const override {
+    if constexpr (requires(const Desc& d) { d.periodic(); }) return desc_.periodic();
+    else return std::nullopt;
+  }
+  const void* find_descriptor(const std::type_info& type) const noexcept override {
+    return type == typeid(Desc) ? &desc_ : nullptr;
+  }
+  bool builds_collectively() const noexcept override { return requires(Desc& d) { d.build(); }; }
+  void build() override {
+    if constexpr (requires(Desc& d) { d.build(); }) desc_.build();
+  }
+  std::shared_ptr<const directory<N>> find_directory() const override {
+    if constexpr (requires(const Desc& d) { d.directory(); }) return desc_.directory();
+    else return nullptr;
+  }
+
+ private:
+  Dist dist_;
+  Desc desc_;
+};
+
+}  // namespace dmap::detail

@@ -1,0 +1,166 @@
+// What all handles of one domain share: the descriptor behind its virtual interface, this
+// locale's view of the placement (pieces, layouts, storage size), the arrays declared over
+// the domain and the caches operations keep on it.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../../runtime/agreement.hpp"
+#include "cache_slots.hpp"
+#include "directory.hpp"
+#include "domain_model.hpp"
+#include "locator.hpp"
+#include "transfer.hpp"
+
+namespace dmap::detail {
+
+/// Implemented by every array's storage, so a domain can reallocate its arrays.
+template <std::size_t N>
+class array_hook {
+ public:
+  virtual ~array_hook() = default;
+  /// Collective: move to the new placement, keeping the values of surviving indices.
+  virtual void reallocate(const locator<N>& before, const locator<N>& after) = 0;
+};
+
+/// The state every handle of one domain shares.
+template <std::size_t N>
+struct domain_state {
+  std::unique_ptr<domain_model_base<N>> model;
+  rect<N> whole;                           // cached model->indices()
+  std::vector<rect<N>> my_subdomains;      // this locale's pieces
+  std::vector<dense_layout<N>> my_layouts; // and their storage, piece by piece
+  index_t my_size = 0;
+  // True when this locale's storage holds exactly its owned indices, each once, filling
+  // [0, my_size) (no ghost cells, no gaps): loops over arrays of this domain alone may then
+  // walk the storage as one contiguous span, in any order.
+  bool dense_storage = false;
+  // When locales hold copies (Replicated, replicated dimensions): the copy layer of each
+  // locale; the locales of one layer hold every index once. Data moves from the source's
+  // layer of the destination, and reductions see the reducing locale's layer. Null: no copies.
+  std::shared_ptr<const std::vector<int>> layers;
+  // True when every locale is a layer of its own (it holds the whole index set).
+  bool replicated = false;
+  // The directory of a map no formula describes (Hashed, Unstructured); null otherwise.
+  std::shared_ptr<const directory<N>> dir;
+  index_t storage_size = 0;                // elements each array keeps here (with ghosts, copies)
+  std::vector<array_hook<N>*> arrays;      // arrays declared over the domain
+  std::uint64_t generation = 0;            // bumps on every set_indices
+  mutable std::shared_ptr<const placement<N>> all_blocks;  // every locale's blocks, on demand
+  cache_slots caches;                      // plans and staging kept by operations, by type
+
+  void refresh() {
+    whole = model->indices();
+    my_subdomains = model->local_subdomains(here());
+    my_layouts = model->local_layouts(here());
+    if (my_layouts.size() != my_subdomains.size())
+      throw runtime_error("dmap::domain: the distribution " + model->name() + " gives " +
+                          std::to_string(my_subdomains.size()) + " subdomains but " +
+                          std::to_string(my_layouts.size()) +
+                          " layouts; it must give one layout per subdomain");
+    my_size = 0;
+    index_t span = 0;
+    dense_storage = true;
+    for (std::size_t k = 0; k < my_subdomains.size(); ++k) {
+      my_size += my_subdomains[k].size();
+      span = std::max(span, my_layouts[k].end());
+      dense_storage = dense_storage && my_layouts[k].indices == my_subdomains[k];
+    }
+    dir = model->find_directory();
+    storage_size = std::max(span, dir ? static_cast<index_t>(dir->stored().size()) : 0);
+    dense_storage = dense_storage && span == my_size && storage_size == my_size;
+    auto l = model->copy_layers();
+    layers = l.empty() ? nullptr : std::make_shared<const std::vector<int>>(std::move(l));
+    replicated = false;
+    if (layers) {
+      std::vector<int> sorted = *layers;
+      std::sort(sorted.begin(), sorted.end());
+      replicated = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+    }
+    all_blocks.reset();
+    ++generation;
+  }
+  /// Every locale's owned rects with their storage layouts (maps given by formulas only).
+  const placement<N>& blocks_of_all() const {
+    if (dir)
+      throw unsupported_error("dmap::domain: " + model->name() +
+                              " is known through a directory; no locale knows every other locale's blocks");
+    if (!all_blocks) {
+      auto p = std::make_shared<placement<N>>(static_cast<std::size_t>(num_locales()));
+      for (int q = 0; q < num_locales(); ++q) {
+        const auto owned = model->local_subdomains(q);
+        const auto layouts = model->local_layouts(q);
+        for (std::size_t k = 0; k < owned.size() && k < layouts.size(); ++k)
+          (*p)[q].push_back({owned[k], layouts[k], {}});
+      }
+      all_blocks = std::move(p);
+    }
+    return *all_blocks;
+  }
+  /// Where the elements live, as this locale can tell (kept valid by its shared parts
+  /// after the domain changes).
+  locator<N> locate() const {
+    locator<N> l{whole, {}, {}, dir, layers, {}};
+    for (std::size_t k = 0; k < my_subdomains.size(); ++k) l.mine.push_back({my_subdomains[k], my_layouts[k], {}});
+    if (!dir) {
+      (void)blocks_of_all();
+      l.all = all_blocks;
+    }
+    return l;
+  }
+  /// Collective: `make()` builds a model locally (its index set staged); it becomes the
+  /// model, built collectively when it needs to be, and this locale's view is refreshed.
+  /// A failure anywhere reaches every locale and leaves the state as it was.
+  template <class Make>
+  void install(Make&& make) {
+    std::unique_ptr<domain_model_base<N>> next;
+    agreed([&] {
+      next = make();
+      if (next->builds_collectively()) return;
+      model = std::move(next);
+      refresh();
+    });
+    if (!next) return;
+    next->build();
+    agreed([&] {
+      model = std::move(next);
+      refresh();
+    });
+  }
+  /// Collective: changes the model's index set (set_indices, then build when the model
+  /// builds collectively) and refreshes this locale's view.
+  void change_indices(const rect<N>& indices) {
+    agreed([&] {
+      model->set_indices(indices);
+      if (!model->builds_collectively()) refresh();
+    });
+    if (!model->builds_collectively()) return;
+    model->build();
+    agreed([&] { refresh(); });
+  }
+};
+
+/// A transfer plan kept for one generation of a domain (halo updates, copy refreshes).
+template <std::size_t N>
+struct generation_plan {
+  std::uint64_t generation = 0;                   // the domain generation it was built for
+  std::shared_ptr<const transfer_plan<N>> plan;   // null until built
+
+  /// The plan for domain generation `current`, built by `build()` when missing or stale.
+  template <class Build>
+  const std::shared_ptr<const transfer_plan<N>>& for_generation(std::uint64_t current, Build&& build) {
+    if (!plan || generation != current) {
+      plan = std::make_shared<const transfer_plan<N>>(build());
+      generation = current;
+    }
+    return plan;
+  }
+};
+
+}  // namespace dmap::detail

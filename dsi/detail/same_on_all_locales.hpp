@@ -1,0 +1,47 @@
+// The check that every locale passed the same arguments to a collective call that makes or
+// changes a domain: a fingerprint of the index set and the map's name, compared everywhere.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+#include "../../runtime/collectives.hpp"
+#include "../rect.hpp"
+
+namespace dmap::detail {
+
+/// A 64-bit fingerprint of a rect and a map name, to check that all locales agree.
+template <std::size_t N>
+std::uint64_t fingerprint(const rect<N>& r, const std::string& name) {
+  std::uint64_t h = 1469598103934665603ull;
+  const auto mix = [&](std::uint64_t v) {
+    for (int b = 0; b < 8; ++b) h = (h ^ ((v >> (8 * b)) & 0xff)) * 1099511628211ull;
+  };
+  for (const auto& d : r.dims()) {
+    mix(static_cast<std::uint64_t>(d.lo()));
+    mix(static_cast<std::uint64_t>(d.hi()));
+    mix(static_cast<std::uint64_t>(d.stride()));
+    mix(static_cast<std::uint64_t>(d.alignment()));
+  }
+  for (char c : name) mix(static_cast<unsigned char>(c));
+  return h;
+}
+
+/// Collective: throws on every locale unless all passed the same (rect, map).
+template <std::size_t N>
+void check_same_on_all_locales(const char* what, const rect<N>& r, const std::string& name) {
+  const auto mine = fingerprint(r, name);
+  const auto all = all_gather(mine);
+  for (int q = 0; q < static_cast<int>(all.size()); ++q)
+    if (all[q] != all[0]) {
+      std::ostringstream s;
+      s << what << ": locales 0 and " << q
+        << " passed different index sets or distributions (here: " << r << " over " << name
+        << "); it is a collective call and every locale must pass the same arguments";
+      throw argument_error(s.str());
+    }
+}
+
+}  // namespace dmap::detail

@@ -1,0 +1,3 @@
+#pragma once
+#include "../runtime/base.hpp"
+#include "../dists/map.hpp"

@@ -19,6 +19,7 @@
 #include "dsi/local_domain.hpp"
 #include "dsi/range.hpp"
 #include "dsi/rect.hpp"
+#include "dsi/strided_span.hpp"
 
 #include "layouts/framed_layout.hpp"
 #include "layouts/product_layout.hpp"

@@ -20,21 +20,17 @@
 
 namespace dmap {
 
-template <class T, std::size_t N>
+template <transferable T, std::size_t N>
 class array;
 template <class T, std::size_t N, std::size_t M>
 class array_view;
 
 /// A distributed array: one T per index of a domain<N>. A value type: creating, copying and
 /// assigning are collective and assignment always copies elements (it never rebinds the
-/// array to another domain; `swap` does that). T must be trivially copyable (elements
-/// travel as bytes).
-template <class T, std::size_t N>
+/// array to another domain; `swap` does that). T must be trivially copyable (concept
+/// dmap::transferable: elements travel between locales as bytes).
+template <transferable T, std::size_t N>
 class array {
-  static_assert(std::is_trivially_copyable_v<T>,
-                "dmap::array<T, N>: T must be trivially copyable (elements travel between "
-                "locales as bytes)");
-
  public:
   using value_type = T;
   static constexpr std::size_t rank = N;

@@ -369,15 +369,15 @@ auto rank_change(const array<T, N>& a, const Args&... args) {
 }
 
 // Array members that make views.
-template <class T, std::size_t N>
+template <transferable T, std::size_t N>
 array_view<T, N, N> array<T, N>::operator[](const rect<N>& r) {
   return view_of(*this)[r];
 }
-template <class T, std::size_t N>
+template <transferable T, std::size_t N>
 array_view<const T, N, N> array<T, N>::operator[](const rect<N>& r) const {
   return view_of(*this)[r];
 }
-template <class T, std::size_t N>
+template <transferable T, std::size_t N>
 template <class U, std::size_t M>
   requires std::is_same_v<std::remove_const_t<U>, T>
 array<T, N>& array<T, N>::operator=(const array_view<U, N, M>& other) {

@@ -9,7 +9,7 @@
 
 namespace dmap {
 
-template <class T, std::size_t N>
+template <transferable T, std::size_t N>
 class array;
 
 /// A reference to one element of a distributed array, local or remote. Reads come from
@@ -40,7 +40,7 @@ class element_ref {
   element_ref& operator/=(const T& v) { return *this = static_cast<T>(*this) / v; }
 
  private:
-  template <class U, std::size_t N>
+  template <transferable U, std::size_t N>
   friend class array;
   element_ref(const T* read, T* write, const detail::rma_window* window, int owner, index_t offset) noexcept
       : read_(read), write_(write), window_(window), owner_(owner), offset_(offset) {}

@@ -3,11 +3,13 @@
 // memory. Part of the DSI contract: a distribution describes its local storage with these.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <string>
 
 #include "rect.hpp"
+#include "strided_span.hpp"
 
 namespace dmap {
 
@@ -60,14 +62,29 @@ struct dense_layout {
   }
   /// True: every index has its own element (mdspan's is_unique).
   static constexpr bool is_unique() noexcept { return true; }
-  /// True: the elements fill [offset, offset + size()) (mdspan's is_exhaustive).
-  static constexpr bool is_exhaustive() noexcept { return true; }
+  /// True when the elements fill [offset, offset + size()) without gaps (mdspan's
+  /// is_exhaustive): a compact row- or column-major block, not a piece of a larger array.
+  bool is_exhaustive() const noexcept {
+    std::array<std::size_t, N> by_stride{};
+    for (std::size_t d = 0; d < N; ++d) by_stride[d] = d;
+    std::sort(by_stride.begin(), by_stride.end(),
+              [&](std::size_t a, std::size_t b) { return detail::abs_index(strides[a]) < detail::abs_index(strides[b]); });
+    index_t step = 1;
+    for (std::size_t d : by_stride) {
+      const index_t extent = indices.dim(d).size();
+      if (extent == 0) return true;
+      if (extent > 1 && detail::abs_index(strides[d]) != step) return false;
+      step *= extent;
+    }
+    return true;
+  }
   /// True: offsets are linear in the positions (mdspan's is_strided).
   static constexpr bool is_strided() noexcept { return true; }
 };
 
-/// One locale's block of an array: the layout and the memory, as (pointer, extents,
-/// strides) for anything that speaks mdspan or PEP 3118.
+/// One locale's block of an array: the layout and the memory. `span()` is the block as an
+/// mdspan-style view (pointer, extents, strides), which `to_mdspan` turns into a
+/// std::mdspan (or Kokkos mdspan) with a layout_stride mapping.
 template <class T, std::size_t N>
 struct local_block {
   dense_layout<N> layout;  ///< which indices, and where each one lives
@@ -75,8 +92,14 @@ struct local_block {
 
   /// The first element of the block.
   T* data() const noexcept { return base + layout.offset; }
+  /// The number of elements per dimension.
+  std::array<index_t, N> extents() const noexcept { return layout.extents(); }
+  /// The element distance between neighbours per dimension (negative: stored backwards).
+  const std::array<index_t, N>& strides() const noexcept { return layout.strides; }
   /// The element of global index `i` (precondition: layout.indices.contains(i)).
   T& operator()(const idx<N>& i) const noexcept { return base[layout.offset_of(i)]; }
+  /// The block as an mdspan-style view indexed by local positions (0-based per dimension).
+  strided_span<T, N> span() const noexcept { return {data(), extents(), layout.strides}; }
 };
 
 }  // namespace dmap

@@ -76,4 +76,18 @@ concept reduction_transform =
     loop_body<Transform, X> &&
     std::convertible_to<decltype(std::apply(std::declval<Transform&>(), std::declval<loop_args_t<X>>())), T>;
 
+/// Iterands that can be zipped: all of them iterands of the same number of dimensions.
+template <class... Iterands>
+concept same_rank_iterands =
+    sizeof...(Iterands) >= 1 && (iterand<Iterands> && ...) &&
+    ((detail::operand<std::remove_reference_t<Iterands>>::rank ==
+      detail::operand<std::remove_reference_t<std::tuple_element_t<0, std::tuple<Iterands...>>>>::rank) &&
+     ...);
+
+namespace detail {
+/// False for every type: delays a static_assert until a misuse is instantiated.
+template <class...>
+inline constexpr bool misuse = false;
+}  // namespace detail
+
 }  // namespace dmap

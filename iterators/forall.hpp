@@ -39,4 +39,19 @@ void forall(Iterand&& iterand, Body&& body) {
       written);
 }
 
+/// A misuse of forall: says which rule it breaks.
+template <class Iterand, class Body>
+  requires(!loop_body<Body, Iterand>)
+void forall(Iterand&&, Body&&) {
+  if constexpr (!loop_iterand<Iterand>)
+    static_assert(detail::misuse<Iterand, Body>,
+                  "dmap::forall: the iterand must be a dmap::domain, array, array view, neighbors(...) or a zip(...) "
+                  "of them (concept dmap::loop_iterand)");
+  else
+    static_assert(detail::misuse<Iterand, Body>,
+                  "dmap::forall: the body must be callable with one argument per zipped iterand: T& or const T& for "
+                  "an array or view of T, idx<N> for a domain, a neighbourhood for neighbors(...) (concept "
+                  "dmap::loop_body)");
+}
+
 }  // namespace dmap

@@ -116,4 +116,33 @@ template <iterand Iterand, class T, class Op = std::plus<>>
   return reduce(std::forward<Iterand>(iterand), init, op, detail::identity_transform{});
 }
 
+/// A misuse of reduce: says which rule it breaks.
+template <class Iterand, class T, class... Rest>
+  requires(sizeof...(Rest) <= 2 && !(sizeof...(Rest) == 2 && loop_iterand<Iterand> &&
+                                     reduction_op<std::tuple_element_t<0, std::tuple<Rest..., void>>, T> &&
+                                     reduction_transform<std::tuple_element_t<1, std::tuple<Rest..., void, void>>,
+                                                         Iterand, T>) &&
+           !(sizeof...(Rest) <= 1 && iterand<Iterand> &&
+             reduction_op<std::remove_cvref_t<std::tuple_element_t<0, std::tuple<Rest..., std::plus<>>>>, T> &&
+             reduction_transform<detail::identity_transform, Iterand, T>))
+T reduce(Iterand&&, T init, Rest&&...) {
+  if constexpr (!loop_iterand<Iterand>)
+    static_assert(detail::misuse<Iterand, T>,
+                  "dmap::reduce: the iterand must be a dmap::domain, array, array view or a zip(...) of them (concept "
+                  "dmap::loop_iterand)");
+  else if constexpr (sizeof...(Rest) < 2 && !iterand<Iterand>)
+    static_assert(detail::misuse<Iterand, T>,
+                  "dmap::reduce over a zip needs a transform combining the zipped elements: reduce(zip(A, B), init, "
+                  "op, [](auto a, auto b) { ... })");
+  else if constexpr (!reduction_op<std::remove_cvref_t<std::tuple_element_t<0, std::tuple<Rest..., std::plus<>>>>, T>)
+    static_assert(detail::misuse<Iterand, T>,
+                  "dmap::reduce: the operation must combine two values of the result type T into one convertible "
+                  "to T (concept dmap::reduction_op)");
+  else
+    static_assert(detail::misuse<Iterand, T>,
+                  "dmap::reduce: the transform must be callable with the iterand's elements (one per zipped "
+                  "iterand) and return something convertible to T (concept dmap::reduction_transform)");
+  return init;
+}
+
 }  // namespace dmap

@@ -24,13 +24,25 @@ struct zipped {
 /// Zips iterands for forall/reduce: `forall(zip(B, A, C), [](double& b, const double& a,
 /// const double& c) {...})`. Every iterand must have the same number of dimensions (and,
 /// checked when the loop runs, the same shape).
-template <iterand... Iterands>
-  requires(sizeof...(Iterands) >= 1 &&
-           ((detail::operand<std::remove_reference_t<Iterands>>::rank ==
-             detail::operand<std::remove_reference_t<std::tuple_element_t<0, std::tuple<Iterands...>>>>::rank) &&
-            ...))
+template <class... Iterands>
+  requires same_rank_iterands<Iterands...>
 zipped<Iterands...> zip(Iterands&&... iterands) {
   return zipped<Iterands...>{std::tuple<Iterands...>(std::forward<Iterands>(iterands)...)};
+}
+/// A misuse of zip: says which rule it breaks.
+template <class... Iterands>
+  requires(!same_rank_iterands<Iterands...>)
+auto zip(Iterands&&...) {
+  if constexpr (sizeof...(Iterands) == 0)
+    static_assert(detail::misuse<Iterands...>, "dmap::zip needs at least one iterand");
+  else if constexpr (!(iterand<Iterands> && ...))
+    static_assert(detail::misuse<Iterands...>,
+                  "dmap::zip: every iterand must be a dmap::domain, array, array view or neighbors(...) (concept "
+                  "dmap::iterand)");
+  else
+    static_assert(detail::misuse<Iterands...>,
+                  "dmap::zip: zipped iterands must have the same number of dimensions (concept "
+                  "dmap::same_rank_iterands)");
 }
 
 /// Marks an operand the body only reads (Chapel's `const` intent): a misaligned operand is

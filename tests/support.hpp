@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,19 @@ std::vector<std::vector<T>> everyones(const std::vector<T>& mine) {
   std::vector<std::vector<T>> all;
   for (const auto& bytes : in) all.push_back(dmap::from_bytes<T>(bytes));
   return all;
+}
+
+/// Runs `f`: (true, what()) when it throws E, (false, a description) otherwise.
+template <class E, class F>
+std::pair<bool, std::string> throws_as(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return {true, e.what()};
+  } catch (const std::exception& e) {
+    return {false, std::string("another exception: ") + e.what()};
+  }
+  return {false, "no exception"};
 }
 
 }  // namespace dmap::testing

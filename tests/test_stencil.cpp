@@ -366,17 +366,7 @@ int sweep(const rect<N>& r, const std::vector<idx<N>>& fluffs, bool all_grids,
   return ran;
 }
 
-template <class E, class F>
-std::pair<bool, std::string> throws_as(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return {true, e.what()};
-  } catch (const std::exception& e) {
-    return {false, std::string("another exception: ") + e.what()};
-  }
-  return {false, "no exception"};
-}
+using dmap::testing::throws_as;
 
 }  // namespace
 
@@ -681,6 +671,79 @@ TEST_CASE("stencil: neighbors throws unsupported_error on Block arrays and beyon
       DMAP_CHECK_ALL(has(msg, "stencil"));
     }
     DMAP_CHECK_ALL(throws_as<dmap::error>([&] { run(A, B, idx<2>{1, 0}); }).second == "no exception");
+  }
+}
+
+TEST_CASE("stencil: neighbors over views of a whole-grid array: interior, strided, reversed and rank-changed",
+          "[stencil][array_view]") {
+  // The natural stencil idiom: distribute the whole grid, loop over the interior. The views'
+  // neighbourhoods read the array's storage (owned cells and ghost cells) in place.
+  const index_t n = 24, m = 17;
+  const rect<2> grid{range(0, n), range(0, m)};
+  dmap::domain<2> D{dmap::stencil<2>{idx<2>{2, 1}}, grid};
+  dmap::array<double, 2> A(D), B(D, -1.0);
+  dmap::forall(dmap::zip(A, D), [](double& a, const idx<2>& i) { a = fval(i); });
+  dmap::update_halos(A);
+  const auto check = [&](const rect<2>& part, const auto& want, const char* what) {
+    std::string fail;
+    for (const auto& s : D.local_subdomains())
+      for (const auto& i : points_of(s.intersect(part)))
+        if (B.local(i) != want(i)) fail = std::string(what) + " at " + text(i) + ": " + text(B.local(i));
+    CHECK_NO_FAILURE(fail);
+  };
+  const auto e0 = idx<2>{1, 0}, e1 = idx<2>{0, 1};
+  {
+    const rect<2> inner = grid.expanded(-1);  // the grid less its boundary
+    REQUIRE(inner == (rect<2>{range(1, n - 1), range(1, m - 1)}));
+    dmap::reset_counters();
+    dmap::reset_plan_statistics();
+    dmap::forall(dmap::zip(B[inner], dmap::neighbors(A[inner], 1)), [](double& b, const auto& a) {
+      b = a(-1, 0) + a(1, 0) + 2 * a(0, -1) + 3 * a(0, 1) - a();
+    });
+    const auto c = dmap::counters();
+    DMAP_CHECK_ALL(c.messages_sent == 0 && c.messages_received == 0);
+    DMAP_CHECK_ALL(dmap::plan_statistics().built == 0);  // aligned: nothing staged
+    check(inner, [&](const idx<2>& i) {
+      return fval(i - e0) + fval(i + e0) + 2 * fval(i - e1) + 3 * fval(i + e1) - fval(i);
+    }, "interior");
+  }
+  {
+    // Every other row: one position along dimension 0 is two indices (the fluff is 2).
+    const rect<2> rows{range(2, n - 2, 2), range(1, m - 1)};
+    dmap::forall(dmap::zip(B[rows], dmap::neighbors(std::as_const(A)[rows], idx<2>{1, 1})),
+                 [](double& b, const auto& a) { b = a(-1, 0) - a(1, 0) + a(0, 1); });
+    check(rows, [&](const idx<2>& i) { return fval(i - e0 - e0) - fval(i + e0 + e0) + fval(i + e1); }, "strided");
+  }
+  {
+    // Rows in reverse: the previous position along dimension 0 is the next row.
+    const rect<2> reversed{range(1, n - 1, -1), range(1, m - 1)};
+    dmap::forall(dmap::zip(B[reversed], dmap::neighbors(A[reversed], 1)),
+                 [](double& b, const auto& a) { b = a(-1, 0) - 2 * a(1, 0); });
+    check(reversed, [&](const idx<2>& i) { return fval(i + e0) - 2 * fval(i - e0); }, "reversed");
+  }
+  {
+    // One row as a 1-D view, its neighbours along the row.
+    const index_t row = n / 2;
+    dmap::forall(dmap::zip(dmap::rank_change(B, row, range(1, m - 1)),
+                           dmap::neighbors(dmap::rank_change(A, row, range(1, m - 1)), 1)),
+                 [](double& b, const auto& a) { b = a(-1) + 10 * a(1); });
+    check(rect<2>{range(row, row + 1), range(1, m - 1)},
+          [&](const idx<2>& i) { return fval(i - e1) + 10 * fval(i + e1); }, "row");
+  }
+  // Views of a Block array have no ghost cells: the interior's neighbours across a cut are
+  // on another locale (one locale holds everything).
+  dmap::domain<2> E{dmap::block<2>{}, grid};
+  dmap::array<double, 2> F(E), G(E);
+  const rect<2> inner{range(1, n - 1), range(1, m - 1)};
+  const auto run = [&] {
+    dmap::forall(dmap::zip(G[inner], dmap::neighbors(F[inner], 1)), [](double& g, const auto& f) { g = f(1, 1); });
+  };
+  if (dmap::num_locales() > 1) {
+    const auto [ok, msg] = throws_as<dmap::unsupported_error>(run);
+    INFO(msg);
+    DMAP_CHECK_ALL(ok && has(msg, "stencil"));
+  } else {
+    DMAP_CHECK_ALL(throws_as<dmap::error>(run).second == "no exception");
   }
 }
 

@@ -1,5 +1,5 @@
-// dmap::view(D) and dmap::view(A): serial range-v3 views in global row-major order, against
-// a serial oracle, and their communication (batches of view_batch_elements, one message per
+// dmap::view(D) and dmap::view(A): serial views in global row-major order (standard ranges
+// that range-v3 takes too), against a serial oracle, and their communication (batches of view_batch_elements, one message per
 // batch and remote owner) against the counters.
 //
 // The oracle of a rect is the row-major list of its indices, built by nested loops over each
@@ -25,6 +25,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
+#include <numeric>
+#include <ranges>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -257,4 +260,53 @@ TEST_CASE("views work with range-v3 algorithms", "[views]") {
   dmap::barrier();
   INFO(w);
   DMAP_CHECK_ALL(w.empty());
+}
+
+// The serial views model the standard range concepts, so std::ranges algorithms and
+// std::views adaptors take them as they take a std::vector.
+static_assert(std::ranges::random_access_range<decltype(dmap::view(std::declval<const dmap::array<double, 2>&>()))>);
+static_assert(std::ranges::sized_range<decltype(dmap::view(std::declval<const dmap::array<double, 2>&>()))>);
+static_assert(std::ranges::view<decltype(dmap::view(std::declval<const dmap::domain<3>&>()))>);
+static_assert(std::ranges::borrowed_range<decltype(dmap::view(std::declval<const dmap::domain<3>&>()))>);
+static_assert(std::random_access_iterator<std::ranges::iterator_t<decltype(dmap::view(std::declval<const dmap::domain<1>&>()))>>);
+
+TEST_CASE("views work with std::ranges algorithms and std::views adaptors", "[views]") {
+  const rect<2> r{range{-4, 21}, range{3, 40, 2}};
+  const auto oracle = points_of(r);
+  dmap::domain<2> D{dmap::cyclic<2>{}, r};
+  dmap::array<double, 2> A{D};
+  dmap::forall(dmap::zip(A, D), [](double& a, const idx<2>& i) { a = fval(i); });
+  std::vector<double> values;
+  for (const auto& i : oracle) values.push_back(fval(i));
+  // Each locale in turn iterates alone (views are not collective); the others wait.
+  for (int turn = 0; turn < dmap::num_locales(); ++turn) {
+    std::string w;
+    if (dmap::here() == turn) {
+      const auto a = dmap::view(A);
+      const auto d = dmap::view(D);
+      if (!std::ranges::equal(a, values)) w = "equal";
+      if (std::ranges::size(a) != values.size() || std::ranges::size(d) != oracle.size()) w = "size";
+      if (!std::ranges::equal(d, oracle)) w = "indices";
+      const auto at = std::ranges::find(d, oracle[oracle.size() / 2]);
+      if (at - std::ranges::begin(d) != static_cast<std::ptrdiff_t>(oracle.size() / 2)) w = "find";
+      if (a[5] != values[5] || *(a.end() - 1) != values.back()) w = "random access";
+      std::vector<double> taken;
+      std::ranges::copy(a | std::views::drop(7) | std::views::take(20) | std::views::reverse, std::back_inserter(taken));
+      if (!std::ranges::equal(taken, std::vector<double>(values.rbegin() + static_cast<std::ptrdiff_t>(values.size()) - 27,
+                                                         values.rbegin() + static_cast<std::ptrdiff_t>(values.size()) - 7)))
+        w = "drop | take | reverse";
+      if (std::accumulate(a.begin(), a.end(), 0.0) != std::accumulate(values.begin(), values.end(), 0.0)) w = "accumulate";
+      if (std::ranges::max(a) != *std::ranges::max_element(values)) w = "max";
+      std::size_t k = 0;
+      for (const auto& i : d | std::views::filter([](const idx<2>& x) { return x[0] % 3 == 0; })) {
+        if (i[0] % 3 != 0) w = "filter";
+        ++k;
+      }
+      if (k != static_cast<std::size_t>(std::ranges::count_if(oracle, [](const idx<2>& x) { return x[0] % 3 == 0; })))
+        w = "filter count";
+    }
+    dmap::barrier();
+    INFO("locale " << turn << " alone: " << w);
+    DMAP_CHECK_ALL(w.empty());
+  }
 }

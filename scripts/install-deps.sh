@@ -5,6 +5,7 @@ set -euo pipefail
 
 # Add packages here (one list for build, test and demo).
 PACKAGES=(build-essential cmake pkg-config librange-v3-dev libtbb-dev libopenmpi-dev openmpi-bin catch2
+          doxygen       # doxygen: the API reference (docs target, checked by the test suite)
           libpng-dev    # libpng-dev: the heat example writes PNG images
           libscalapack-openmpi-dev)   # ScaLAPACK: oracle and interop target of tests/test_scalapack.cpp
 

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstddef>
+#include <string>
 #include <type_traits>
 
 #include "../dsi/array.hpp"
@@ -52,30 +53,42 @@ struct neighbors_of {
   idx<N> radius;                   ///< how far the body reads, per dimension (in positions)
 };
 
+namespace detail {
+/// `radius`, checked: every entry must be >= 0 (argument_error naming the dimension otherwise).
+template <std::size_t N>
+idx<N> checked_radius(const idx<N>& radius) {
+  for (std::size_t d = 0; d < N; ++d)
+    if (radius[d] < 0)
+      throw argument_error("dmap::neighbors: radius[" + std::to_string(d) + "] is " + std::to_string(radius[d]) +
+                           "; a neighbourhood radius must be >= 0");
+  return radius;
+}
+}  // namespace detail
+
 /// The neighbourhood operand of `a` with the same radius in every dimension:
 /// `forall(zip(B, neighbors(A, 1)), [](double& b, const auto& a) { b = a(-1, 0) + a(1, 0); })`.
 /// Every chunk of the loop widened by the radius must be stored on its locale (a
 /// dmap::stencil domain with fluff >= radius, halos updated); the loop throws otherwise.
 template <class T, std::size_t N>
 neighbors_of<T, N, N> neighbors(const array<T, N>& a, index_t radius = 1) {
-  return {view_of(a), idx<N>::filled(radius)};
+  return {view_of(a), detail::checked_radius(idx<N>::filled(radius))};
 }
 /// The neighbourhood operand of `a` with a radius per dimension.
 template <class T, std::size_t N>
 neighbors_of<T, N, N> neighbors(const array<T, N>& a, const idx<N>& radius) {
-  return {view_of(a), radius};
+  return {view_of(a), detail::checked_radius(radius)};
 }
 /// The neighbourhood operand of a view: `zip(B[inner], neighbors(A[inner], 1))` loops over
 /// the interior of a whole-grid Stencil array and reads the neighbours beyond it from the
 /// array's storage (boundary cells and ghost cells alike).
 template <class T, std::size_t N, std::size_t M>
 neighbors_of<std::remove_const_t<T>, N, M> neighbors(const array_view<T, N, M>& v, index_t radius = 1) {
-  return {v, idx<N>::filled(radius)};
+  return {v, detail::checked_radius(idx<N>::filled(radius))};
 }
 /// The neighbourhood operand of a view with a radius per dimension.
 template <class T, std::size_t N, std::size_t M>
 neighbors_of<std::remove_const_t<T>, N, M> neighbors(const array_view<T, N, M>& v, const idx<N>& radius) {
-  return {v, radius};
+  return {v, detail::checked_radius(radius)};
 }
 
 }  // namespace dmap

@@ -744,7 +744,11 @@ TEST_CASE("stencil: neighbors over views of a whole-grid array: interior, stride
     DMAP_CHECK_ALL(ok && has(msg, "stencil"));
   } else {
     DMAP_CHECK_ALL(throws_as<dmap::error>(run).second == "no exception");
-  }
+  }  // A negative radius is refused where the operand is made, naming the dimension.
+  const auto [refused, why] = throws_as<dmap::argument_error>([&] { (void)dmap::neighbors(A[inner], idx<2>{1, -1}); });
+  INFO(why);
+  DMAP_CHECK_ALL(refused && has(why, "radius[1]") && has(why, "-1"));
+  DMAP_CHECK_ALL(throws_as<dmap::argument_error>([&] { (void)dmap::neighbors(A, -2); }).first);
 }
 
 // ------------------------------------------------------------------------------- 6. A[i + off]

@@ -46,3 +46,7 @@
 #include "algorithms/halos.hpp"
 
 #include "interop/dap.hpp"
+
+/// \namespace dmap
+/// The whole public vocabulary of dmap: locales, index sets, domains and arrays, distributions,
+/// parallel loops and whole-array operations (the main page groups them).

@@ -25,7 +25,7 @@ struct copies_plans {
 };
 }  // namespace detail
 
-/// Collective. Refreshes every copy of `a`'s elements held through the directory (an
+/// Collective: refreshes every copy of `a`'s elements held through the directory (an
 /// Unstructured map that is not one_to_one) from its owner: one message per pair of locales
 /// that share indices; the plan is made once per index set and reused. Nothing to do when
 /// no locale holds a copy. Throws argument_error on every locale for a map without a
@@ -53,7 +53,7 @@ void update_copies(array<T, N>& a) {
   detail::pending_transfer<T, N>(*plan, a.local_data(), a.local_data()).finish();
 }
 
-/// Collective. Makes every copy of `a`'s elements equal to locale `root`'s: for a
+/// Collective: makes every copy of `a`'s elements equal to locale `root`'s: for a
 /// Replicated array, every locale's copy becomes root's; for a Dimensional array with
 /// replicated dimensions, every copy layer becomes root's layer (each locale receives its
 /// indices from the locale of root's layer holding them).

@@ -93,7 +93,7 @@ class [[nodiscard]] halo_update {
   detail::pending_transfer<T, N> pending_;
 };
 
-/// Collective. Posts the messages that refresh every ghost cell of `a` (one per neighbouring
+/// Collective: posts the messages that refresh every ghost cell of `a` (one per neighbouring
 /// locale, faces, edges and corners alike) and copies the periodic wraps that stay on this
 /// locale; owned elements may be computed on until `finish()`, ghost cells not read. The plan
 /// is built once per index set and kept by the domain. Throws argument_error on every locale
@@ -110,7 +110,7 @@ template <class T, std::size_t N>
   return halo_update<T, N>(plan, a.local_data());
 }
 
-/// Collective. Refreshes every ghost cell of `a` from the owning locale.
+/// Collective: refreshes every ghost cell of `a` from the owning locale.
 template <class T, std::size_t N>
 void update_halos(array<T, N>& a) {
   start_halo_update(a).finish();

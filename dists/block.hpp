@@ -108,6 +108,7 @@ template <std::size_t N>
 class block_local_domain {
  public:
   block_local_domain() = default;
+  /// The local domain owning `mine`, stored in `order`.
   block_local_domain(const rect<N>& mine, storage_order order)
       : mine_(mine), layout_(dense_layout<N>::make(mine, 0, order)) {}
 
@@ -133,6 +134,7 @@ class block_local_domain {
 template <std::size_t N>
 class block_domain {
  public:
+  /// The descriptor of the indices `indices` distributed by `dist`.
   block_domain(const block<N>& dist, const rect<N>& indices) : dist_(dist) { set_indices(indices); }
 
   /// The distribution.

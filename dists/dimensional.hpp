@@ -47,21 +47,21 @@ struct block_dim {
 /// Cyclic along one dimension: index i goes to (i - start) mod p; start defaults to the
 /// domain's low bound.
 struct cyclic_dim {
-  std::optional<index_t> start{};
+  std::optional<index_t> start{};  ///< the index dealt to grid coordinate 0; unset: the domain's low bound
   friend bool operator==(const cyclic_dim&, const cyclic_dim&) = default;
 };
 /// Block-cyclic along one dimension: blocks of `block_size` indices from `start` (default:
 /// the domain's low bound) dealt round robin; block j goes to j mod p (ScaLAPACK with source
 /// process 0).
 struct block_cyclic_dim {
-  index_t block_size = 1;
-  std::optional<index_t> start{};
+  index_t block_size = 1;          ///< indices per block
+  std::optional<index_t> start{};  ///< where the first block begins; unset: the domain's low bound
   friend bool operator==(const block_cyclic_dim&, const block_cyclic_dim&) = default;
 };
 /// Irregular block along one dimension: p - 1 nondecreasing cut points; locale k owns
 /// [cuts[k-1], cuts[k]), the first and last locales everything below/above.
 struct irregular_dim {
-  std::vector<index_t> cuts{};
+  std::vector<index_t> cuts{};  ///< the p - 1 cut points, nondecreasing
   friend bool operator==(const irregular_dim&, const irregular_dim&) = default;
 };
 
@@ -69,7 +69,7 @@ struct irregular_dim {
 /// in the order it stores them (DAP 'u'). Every index of the dimension must be in exactly
 /// one list; listed values outside the dimension's range are ignored.
 struct unstructured_dim {
-  std::vector<std::vector<index_t>> lists{};
+  std::vector<std::vector<index_t>> lists{};  ///< per grid coordinate, the indices it owns
   friend bool operator==(const unstructured_dim&, const unstructured_dim&) = default;
 };
 /// Replicated along one dimension: every grid coordinate holds the whole dimension.
@@ -359,6 +359,7 @@ using dimensional_local_domain = pieces_local_domain<N>;
 template <std::size_t N>
 class dimensional_domain {
  public:
+  /// The descriptor of the indices `indices` distributed by `dist`.
   dimensional_domain(const dimensional<N>& dist, const rect<N>& indices) : dist_(dist) { set_indices(indices); }
 
   /// The distribution.

@@ -25,6 +25,7 @@ namespace dmap {
 /// The default mapper: a 64-bit mix of the index (splitmix64 per coordinate) modulo the
 /// number of locales.
 struct hash_mapper {
+  /// The locale, in [0, locales), that owns `i`.
   template <std::size_t N>
   int operator()(const idx<N>& i, int locales) const noexcept {
     std::uint64_t h = 0x9e3779b97f4a7c15ull;
@@ -94,6 +95,7 @@ class hashed {
 template <std::size_t N, class Mapper>
 class hashed_domain : public detail::directory_domain_base<N> {
  public:
+  /// The descriptor of the indices `indices` distributed by `dist`, complete once build() has run.
   hashed_domain(const hashed<N, Mapper>& dist, const rect<N>& indices)
       : detail::directory_domain_base<N>("dmap::hashed", indices), dist_(dist) {}
 

@@ -15,6 +15,7 @@ namespace dmap {
 template <std::size_t N>
 class irregular_block : public dimensional<N> {
  public:
+  /// Cut points `cuts[d]` per dimension over `grid`.
   explicit irregular_block(const std::array<std::vector<index_t>, N>& cuts, const target_grid<N>& grid = {},
                            storage_order order = storage_order::row_major)
       : dimensional<N>(specs(cuts), grid, order) {}

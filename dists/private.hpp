@@ -15,6 +15,7 @@ namespace dmap {
 /// {0..<P}, also across set_indices.
 class private_domain : public dimensional_domain<1> {
  public:
+  /// The descriptor of `indices` distributed by `dist`; `indices` must be {0..<P}.
   private_domain(const dimensional<1>& dist, const rect<1>& indices)
       : dimensional_domain<1>(dist, checked(indices, dist.targets().size())) {}
   /// Accepts only {0..<P} (throws argument_error otherwise).

@@ -37,6 +37,7 @@ template <std::size_t N>
 class replicated_local_domain {
  public:
   replicated_local_domain() = default;
+  /// A copy of the whole index set `whole`.
   explicit replicated_local_domain(const rect<N>& whole) : whole_(whole) {}
   /// The whole index set (none when it is empty).
   std::vector<rect<N>> subdomains() const {
@@ -61,6 +62,7 @@ template <std::size_t N>
 class replicated_domain {
  public:
 
+  /// The descriptor of the indices `indices`, replicated on every locale.
   explicit replicated_domain(const rect<N>& indices) { set_indices(indices); }
   /// The whole index set.
   const rect<N>& indices() const noexcept { return whole_; }

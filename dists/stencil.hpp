@@ -74,6 +74,7 @@ template <std::size_t N>
 class stencil_local_domain {
  public:
   stencil_local_domain() = default;
+  /// The local domain owning `owned`, stored in `order` within `frame` (owned rect and ghosts).
   stencil_local_domain(const rect<N>& owned, const rect<N>& frame, storage_order order)
       : owned_(owned), layout_(dense_layout<N>::make(frame, 0, order)) {}
   /// The owned rect (none when this locale owns nothing).
@@ -98,6 +99,7 @@ class stencil_local_domain {
 template <std::size_t N>
 class stencil_domain {
  public:
+  /// The descriptor of the indices `indices` distributed by `dist`.
   stencil_domain(const stencil<N>& dist, const rect<N>& indices)
       : dist_(dist), blocks_(dist.base(), indices) {
     set_indices(indices);

@@ -76,6 +76,7 @@ class unstructured {
 template <std::size_t N>
 class unstructured_domain : public detail::directory_domain_base<N> {
  public:
+  /// The descriptor of the indices `indices` distributed by `dist`, complete once build() has run.
   unstructured_domain(const unstructured<N>& dist, const rect<N>& indices)
       : detail::directory_domain_base<N>("dmap::unstructured", indices), dist_(dist) {}
 

@@ -32,7 +32,9 @@ class array_view;
 template <transferable T, std::size_t N>
 class array {
  public:
+  /// The element type.
   using value_type = T;
+  /// The number of dimensions.
   static constexpr std::size_t rank = N;
 
   /// Collective: an array over `d`, every element value-initialised.

@@ -42,8 +42,11 @@ class array_view {
   using V = std::remove_const_t<T>;
 
  public:
+  /// The element type, without const.
   using value_type = V;
+  /// The element type as the view gives it (const for a read-only view).
   using element_type = T;
+  /// The number of dimensions of the view.
   static constexpr std::size_t rank = N;
   /// The number of dimensions of the array viewed.
   static constexpr std::size_t base_rank = M;
@@ -377,6 +380,9 @@ template <transferable T, std::size_t N>
 array_view<const T, N, N> array<T, N>::operator[](const rect<N>& r) const {
   return view_of(*this)[r];
 }
+// Hidden from Doxygen, which (1.9.4) does not match an out-of-class member template of a class
+// template to its declaration and would list it a second time; it is documented in array.hpp.
+/// \cond
 template <transferable T, std::size_t N>
 template <class U, std::size_t M>
   requires std::is_same_v<std::remove_const_t<U>, T>
@@ -385,5 +391,6 @@ array<T, N>& array<T, N>::operator=(const array_view<U, N, M>& other) {
   detail::assign_elements<T, N>(detail::access::placed_elements_of(other), placed_elements_of());
   return *this;
 }
+/// \endcond
 
 }  // namespace dmap

@@ -108,14 +108,14 @@ class domain {
     return s.front();
   }
   /// How locale `locale` stores its indices: one layout per subdomain (a layout may hold
-  /// more indices than its subdomain, e.g. ghost cells).
+  /// more indices than its subdomain, such as ghost cells).
   std::vector<dense_layout<N>> local_layouts(int locale) const {
     check_locale(locale);
     return state_->model->local_layouts(locale);
   }
   /// The number of indices this locale owns.
   index_t local_size() const noexcept { return state_->my_size; }
-  /// The distribution's description, e.g. "block(grid 2x1)".
+  /// The distribution's description, such as "block(grid 2x1)".
   std::string name() const { return state_->model->name(); }
   /// True when both domains are placed by equal distributions.
   bool same_map(const domain& other) const { return state_->model->same_map(*other.state_->model); }

@@ -35,8 +35,11 @@ class element_ref {
   element_ref& operator=(const element_ref& other) { return *this = static_cast<T>(other); }
   /// Read-modify-write: a read and a write (two messages when remote; not atomic).
   element_ref& operator+=(const T& v) { return *this = static_cast<T>(*this) + v; }
+  /// Read-modify-write subtraction, like operator+=.
   element_ref& operator-=(const T& v) { return *this = static_cast<T>(*this) - v; }
+  /// Read-modify-write multiplication, like operator+=.
   element_ref& operator*=(const T& v) { return *this = static_cast<T>(*this) * v; }
+  /// Read-modify-write division, like operator+=.
   element_ref& operator/=(const T& v) { return *this = static_cast<T>(*this) / v; }
 
  private:

@@ -18,6 +18,7 @@ template <std::size_t N>
 class pieces_local_domain {
  public:
   pieces_local_domain() = default;
+  /// The local domain owning the rects `owned`, stored as `layouts` (one per rect, same order).
   pieces_local_domain(std::vector<rect<N>> owned, std::vector<dense_layout<N>> layouts)
       : owned_(std::move(owned)), layouts_(std::move(layouts)) {}
   /// The owned rects.

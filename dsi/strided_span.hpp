@@ -19,8 +19,11 @@ namespace dmap {
 template <class T, std::size_t N>
 class strided_span {
  public:
+  /// The element type, as accessed (may be const).
   using element_type = T;
+  /// The element type without const or volatile.
   using value_type = std::remove_cv_t<T>;
+  /// The integer type of positions and extents.
   using index_type = index_t;
 
   strided_span() = default;
@@ -68,7 +71,7 @@ class strided_span {
   std::array<index_t, N> strides_{};
 };
 
-/// `s` as an mdspan type `MDSpan` with a strided mapping, e.g.
+/// `s` as an mdspan type `MDSpan` with a strided mapping, such as
 /// `std::mdspan<double, std::dextents<std::int64_t, 2>, std::layout_stride>` (C++23) or
 /// Kokkos' `mdspan`: MDSpan(data, mapping_type(extents_type(extents), strides)). The
 /// standard's layout_stride needs positive strides: a view stored backwards throws

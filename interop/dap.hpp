@@ -91,14 +91,14 @@ inline void validate(const dap_dimension& d) {
 }
 
 /// A locale's DAP description of an array: the version, the local buffer (pointer, shape
-/// and element strides, i.e. PEP 3118) and one dimension dictionary per dimension.
+/// and element strides, as in PEP 3118) and one dimension dictionary per dimension.
 template <class T, std::size_t N>
 struct dap_description {
-  std::string version = "0.10.0";
-  T* buffer = nullptr;
-  std::array<index_t, N> shape{};
-  std::array<index_t, N> strides{};  ///< in elements
-  std::array<dap_dimension, N> dim_data{};
+  std::string version = "0.10.0";           ///< the DAP version described (`__version__`)
+  T* buffer = nullptr;                      ///< this locale's local buffer
+  std::array<index_t, N> shape{};           ///< the buffer's extent per dimension
+  std::array<index_t, N> strides{};         ///< the buffer's strides per dimension, in elements
+  std::array<dap_dimension, N> dim_data{};  ///< one dimension dictionary per dimension
 };
 
 namespace detail {

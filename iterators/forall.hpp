@@ -11,7 +11,7 @@
 
 namespace dmap {
 
-/// Collective. Runs `body` once per index of the iterand, on the locale that owns it
+/// Collective: runs `body` once per index of the iterand, on the locale that owns it
 /// (owner computes), in parallel on its threads:
 ///   forall(D, [](idx<N> i) {...})                  a domain yields indices;
 ///   forall(A, [](T& a) {...})                      an array or a view yields its elements;

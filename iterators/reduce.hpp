@@ -15,11 +15,13 @@ namespace dmap {
 /// The smaller of two values, as a reduction operation.
 struct minimum {
   template <class T>
+  /// The smaller of `a` and `b` (`a` when they are equal).
   constexpr T operator()(const T& a, const T& b) const { return b < a ? b : a; }
 };
 /// The larger of two values, as a reduction operation.
 struct maximum {
   template <class T>
+  /// The larger of `a` and `b` (`a` when they are equal).
   constexpr T operator()(const T& a, const T& b) const { return a < b ? b : a; }
 };
 
@@ -66,7 +68,7 @@ struct partial {
 };
 }  // namespace detail
 
-/// Collective. Folds `transform(elements...)` of every index with `op`, starting from
+/// Collective: folds `transform(elements...)` of every index with `op`, starting from
 /// `init`, and returns the same result on every locale. `op` must be associative and
 /// commutative; the grouping is fixed by the data layout and thread count, so repeated
 /// runs give bit-identical results. T must be trivially copyable.
@@ -107,7 +109,7 @@ template <loop_iterand Iterand, class T, class Op, class Transform>
   return result;
 }
 
-/// Collective. Folds the elements of an array or view (or the indices of a domain) with
+/// Collective: folds the elements of an array or view (or the indices of a domain) with
 /// `op`, starting from `init`; `op` defaults to `std::plus<>` (a sum). A zip needs the
 /// transform that combines its elements (the four-argument form).
 template <iterand Iterand, class T, class Op = std::plus<>>

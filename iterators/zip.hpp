@@ -18,7 +18,7 @@ namespace dmap {
 /// loop) and copies of small operand descriptions such as views and `neighbors(A)`.
 template <class... Iterands>
 struct zipped {
-  std::tuple<Iterands...> iterands;
+  std::tuple<Iterands...> iterands;  ///< the iterands, leader first
 };
 
 /// Zips iterands for forall/reduce: `forall(zip(B, A, C), [](double& b, const double& a,

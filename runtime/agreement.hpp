@@ -17,6 +17,7 @@ namespace dmap {
 template <class Base>
 class remote_failure : public Base {
  public:
+  /// The failure `message`, first raised on locale `origin`.
   remote_failure(const std::string& message, int origin) : Base(message), origin_(origin) {}
   /// The locale on which the error was first raised.
   int origin() const noexcept { return origin_; }
@@ -40,7 +41,7 @@ namespace detail {
 }
 }  // namespace detail
 
-/// Collective. If `failure` is set on any locale, the lowest such locale's error is thrown
+/// Collective: if `failure` is set on any locale, the lowest such locale's error is thrown
 /// on every locale: the original exception where it was raised, a `remote_failure` of the
 /// same dmap error family with the same message elsewhere. Returns normally otherwise.
 inline void agree(std::exception_ptr failure) {
@@ -71,7 +72,7 @@ inline void agree(std::exception_ptr failure) {
   detail::throw_remote(static_cast<error_kind>(kind), message, first_failed);
 }
 
-/// Collective. Runs `local_part` (which must not communicate), then agrees on failure:
+/// Collective: runs `local_part` (which must not communicate), then agrees on failure:
 /// if it threw on any locale, every locale throws (see `agree`). Returns its result.
 template <class F>
 auto agreed(F&& local_part) -> std::invoke_result_t<F&> {

@@ -48,6 +48,7 @@ inline void check_mpi(int code, const char* call) {
 /// MPI_THREAD_FUNNELED is accepted, and then only the main thread may access remote elements.
 class environment {
  public:
+  /// Starts the environment with the command-line arguments of main (MPI may remove its own).
   environment(int& argc, char**& argv) { start(&argc, &argv); }
   /// Starts the environment without command-line arguments.
   environment() { start(nullptr, nullptr); }

@@ -22,6 +22,7 @@ enum class error_kind : std::int32_t {
 /// Base of every exception dmap throws.
 class error : public std::runtime_error {
  public:
+  /// An error carrying `message`, of family `kind`.
   explicit error(const std::string& message, error_kind kind = error_kind::generic)
       : std::runtime_error(message), kind_(kind) {}
   /// The family of this error.
@@ -34,24 +35,28 @@ class error : public std::runtime_error {
 /// An argument broke a documented rule (block size 0, stride 0, bad grid shape, ...).
 class argument_error : public error {
  public:
+  /// An argument_error carrying `message`.
   explicit argument_error(const std::string& message) : error(message, error_kind::argument) {}
 };
 
 /// Operands of an operation have different shapes (zip, assignment).
 class shape_error : public error {
  public:
+  /// A shape_error carrying `message`.
   explicit shape_error(const std::string& message) : error(message, error_kind::shape) {}
 };
 
 /// A local-only access (`A.local(i)`) named an index this locale does not own.
 class not_local_error : public error {
  public:
+  /// A not_local_error carrying `message`.
   explicit not_local_error(const std::string& message) : error(message, error_kind::not_local) {}
 };
 
 /// An index lies outside the domain it was used with.
 class out_of_bounds_error : public error {
  public:
+  /// An out_of_bounds_error carrying `message`.
   explicit out_of_bounds_error(const std::string& message)
       : error(message, error_kind::out_of_bounds) {}
 };
@@ -59,6 +64,7 @@ class out_of_bounds_error : public error {
 /// The request is valid but not supported (yet) by this version of dmap.
 class unsupported_error : public error {
  public:
+  /// An unsupported_error carrying `message`.
   explicit unsupported_error(const std::string& message)
       : error(message, error_kind::unsupported) {}
 };
@@ -66,6 +72,7 @@ class unsupported_error : public error {
 /// The communication layer (MPI) or the environment failed.
 class runtime_error : public error {
  public:
+  /// A runtime_error carrying `message`.
   explicit runtime_error(const std::string& message) : error(message, error_kind::runtime) {}
 };
 

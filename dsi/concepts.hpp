@@ -39,22 +39,19 @@ concept local_domain_descriptor = requires(const L& l, const idx<N>& i) {
 /// | dsiSetIndices (arrays: dsiReallocate)      | `set_indices(r)`              | change the index set (collective)         |
 /// | dsiIndexToLocale                           | `locale_of(i)`                | the locale owning index `i`               |
 /// | dsiLocalSubdomain(s)(loc)                  | `local_subdomains(locale)`    | the rects any locale owns (no messages)   |
-/// | (layout of LocalArray on `loc`)            | `local_layouts(locale)`       | storage per subdomain, same order; a      |
-/// |                                            |                               | layout may also hold ghost indices        |
+/// | (layout of LocalArray on `loc`)            | `local_layouts(locale)`       | storage per subdomain (ghosts allowed)    |
 /// | `locDoms[here]`                            | `local()`                     | this locale's local domain descriptor     |
 /// | dsiTargetLocales                           | `targets()`                   | the target grid                           |
 /// | dsiBuildArray                              | `dmap::array<T, N>{domain}`   | storage comes from `local_layouts`        |
 ///
 /// Optional members, found by dmap when present:
 ///
-/// | member                 | meaning                                                                  |
-/// |------------------------|--------------------------------------------------------------------------|
-/// | `copy_layers()`        | locales hold copies: each locale's copy layer (`std::vector<int>`); the  |
-/// |                        | locales of one layer partition the indices (Replicated: one per locale)  |
-/// | `build()`              | collective: commits the index set that construction or `set_indices`    |
-/// |                        | staged (for maps that must communicate to place indices)                |
-/// | `directory()`          | the `dmap::directory` of a map no formula describes; `local_subdomains`  |
-/// |                        | and `local_layouts` then answer for `here()` only (Hashed, Unstructured) |
+/// | member          | meaning                                                                                     |
+/// |-----------------|---------------------------------------------------------------------------------------------|
+/// | `copy_layers()` | locales hold copies: each locale's copy layer; the locales of one layer partition the indices |
+/// | `periodic()`    | layouts hold ghost cells (halo updates apply); which dimensions wrap                       |
+/// | `build()`       | collective: commits the index set construction or `set_indices` staged                     |
+/// | `directory()`   | the directory of a map no formula describes; pieces then answer for `here()` only          |
 template <class G, std::size_t N>
 concept domain_descriptor =
     std::copy_constructible<G> &&
@@ -75,10 +72,7 @@ concept domain_descriptor =
 /// | dsiNewRectangularDom             | `new_domain(r)`         | a global domain descriptor over `r`        |
 /// | dsiClone / dsiEqualDMaps         | copy / `operator==`     | equal maps place equal indices alike       |
 /// | dsiTargetLocales                 | `targets()`             | the locales it maps onto (a target grid)   |
-/// | dsiDisplayRepresentation         | `name()`                | a description for messages, and the        |
-/// |                                  |                         | fingerprint locales compare to check they  |
-/// |                                  |                         | passed the same map: include every         |
-/// |                                  |                         | parameter, exactly                         |
+/// | dsiDisplayRepresentation         | `name()`                | description and fingerprint: every parameter |
 template <class D, std::size_t N>
 concept distribution =
     std::copy_constructible<D> && std::equality_comparable<D> &&

@@ -117,7 +117,7 @@ result check(const std::string& subject, Factory&& make, const options<N>& opts 
       const auto k = static_cast<std::size_t>(g() % (grids.size() + 1));
       if (k < grids.size()) {
         shape = grids[k];
-        grid_text = " (explicit grid " + detail::shape_text<N>(grids[k]) + ")";
+        grid_text = detail::str(" (explicit grid ", detail::shape_text<N>(grids[k]), ")");
       }
     }
     const std::string where = detail::str("case ", c, plan.large ? " (large)" : "", ", ", N, "-D ", plan.whole);

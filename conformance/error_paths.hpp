@@ -7,6 +7,7 @@
 
 #include "../runtime/errors.hpp"
 #include "detail/report.hpp"
+#include "detail/text.hpp"
 #include "result.hpp"
 
 namespace dmap::conformance {
@@ -17,7 +18,7 @@ template <class Attempt>
 bool expect_argument_error(result& into, const std::string& what, Attempt&& attempt) {
   const std::string got = detail::thrown_by(std::forward<Attempt>(attempt));
   detail::local_report rep;
-  if (!detail::is_argument_error(got)) rep.fail("it threw " + (got.empty() ? std::string("nothing") : got));
+  if (!detail::is_argument_error(got)) rep.fail(detail::str("it threw ", got.empty() ? std::string("nothing") : got));
   detail::recorder b(into);
   b.add(what, rep);
   return b.flush();

@@ -20,7 +20,10 @@ std::string str(const Args&... args) {
 template <std::size_t N>
 std::string shape_text(const std::array<int, N>& s) {
   std::string t;
-  for (std::size_t d = 0; d < N; ++d) t += (d > 0 ? "x" : "") + std::to_string(s[d]);
+  for (std::size_t d = 0; d < N; ++d) {
+    if (d > 0) t += 'x';
+    t += std::to_string(s[d]);
+  }
   return t;
 }
 

@@ -110,7 +110,7 @@ class hashed_domain : public detail::directory_domain_base<N> {
     const int p = num_locales(), me = here();
     const detail::directory_homes homes(next.size(), p);
     std::vector<std::vector<index_t>> to_owners(static_cast<std::size_t>(p));
-    agreed([&] {
+    byte_buffers outgoing = agreed([&] {
       for (index_t o = homes.first(me); o < homes.first(me + 1); ++o) {
         const idx<N> i = next.index_at(o);
         const int q = dist_.map(i);
@@ -122,14 +122,19 @@ class hashed_domain : public detail::directory_domain_base<N> {
         }
         to_owners[static_cast<std::size_t>(q)].push_back(o);
       }
+      byte_buffers packed;
+      for (const auto& v : to_owners) packed.push_back(to_bytes(v));
+      return packed;
     });
-    byte_buffers outgoing;
-    for (const auto& v : to_owners) outgoing.push_back(to_bytes(v));
-    std::vector<index_t> mine;
-    for (const auto& buffer : exchange(std::move(outgoing))) {
-      const auto orders = from_bytes<index_t>(buffer);
-      mine.insert(mine.end(), orders.begin(), orders.end());
-    }
+    const byte_buffers incoming = exchange(std::move(outgoing));
+    std::vector<index_t> mine = agreed([&] {
+      std::vector<index_t> orders;
+      for (const auto& buffer : incoming) {
+        const auto some = from_bytes<index_t>(buffer);
+        orders.insert(orders.end(), some.begin(), some.end());
+      }
+      return orders;
+    });
     this->commit(std::move(mine), true, detail::unlisted_indices::refuse);
   }
 

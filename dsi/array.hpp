@@ -41,7 +41,7 @@ class array {
   explicit array(const dmap::domain<N>& d) : array(d, T{}) {}
   /// Collective: an array over `d`, every element set to `value`.
   array(const dmap::domain<N>& d, const T& value)
-      : dom_(d), st_(std::make_unique<detail::array_storage<T, N>>(detail::state_of(d), value)) {
+      : dom_(d), st_(agreed([&] { return std::make_unique<detail::array_storage<T, N>>(detail::state_of(d), value); })) {
     st_->expose();
   }
   /// Collective: a copy over the same domain.

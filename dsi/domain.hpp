@@ -122,12 +122,11 @@ class domain {
 
   /// Collective: replaces the index set; every array over the domain is reallocated and
   /// keeps the values of the indices that survive (Chapel's dsiSetIndices/dsiReallocate).
+  /// When a locale cannot allocate its new storage, every locale throws and the domain and
+  /// its arrays stay as they were.
   void set_indices(const rect<N>& indices) {
     detail::check_same_on_all_locales("dmap::domain::set_indices", indices, name());
-    const detail::locator<N> before = state_->locate();
-    state_->change_indices(indices);
-    const detail::locator<N> after = state_->locate();
-    for (auto* a : state_->arrays) a->reallocate(before, after);
+    state_->reindex(indices);
   }
 
   /// Collective: a new domain with the same distribution over other indices.

@@ -2,10 +2,12 @@
 // locales, deterministically (per chunk, then in chunk order, then in locale order).
 #pragma once
 
+#include <exception>
 #include <functional>
 #include <type_traits>
 #include <vector>
 
+#include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
 #include "concepts.hpp"
 #include "detail/engine.hpp"
@@ -61,10 +63,12 @@ inline void reduce_row(T& acc_ref, bool& has, Op& op, Transform& tr, index_t len
   has = true;
 }
 
+/// One locale's (or one chunk's) part of a reduction: its value, when it has one.
 template <class T>
 struct partial {
+  static constexpr int failed = -1;  // `has` of a locale whose op threw
   T value;
-  int has;
+  int has;  // 1: value holds a result; 0: nothing reduced; failed
 };
 }  // namespace detail
 
@@ -92,20 +96,45 @@ template <loop_iterand Iterand, class T, class Op, class Transform>
         partials[slot] = {acc, has ? 1 : 0};
       },
       0);  // a reduction writes no operand: nothing to copy back
+  // The user's op may throw at each stage: combining this locale's chunk results, then the
+  // locales' results. Either failure reaches every locale (no locale is left in a collective).
+  std::exception_ptr failure;
   detail::partial<T> mine{init, 0};
-  for (const auto& p : partials)
-    if (p.has) mine = {mine.has ? op(mine.value, p.value) : p.value, 1};
+  try {
+    for (const auto& p : partials)
+      if (p.has) mine = {mine.has ? op(mine.value, p.value) : p.value, 1};
+  } catch (...) {
+    failure = std::current_exception();
+  }
   T result = init;
   // One locale, or a replicated leader (every locale reduced the whole set on its own copy,
   // as Chapel's replicated leader does): nothing to combine across locales. A leader with
   // copy layers (replicated dimensions) combines the locales of this locale's layer.
   const auto& lead = std::get<0>(ops.ops);
-  if (num_locales() == 1 || lead.state_is_replicated()) return mine.has ? op(result, mine.value) : result;
-  const std::vector<int>* layers = lead.copy_layers();
-  const auto all = all_gather(mine);
-  for (std::size_t q = 0; q < all.size(); ++q)
-    if (all[q].has && (!layers || (*layers)[q] == (*layers)[static_cast<std::size_t>(here())]))
-      result = op(result, all[q].value);
+  const bool alone = num_locales() == 1 || lead.state_is_replicated();
+  if (!alone) {
+    // The failure flag travels with the partial results: one collective when all went well.
+    if (failure) mine.has = detail::partial<T>::failed;
+    const auto all = all_gather(mine);
+    bool any_failed = false;
+    for (const auto& q : all) any_failed = any_failed || q.has == detail::partial<T>::failed;
+    if (any_failed) agree(failure);
+    const std::vector<int>* layers = lead.copy_layers();
+    try {
+      for (std::size_t q = 0; q < all.size(); ++q)
+        if (all[q].has && (!layers || (*layers)[q] == (*layers)[static_cast<std::size_t>(here())]))
+          result = op(result, all[q].value);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  } else if (!failure) {
+    try {
+      if (mine.has) result = op(result, mine.value);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  agree(failure);
   return result;
 }
 

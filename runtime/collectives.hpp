@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstring>
 #include <cstdint>
+#include <exception>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -152,15 +153,35 @@ inline byte_buffers exchange(byte_buffers outgoing) {
                     "MPI_Alltoall");
   std::uint64_t largest = 0;
   for (int q = 0; q < p; ++q) largest = std::max({largest, send_sizes[q], recv_sizes[q]});
-  if (all_reduce_max(largest) > static_cast<std::uint64_t>(INT32_MAX))
+  // The receive buffers are allocated before any message moves, and one collective tells
+  // every locale whether some message is too large or some locale could not allocate
+  // (reported as 2^64-1 minus its id, so the lowest failing locale is named).
+  constexpr std::uint64_t failed_mark = UINT64_MAX;
+  byte_buffers incoming;
+  std::exception_ptr failure;
+  if (largest <= static_cast<std::uint64_t>(INT32_MAX)) {
+    try {
+      incoming.resize(static_cast<std::size_t>(p));
+      for (int q = 0; q < p; ++q)
+        if (q != me) incoming[q].resize(recv_sizes[q]);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  const std::uint64_t worst =
+      all_reduce_max(failure ? failed_mark - static_cast<std::uint64_t>(me) : largest);
+  if (worst > failed_mark - static_cast<std::uint64_t>(p)) {
+    if (failure) std::rethrow_exception(failure);
+    throw runtime_error("dmap::exchange: locale " + std::to_string(failed_mark - worst) +
+                        " could not allocate its receive buffers");
+  }
+  if (worst > static_cast<std::uint64_t>(INT32_MAX))
     throw unsupported_error("dmap::exchange: a message exceeds 2^31-1 bytes; split the transfer");
-  byte_buffers incoming(p);
   std::vector<MPI_Request> requests;
   requests.reserve(2 * static_cast<std::size_t>(p));
   constexpr int tag = 0x646d;
   for (int q = 0; q < p; ++q) {
     if (q == me || recv_sizes[q] == 0) continue;
-    incoming[q].resize(recv_sizes[q]);
     requests.emplace_back();
     detail::check_mpi(MPI_Irecv(incoming[q].data(), static_cast<int>(recv_sizes[q]), MPI_BYTE, q,
                                 tag, e.comm(), &requests.back()),

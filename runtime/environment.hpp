@@ -14,6 +14,7 @@
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -56,10 +57,7 @@ class environment {
   environment& operator=(const environment&) = delete;
 
   ~environment() {
-    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (owns_mpi_ && !finalized) MPI_Finalize();
+    stop_mpi();
     detail::current_environment = nullptr;
   }
 
@@ -88,6 +86,9 @@ class environment {
   void start(int* argc, char*** argv) {
     if (detail::current_environment != nullptr)
       throw runtime_error("dmap::environment: an environment already exists; create exactly one");
+    // The settings are checked before MPI starts: a rejected one leaves nothing to finalise,
+    // and the program may correct it and create the environment again.
+    threads_ = threads_asked();
     int initialized = 0;
     MPI_Initialized(&initialized);
     int provided = 0;
@@ -98,29 +99,48 @@ class environment {
     } else {
       MPI_Query_thread(&provided);
     }
-    if (provided < MPI_THREAD_FUNNELED)
-      throw runtime_error("dmap::environment: MPI provides thread level " +
-                          std::to_string(provided) + ", dmap needs MPI_THREAD_FUNNELED or higher");
-    thread_level_ = provided;
-    main_thread_ = std::this_thread::get_id();
-    detail::check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
-    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(comm_, &rank_);
-    MPI_Comm_size(comm_, &size_);
-    threads_ = oneapi::tbb::info::default_concurrency();
-    if (const char* text = std::getenv("DMAP_NUM_THREADS"); text != nullptr && *text != '\0') {
-      char* end = nullptr;
-      const long value = std::strtol(text, &end, 10);
-      if (*end != '\0' || value < 1 || value > 4096)
-        throw argument_error(std::string("dmap::environment: DMAP_NUM_THREADS='") + text +
-                             "' must be an integer in [1, 4096]");
-      threads_ = static_cast<int>(value);
+    // A failure from here on finalises what was started, so the job still ends cleanly.
+    try {
+      if (provided < MPI_THREAD_FUNNELED)
+        throw runtime_error("dmap::environment: MPI provides thread level " + std::to_string(provided) +
+                            ", dmap needs MPI_THREAD_FUNNELED or higher");
+      thread_level_ = provided;
+      main_thread_ = std::this_thread::get_id();
+      detail::check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
+      MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+      MPI_Comm_rank(comm_, &rank_);
+      MPI_Comm_size(comm_, &size_);
+      // Lets the arena have more workers than cores when DMAP_NUM_THREADS asks for them.
+      parallelism_ = std::make_unique<oneapi::tbb::global_control>(
+          oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads_));
+      arena_ = std::make_unique<oneapi::tbb::task_arena>(threads_);
+    } catch (...) {
+      stop_mpi();
+      throw;
     }
-    // Lets the arena have more workers than cores when DMAP_NUM_THREADS asks for them.
-    parallelism_ = std::make_unique<oneapi::tbb::global_control>(
-        oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads_));
-    arena_ = std::make_unique<oneapi::tbb::task_arena>(threads_);
     detail::current_environment = this;
+  }
+
+  // Frees the library's communicator and finalises MPI when this environment started it.
+  void stop_mpi() noexcept {
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (owns_mpi_ && !finalized) MPI_Finalize();
+  }
+
+  // The arena width: DMAP_NUM_THREADS when set (an integer in [1, 4096]), else the cores
+  // this process may use.
+  static int threads_asked() {
+    const char* text = std::getenv("DMAP_NUM_THREADS");
+    if (text == nullptr || *text == '\0') return oneapi::tbb::info::default_concurrency();
+    char* end = nullptr;
+    errno = 0;
+    const long value = std::strtol(text, &end, 10);
+    if (errno != 0 || *end != '\0' || value < 1 || value > 4096)
+      throw argument_error(std::string("dmap::environment: DMAP_NUM_THREADS='") + text +
+                           "' must be an integer in [1, 4096]");
+    return static_cast<int>(value);
   }
 
   MPI_Comm comm_ = MPI_COMM_NULL;

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Configure (Release, warnings as errors), build everything and run the whole ctest suite.
-# The last line printed is ctest's summary; the exit status is non-zero on any failure.
+# Configure (Release, warnings as errors), build everything and run the whole ctest suite; then
+# build the unit and bad-input tests again with AddressSanitizer and UndefinedBehaviorSanitizer
+# and run them at 1 and 3 locales. The exit status is non-zero on any failure.
+# DMAP_SANITIZERS=0 skips the sanitizer pass (for a quick local run).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 BUILD_DIR=build
+SANITIZE_DIR=build-sanitize
 JOBS=${DMAP_JOBS:-2}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
@@ -13,3 +16,14 @@ cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DDMAP_WERROR=ON
 cmake --build "$BUILD_DIR" -j "$JOBS"
 # MPI tests carry PROCESSORS 2 + a resource lock, so -j2 never runs two mpirun jobs at once.
 ctest --test-dir "$BUILD_DIR" --output-on-failure --no-label-summary -j "$JOBS"
+
+if [[ "${DMAP_SANITIZERS:-1}" != 0 ]]; then
+  # -O1: sanitizer builds are slow to compile; -g1: line numbers in the reports.
+  cmake -S . -B "$SANITIZE_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+        -DDMAP_SANITIZE=address,undefined -DDMAP_WERROR=ON -DDMAP_BUILD_EXAMPLES=OFF -DDMAP_BUILD_BENCH=OFF \
+        -DDMAP_CONSUMER_TEST=OFF
+  cmake --build "$SANITIZE_DIR" -j "$JOBS" --target dmap_tests dmap_bad_input_tests
+  # Open MPI keeps its allocations until exit: leak reports would be about MPI, not dmap.
+  export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  ctest --test-dir "$SANITIZE_DIR" --output-on-failure --no-label-summary -R '^(unit|bad_input)_np[13]$'
+fi

@@ -22,8 +22,10 @@ namespace dmap::detail {
 template <class T, std::size_t N>
 class array_storage final : public array_hook<N> {
  public:
+  /// This locale's storage of an array over `dom`, every element `value`. Not collective:
+  /// may throw std::bad_alloc on one locale only (the array agrees before exposing it).
   array_storage(std::shared_ptr<domain_state<N>> dom, const T& value) : dom_(std::move(dom)) {
-    allocate(value);
+    now_ = allocated(value);
     dom_->arrays.push_back(this);
   }
   array_storage(const array_storage&) = delete;
@@ -33,40 +35,49 @@ class array_storage final : public array_hook<N> {
     a.erase(std::remove(a.begin(), a.end(), this), a.end());
   }
 
-  void reallocate(const locator<N>& before, const locator<N>& after) override {
-    std::unique_ptr<T[]> old = std::move(buffer_);
+  void prepare() override { next_ = allocated(T{}); }
+  void discard() noexcept override { next_ = {}; }
+  void commit(const locator<N>& before, const locator<N>& after) override {
+    storage old = std::exchange(now_, std::move(next_));
     window_ = rma_window{};
-    allocate(T{});
-    transfer(before, old.get(), after, buffer_.get());
-    window_ = rma_window(buffer_.get(), static_cast<std::size_t>(count_) * sizeof(T), sizeof(T));
+    transfer(before, old.buffer.get(), after, now_.buffer.get());
+    expose();
   }
 
   const std::shared_ptr<domain_state<N>>& dom() const noexcept { return dom_; }
-  T* data() const noexcept { return buffer_.get(); }
-  index_t size() const noexcept { return count_; }
-  const std::vector<local_block<T, N>>& blocks() const noexcept { return blocks_; }
+  T* data() const noexcept { return now_.buffer.get(); }
+  index_t size() const noexcept { return now_.count; }
+  const std::vector<local_block<T, N>>& blocks() const noexcept { return now_.blocks; }
   const rma_window& window() const noexcept { return window_; }
+  /// Collective: exposes the storage to one-sided access.
   void expose() {
-    window_ = rma_window(buffer_.get(), static_cast<std::size_t>(count_) * sizeof(T), sizeof(T));
+    window_ = rma_window(now_.buffer.get(), static_cast<std::size_t>(now_.count) * sizeof(T), sizeof(T));
   }
 
  private:
+  // A buffer holding this locale's blocks of the domain's current placement.
+  struct storage {
+    std::unique_ptr<T[]> buffer;
+    index_t count = 0;
+    std::vector<local_block<T, N>> blocks;
+  };
+
   // Allocates this locale's blocks and writes `value` into every element: the owned ones
   // chunk by chunk on the threads later loops over the domain use (first touch), then any
   // extra storage (ghost cells, copies of other locales' indices).
-  void allocate(const T& value) {
-    count_ = dom_->storage_size;
-    buffer_ = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(count_));
-    blocks_.clear();
-    for (const auto& l : dom_->my_layouts) blocks_.push_back({l, buffer_.get()});
-    T* base = buffer_.get();
+  storage allocated(const T& value) const {
+    storage s;
+    s.count = dom_->storage_size;
+    s.buffer = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(s.count));
+    for (const auto& l : dom_->my_layouts) s.blocks.push_back({l, s.buffer.get()});
+    T* base = s.buffer.get();
     if (dom_->dense_storage) {
       // Later loops over arrays of this domain alone walk the storage in these runs.
-      const auto runs = cut_storage(count_, num_threads());
+      const auto runs = cut_storage(s.count, num_threads());
       run_tasks(runs.size(), [&](std::size_t r) {
         for (index_t k = runs[r].first; k < runs[r].second; ++k) std::construct_at(base + k, value);
       });
-      return;
+      return s;
     }
     const auto fill = [&](const rect<N>& part, const dense_layout<N>& layout) {
       for_each_run(part, layout, [&](index_t offset, index_t step, index_t count) {
@@ -78,19 +89,19 @@ class array_storage final : public array_hook<N> {
     for (const auto& r : owned) pieces.push_back(densify(dom_->whole, r));
     const auto chunks = cut_into_chunks(pieces, num_threads());
     run_tasks(chunks.size(), [&](std::size_t c) {
-      fill(undensify(dom_->whole, chunks[c].orders), blocks_[chunks[c].piece].layout);
+      fill(undensify(dom_->whole, chunks[c].orders), s.blocks[chunks[c].piece].layout);
     });
     for (std::size_t b = 0; b < owned.size(); ++b)
-      for (const auto& slab : difference(blocks_[b].layout.indices, owned[b])) fill(slab, blocks_[b].layout);
+      for (const auto& slab : difference(s.blocks[b].layout.indices, owned[b])) fill(slab, s.blocks[b].layout);
     if (dom_->dir)
       for (std::size_t k = 0; k < dom_->dir->stored().size(); ++k)
         if (!dom_->dir->owns_stored(k)) std::construct_at(base + k, value);
+    return s;
   }
 
   std::shared_ptr<domain_state<N>> dom_;
-  std::unique_ptr<T[]> buffer_;
-  index_t count_ = 0;
-  std::vector<local_block<T, N>> blocks_;
+  storage now_;   // the storage in use
+  storage next_;  // allocated by prepare(), taken by commit()
   rma_window window_;
 };
 

@@ -82,10 +82,15 @@ class directory final : public order_directory {
             const std::string& who)
       : whole_(whole), homes_(whole.size(), num_locales()), mine_(std::move(stored)) {
     const int p = num_locales(), me = here();
-    std::vector<std::vector<stored_entry>> to_homes(static_cast<std::size_t>(p));
-    for (std::size_t k = 0; k < mine_.size(); ++k)
-      to_homes[static_cast<std::size_t>(homes_.home_of(mine_[k]))].push_back({mine_[k], static_cast<index_t>(k)});
-    const byte_buffers incoming = exchange(packed(to_homes));
+    // Every local step between two collective ones agrees on failure (an allocation that
+    // fails on one locale), so no locale is left waiting in the next exchange.
+    byte_buffers outgoing = agreed([&] {
+      std::vector<std::vector<stored_entry>> to_homes(static_cast<std::size_t>(p));
+      for (std::size_t k = 0; k < mine_.size(); ++k)
+        to_homes[static_cast<std::size_t>(homes_.home_of(mine_[k]))].push_back({mine_[k], static_cast<index_t>(k)});
+      return packed(to_homes);
+    });
+    const byte_buffers incoming = exchange(std::move(outgoing));
 
     // Fill this locale's share of the table; remember which stored indices are copies.
     const index_t first = homes_.first(me), count = homes_.first(me + 1) - first;
@@ -119,13 +124,19 @@ class directory final : public order_directory {
         claimed_.push_back({first + k, l.offset});
       }
     });
-    for (const auto& e : claimed_) mine_.push_back(e.order);
-    owned_.assign(mine_.size(), 1);
-    for (const auto& buffer : exchange(packed(copies)))
-      for (const auto& e : from_bytes<stored_entry>(buffer)) owned_[static_cast<std::size_t>(e.offset)] = 0;
-    sorted_.resize(mine_.size());
-    for (std::size_t k = 0; k < mine_.size(); ++k) sorted_[k] = k;
-    std::sort(sorted_.begin(), sorted_.end(), [&](std::size_t a, std::size_t b) { return mine_[a] < mine_[b]; });
+    outgoing = agreed([&] {
+      for (const auto& e : claimed_) mine_.push_back(e.order);
+      owned_.assign(mine_.size(), 1);
+      return packed(copies);
+    });
+    const byte_buffers copied = exchange(std::move(outgoing));
+    agreed([&] {
+      for (const auto& buffer : copied)
+        for (const auto& e : from_bytes<stored_entry>(buffer)) owned_[static_cast<std::size_t>(e.offset)] = 0;
+      sorted_.resize(mine_.size());
+      for (std::size_t k = 0; k < mine_.size(); ++k) sorted_[k] = k;
+      std::sort(sorted_.begin(), sorted_.end(), [&](std::size_t a, std::size_t b) { return mine_[a] < mine_[b]; });
+    });
     window_ = rma_window(table_.data(), table_.size() * sizeof(location), sizeof(location));
   }
   directory(const directory&) = delete;

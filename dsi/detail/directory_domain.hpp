@@ -74,7 +74,7 @@ class directory_domain_base {
     auto dir = std::make_shared<const detail::directory<N>>(staged_, std::move(stored), one_to_one, rule, who_);
     std::vector<rect<N>> owned;
     std::vector<dense_layout<N>> layouts;
-    pieces_of_stored(*dir, owned, layouts);
+    agreed([&] { pieces_of_stored(*dir, owned, layouts); });
     whole_ = staged_;
     local_ = directory_local_domain<N>(dir, std::move(owned), std::move(layouts));
     dir_ = std::move(dir);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <typeinfo>
 #include <utility>
 #include <vector>
@@ -30,6 +31,9 @@ class domain_model_base {
   virtual std::string name() const = 0;
   virtual bool same_map(const domain_model_base& other) const = 0;
   virtual std::unique_ptr<domain_model_base> with_indices(const rect<N>& r) const = 0;
+  /// A copy of this model (the same descriptor, index set and placement), or nullptr when the
+  /// descriptor cannot be copied. Lets a failed change of the index set be undone.
+  virtual std::unique_ptr<domain_model_base> clone() const = 0;
   virtual const void* find_descriptor(const std::type_info& type) const noexcept = 0;
   /// When locales hold copies: the copy layer of each locale (empty: no copies).
   virtual std::vector<int> copy_layers() const = 0;
@@ -61,6 +65,12 @@ class domain_model final : public domain_model_base<N> {
   }
   std::unique_ptr<domain_model_base<N>> with_indices(const rect<N>& r) const override {
     return std::make_unique<domain_model>(dist_, dist_.new_domain(r));
+  }
+  std::unique_ptr<domain_model_base<N>> clone() const override {
+    if constexpr (std::is_copy_constructible_v<Dist> && std::is_copy_constructible_v<Desc>)
+      return std::make_unique<domain_model>(*this);
+    else
+      return nullptr;
   }
   std::vector<int> copy_layers() const override {
     if constexpr (requires(const Desc& d) { d.copy_layers(); }) return desc_.copy_layers();

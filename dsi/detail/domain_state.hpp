@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <utility>
@@ -20,13 +21,20 @@
 
 namespace dmap::detail {
 
-/// Implemented by every array's storage, so a domain can reallocate its arrays.
+/// Implemented by every array's storage, so a domain can reallocate its arrays: first every
+/// array allocates its new storage (local; may fail), then, once every locale succeeded,
+/// each moves its values there (collective).
 template <std::size_t N>
 class array_hook {
  public:
   virtual ~array_hook() = default;
-  /// Collective: move to the new placement, keeping the values of surviving indices.
-  virtual void reallocate(const locator<N>& before, const locator<N>& after) = 0;
+  /// Allocates the storage of the domain's new placement, beside the current one. Not
+  /// collective; may throw (std::bad_alloc).
+  virtual void prepare() = 0;
+  /// Frees what prepare() allocated (the change was abandoned).
+  virtual void discard() noexcept = 0;
+  /// Collective: moves to the prepared storage, keeping the values of surviving indices.
+  virtual void commit(const locator<N>& before, const locator<N>& after) = 0;
 };
 
 /// The state every handle of one domain shares.
@@ -127,7 +135,7 @@ struct domain_state {
       refresh();
     });
     if (!next) return;
-    next->build();
+    build_agreed(*next);
     agreed([&] {
       model = std::move(next);
       refresh();
@@ -141,8 +149,49 @@ struct domain_state {
       if (!model->builds_collectively()) refresh();
     });
     if (!model->builds_collectively()) return;
-    model->build();
+    build_agreed(*model);
     agreed([&] { refresh(); });
+  }
+  /// Collective: changes the index set and moves every array over the domain to the new
+  /// placement, keeping the values of surviving indices. The arrays allocate their new
+  /// storage first; when that fails on any locale (std::bad_alloc), the domain returns to
+  /// its old index set with every array as it was, and every locale throws.
+  void reindex(const rect<N>& indices) {
+    const locator<N> before = agreed([&] { return locate(); });
+    const rect<N> old_indices = whole;
+    std::unique_ptr<domain_model_base<N>> saved;
+    agreed([&] { saved = model->clone(); });
+    change_indices(indices);
+    const locator<N> after = agreed([&] { return locate(); });
+    try {
+      agreed([&] {
+        for (auto* a : arrays) a->prepare();
+      });
+    } catch (...) {
+      for (auto* a : arrays) a->discard();
+      if (saved)
+        agreed([&] {
+          model = std::move(saved);
+          refresh();
+        });
+      else  // a descriptor that cannot be copied is asked for its old index set again
+        change_indices(old_indices);
+      throw;
+    }
+    for (auto* a : arrays) a->commit(before, after);
+  }
+
+ private:
+  // Collective: a model's build(), whose own steps agree on failure (directory building);
+  // a failure after its last collective step reaches every locale here.
+  static void build_agreed(domain_model_base<N>& m) {
+    std::exception_ptr failure;
+    try {
+      m.build();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    agree(failure);
   }
 };
 

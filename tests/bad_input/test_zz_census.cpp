@@ -1,0 +1,13 @@
+// The census of the bad-input suite: how many distinct bad inputs ran. Linked last (the
+// sources are sorted), so with no test filter it runs after every other case.
+#include "support.hpp"
+
+TEST_CASE("bad-input census: at least 150 distinct bad inputs ran", "[bad_input][census]") {
+  const auto count = dmap::bad_input::census().size();
+  INFO("distinct bad inputs checked: " << count);
+  // A filtered run (one tag, one case) checks fewer; the full run must reach the target.
+  const auto& filters = Catch::getCurrentContext().getConfig()->getTestsOrTags();
+  const bool full_run = filters.empty() || (filters.size() == 1 && filters.front() == "[bad_input]");
+  if (full_run) CHECK(count >= 150);
+  WARN("bad inputs checked in this run: " << count);
+}

@@ -87,6 +87,14 @@ class block {
     const index_t last = k == p - 1 ? std::numeric_limits<index_t>::max() : cut(k + 1);
     return {first, last};
   }
+  /// The indices of `whole` in part k of p of the bounds [lo, hi): chunk's interval kept
+  /// within whole's bounds (an edge part's interval, the whole integer line on one side, is
+  /// not a valid range).
+  static range chunk_indices(const range& whole, index_t lo, index_t hi, int p, int k) {
+    const auto [first, last] = chunk(lo, hi, p, k);
+    const index_t low = whole.lo(), high = std::max(whole.lo(), whole.hi());
+    return whole.intersect(range(std::max(first, low), std::min(last, high)));
+  }
   /// The part (0 <= part < p) owning index i for the bounds [lo, hi).
   static int owner(index_t lo, index_t hi, int p, index_t i) noexcept {
     if (hi <= lo || i < lo) return 0;
@@ -135,7 +143,11 @@ template <std::size_t N>
 class block_domain {
  public:
   /// The descriptor of the indices `indices` distributed by `dist`.
-  block_domain(const block<N>& dist, const rect<N>& indices) : dist_(dist) { set_indices(indices); }
+  /// Throws argument_error when the distribution's grid does not hold the program's locales.
+  block_domain(const block<N>& dist, const rect<N>& indices) : dist_(dist) {
+    detail::check_grid_matches_locales(dist.targets(), "dmap::block");
+    set_indices(indices);
+  }
 
   /// The distribution.
   const block<N>& distribution() const noexcept { return dist_; }
@@ -175,19 +187,16 @@ class block_domain {
   const block_local_domain<N>& local() const noexcept { return local_; }
   /// The indices of dimension d owned by the locales at grid coordinate k along d.
   range chunk_range(std::size_t d, int k) const {
-    const auto [first, last] = block<N>::chunk(bounds_[d].first, bounds_[d].second, targets().extent(d), k);
-    return whole_.dim(d).intersect(range(first, last));
+    return block<N>::chunk_indices(whole_.dim(d), bounds_[d].first, bounds_[d].second, targets().extent(d), k);
   }
 
  private:
   rect<N> chunk_of(int locale) const {
     const auto c = targets().coords_of(locale);
     rect<N> mine = whole_;
-    for (std::size_t d = 0; d < N; ++d) {
-      const auto [first, last] =
-          block<N>::chunk(bounds_[d].first, bounds_[d].second, targets().extent(d), c[d]);
-      mine.set_dim(d, whole_.dim(d).intersect(range(first, last)));
-    }
+    for (std::size_t d = 0; d < N; ++d)
+      mine.set_dim(d, block<N>::chunk_indices(whole_.dim(d), bounds_[d].first, bounds_[d].second,
+                                              targets().extent(d), c[d]));
     return mine;
   }
   static int here_or_zero() { return detail::current_environment ? here() : 0; }

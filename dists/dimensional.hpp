@@ -90,6 +90,30 @@ constexpr index_t floor_div(index_t a, index_t b) {
   const index_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
+/// floor(a / b) of wide integers, b > 0.
+constexpr wide_int floor_div_wide(wide_int a, wide_int b) {
+  const wide_int q = a / b;
+  return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+/// (a mod m) of a wide integer, in [0, m) for m > 0.
+constexpr index_t floor_mod_wide(wide_int a, index_t m) {
+  const wide_int r = a % m;
+  return static_cast<index_t>(r < 0 ? r + m : r);
+}
+/// The grid coordinate (of p) that a cyclic dimension starting at `start` deals index i to:
+/// (i - start) mod p, without overflow when i and start lie far apart.
+constexpr int cyclic_owner(index_t i, index_t start, int p) {
+  index_t distance = 0;
+  if (!__builtin_sub_overflow(i, start, &distance)) return static_cast<int>(floor_mod(distance, p));
+  return static_cast<int>(floor_mod(floor_mod(i, p) - floor_mod(start, p), p));
+}
+/// The grid coordinate (of p) that a block-cyclic dimension with blocks of b from `start`
+/// deals index i to: floor((i - start) / b) mod p, without overflow.
+constexpr int block_cyclic_owner(index_t i, index_t start, index_t b, int p) {
+  index_t distance = 0;
+  if (!__builtin_sub_overflow(i, start, &distance)) return static_cast<int>(floor_mod(floor_div(distance, b), p));
+  return static_cast<int>(floor_mod_wide(floor_div_wide(static_cast<wide_int>(i) - start, b), p));
+}
 inline std::string describe(const dim_spec& s) {
   std::ostringstream o;
   std::visit(
@@ -166,10 +190,9 @@ class dimension_cut {
             return at != table_.end() && at->first == i ? at->second : 0;
           }
           else if constexpr (std::is_same_v<X, cyclic_dim>)
-            return static_cast<int>(detail::floor_mod(i - x.start.value_or(low_), parts_));
+            return detail::cyclic_owner(i, x.start.value_or(low_), parts_);
           else if constexpr (std::is_same_v<X, block_cyclic_dim>)
-            return static_cast<int>(
-                detail::floor_mod(detail::floor_div(i - x.start.value_or(low_), x.block_size), parts_));
+            return detail::block_cyclic_owner(i, x.start.value_or(low_), x.block_size, parts_);
           else
             return static_cast<int>(std::upper_bound(x.cuts.begin(), x.cuts.end(), i) - x.cuts.begin());
         },
@@ -190,6 +213,7 @@ class dimension_cut {
  private:
   std::vector<range> compute_pieces(int k) const {
     std::vector<range> out;
+    if (whole_.empty()) return out;
     const auto keep = [&](const range& r) {
       const range part = whole_.intersect(r);
       if (part.empty()) return;
@@ -206,21 +230,37 @@ class dimension_cut {
         [&](const auto& x) {
           using X = std::decay_t<decltype(x)>;
           if constexpr (std::is_same_v<X, block_dim>) {
-            const auto [first, last] = block<1>::chunk(low_, high_, parts_, k);
-            keep(range(first, last));
+            keep(block<1>::chunk_indices(whole_, low_, high_, parts_, k));
           } else if constexpr (std::is_same_v<X, cyclic_dim>) {
-            if (high_ > low_) keep(range(low_, high_, parts_, x.start.value_or(low_) + k));
+            // The alignment start + k, reduced first: start may lie anywhere in int64.
+            if (high_ > low_) keep(range(low_, high_, parts_, detail::floor_mod(x.start.value_or(low_), parts_) + k));
           } else if constexpr (std::is_same_v<X, block_cyclic_dim>) {
             const index_t s = x.start.value_or(low_), b = x.block_size;
             if (high_ <= low_) return;
             if (b == 1) {
-              keep(range(low_, high_, parts_, s + k));
+              keep(range(low_, high_, parts_, detail::floor_mod(s, parts_) + k));
               return;
             }
-            const index_t first_block = detail::floor_div(low_ - s, b);
-            const index_t last_block = detail::floor_div(high_ - 1 - s, b);
-            index_t j = first_block + detail::floor_mod(k - first_block, parts_);
-            for (; j <= last_block; j += parts_) keep(range(s + j * b, s + (j + 1) * b));
+            // Block numbers and bounds in 128 bits: a user's start may lie far from the
+            // indices, and the last block may reach past INT64_MAX (it is cut at high_).
+            using detail::wide_int;
+            const wide_int first_block = detail::floor_div_wide(static_cast<wide_int>(low_) - s, b);
+            const wide_int last_block = detail::floor_div_wide(static_cast<wide_int>(high_) - 1 - s, b);
+            // A widely strided dimension can meet far fewer indices than blocks: then walk
+            // its indices (each lies in one block) rather than the blocks.
+            if ((last_block - first_block) / parts_ >= whole_.size()) {
+              for (index_t n = 0; n < whole_.size(); ++n) {
+                const index_t i = whole_.index_at(whole_.stride() > 0 ? n : whole_.size() - 1 - n);
+                if (detail::block_cyclic_owner(i, s, b, parts_) == k) keep(range(i, i + 1));
+              }
+              return;
+            }
+            wide_int j = first_block + detail::floor_mod_wide(k - first_block, parts_);
+            for (; j <= last_block; j += parts_) {
+              const wide_int begin = std::max<wide_int>(static_cast<wide_int>(s) + j * b, low_);
+              const wide_int end = std::min<wide_int>(static_cast<wide_int>(s) + (j + 1) * b, high_);
+              keep(range(static_cast<index_t>(begin), static_cast<index_t>(end)));
+            }
           } else if constexpr (std::is_same_v<X, replicated_dim> || std::is_same_v<X, none_dim>) {
             keep(whole_);
           } else if constexpr (std::is_same_v<X, unstructured_dim>) {
@@ -360,7 +400,11 @@ template <std::size_t N>
 class dimensional_domain {
  public:
   /// The descriptor of the indices `indices` distributed by `dist`.
-  dimensional_domain(const dimensional<N>& dist, const rect<N>& indices) : dist_(dist) { set_indices(indices); }
+  /// Throws argument_error when the distribution's grid does not hold the program's locales.
+  dimensional_domain(const dimensional<N>& dist, const rect<N>& indices) : dist_(dist) {
+    detail::check_grid_matches_locales(dist.targets(), "dmap::dimensional");
+    set_indices(indices);
+  }
 
   /// The distribution.
   const dimensional<N>& distribution() const noexcept { return dist_; }

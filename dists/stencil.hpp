@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstddef>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -115,6 +116,7 @@ class stencil_domain {
   /// Replaces the index set; throws when a locale's chunk is thinner than the ghost width
   /// along a dimension that exchanges ghosts.
   void set_indices(const rect<N>& indices) {
+    check_periodic_images(indices);
     block_domain<N> candidate(dist_.base(), indices);
     check_ghost_widths(candidate);
     blocks_ = std::move(candidate);
@@ -173,6 +175,35 @@ class stencil_domain {
              "that dimension or a smaller fluff)";
         throw argument_error(s.str());
       }
+    }
+  }
+  // Throws when, along a periodic dimension, a ghost cell's periodic images (its index moved
+  // by one period, the dimension's size times |stride|, either way) cannot be named in int64:
+  // halo updates look for a ghost cell's source among them. A periodic dimension keeps one
+  // period plus the ghost width inside int64 on both sides (along a non-periodic dimension
+  // the frame simply stops at the limits; see framed()).
+  void check_periodic_images(const rect<N>& indices) const {
+    if (indices.empty()) return;
+    using detail::wide_int;
+    for (std::size_t d = 0; d < N; ++d) {
+      if (!dist_.periodic()[d]) continue;
+      const range& r = indices.dim(d);
+      const wide_int step = detail::abs_index(r.stride());
+      const wide_int period = static_cast<wide_int>(r.size()) * step;
+      const wide_int reach = static_cast<wide_int>(dist_.fluff()[d]) * step + period;
+      const wide_int lowest_image = static_cast<wide_int>(r.aligned_low()) - reach;
+      const wide_int bound_after_highest_image = static_cast<wide_int>(r.aligned_high()) + 1 + reach;
+      if (period <= std::numeric_limits<index_t>::max() && lowest_image >= std::numeric_limits<index_t>::min() &&
+          bound_after_highest_image <= std::numeric_limits<index_t>::max())
+        continue;
+      std::ostringstream s;
+      s << "dmap::stencil: periodic dimension " << d << " of " << indices << " (period ";
+      if (period <= std::numeric_limits<index_t>::max()) s << static_cast<index_t>(period);
+      else s << "above 2^63 - 1";
+      s << ", ghost width " << dist_.fluff()[d]
+        << "): the periodic images of its ghost cells reach past the int64 range; a periodic dimension must lie "
+           "at least one period plus the ghost width (times |stride|) inside [INT64_MIN, INT64_MAX]";
+      throw argument_error(s.str());
     }
   }
   static int here_or_zero() { return detail::current_environment ? here() : 0; }

@@ -1,5 +1,16 @@
 // range: a 1-D index sequence, half-open [lo, hi) with a stride (may be negative) and an
 // alignment. Chapel's `lo..hi by s` is `range{lo, hi + 1, s}`.
+//
+// Arithmetic rules (checked where a range is made or transformed, never per index): the
+// bounds lo and hi are int64 values, and a nonempty range spans at most 2^63 - 1 integers
+// (hi - lo <= INT64_MAX), so every size, order and distance between two of its indices fits
+// int64. The upper bound is exclusive and must itself be representable: the largest index a
+// range can hold is INT64_MAX - 1, the smallest INT64_MIN. |stride| is at most INT64_MAX
+// (the stride INT64_MIN is refused). A constructor or transformation (counted, translated,
+// expanded, exterior, ...) whose result would break these rules throws argument_error naming
+// the function, the values and the rule; interior and intersections only shrink a range.
+// Two ranges are equal when they hold the same indices in the same order, whatever their
+// bounds: `range{0, 100, 2} == range{0, 99, 2}`.
 #pragma once
 
 #include <algorithm>
@@ -8,6 +19,7 @@
 #include <limits>
 #include <numeric>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <type_traits>
 
@@ -27,6 +39,29 @@ constexpr index_t floor_mod(index_t a, index_t m) {
 constexpr index_t abs_index(index_t a) { return a < 0 ? -a : a; }
 /// A 128-bit integer for overflow-free products of two indices.
 __extension__ typedef __int128 wide_int;
+/// a + b modulo 2^64, without undefined behaviour: for bounds of empty ranges, which may
+/// lie past the int64 limits and are never used as indices.
+constexpr index_t wrapping_add(index_t a, index_t b) noexcept {
+  return static_cast<index_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+/// a - b modulo 2^64 (see wrapping_add).
+constexpr index_t wrapping_sub(index_t a, index_t b) noexcept {
+  return static_cast<index_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+/// Text for messages: the number, with its name when it is an int64 limit.
+inline std::string index_text(index_t v) {
+  if (v == std::numeric_limits<index_t>::min()) return "-9223372036854775808 (INT64_MIN)";
+  if (v == std::numeric_limits<index_t>::max()) return "9223372036854775807 (INT64_MAX)";
+  return std::to_string(v);
+}
+/// Throws argument_error: `who` computed `what` (a bound) and it left the int64 range.
+[[noreturn]] inline void throw_bound_overflow(const char* who, const std::string& what) {
+  std::string m = who;
+  m += ": ";
+  m += what;
+  m += " lies outside the int64 range; range bounds must be int64 values (indices in [INT64_MIN, INT64_MAX - 1])";
+  throw argument_error(m);
+}
 }  // namespace detail
 
 /// An integer type that may stand for an index, a bound, a stride or a count: any integral
@@ -52,14 +87,17 @@ constexpr index_t to_index(I value) {
 }  // namespace detail
 
 /// A 1-D sequence of indices: the i in [lo, hi) with i = alignment (mod |stride|), in
-/// ascending order for a positive stride and descending order for a negative one.
+/// ascending order for a positive stride and descending order for a negative one. See the
+/// header comment for the bounds a range may have.
 class range {
  public:
   /// The empty range [0, 0).
   constexpr range() = default;
   /// The unit-stride range [lo, hi) (bounds of any integral type).
   template <index_like L, index_like H>
-  constexpr range(L lo, H hi) : lo_(detail::to_index(lo)), hi_(detail::to_index(hi)) {}
+  constexpr range(L lo, H hi) : lo_(detail::to_index(lo)), hi_(detail::to_index(hi)) {
+    check_span(lo_, hi_, "dmap::range");
+  }
   /// [lo, hi) by `stride`, aligned to its first bound in iteration order (lo for a
   /// positive stride, hi - 1 for a negative one), as Chapel aligns `lo..hi by s`.
   template <index_like L, index_like H, index_like S>
@@ -70,16 +108,24 @@ class range {
   constexpr range(L lo, H hi, S stride, A alignment)
       : lo_(detail::to_index(lo)), hi_(detail::to_index(hi)), stride_(detail::to_index(stride)) {
     align_ = checked_alignment(lo_, hi_, stride_, detail::to_index(alignment));
+    check_span(lo_, hi_, "dmap::range");
   }
 
-  /// `count` indices starting at `first` and stepping by `stride`.
+  /// `count` indices starting at `first` and stepping by `stride`. Throws argument_error
+  /// when count < 0 or when the last index or the exclusive bound after the largest one
+  /// would leave the int64 range (the largest index a range holds is INT64_MAX - 1).
   static constexpr range counted(index_t first, index_t count, index_t stride = 1) {
-    if (count < 0)
-      throw argument_error("dmap::range::counted: count is " + std::to_string(count) +
-                           "; it must be >= 0");
+    if (count < 0) counted_error(first, count, stride, "count must be >= 0");
     if (count == 0) return range(first, first, stride, first);
-    const index_t last = first + (count - 1) * stride;
-    return range(std::min(first, last), std::max(first, last) + 1, stride, first);
+    index_t distance = 0, last = 0;
+    if (__builtin_mul_overflow(count - 1, stride, &distance) || __builtin_add_overflow(first, distance, &last))
+      counted_error(first, count, stride, "its last index, first + (count - 1) * stride, lies outside the int64 range");
+    const index_t high = std::max(first, last);
+    if (high == std::numeric_limits<index_t>::max())
+      counted_error(first, count, stride,
+                    "its largest index would be INT64_MAX, whose exclusive upper bound INT64_MAX + 1 is not "
+                    "representable; the largest index a range holds is INT64_MAX - 1");
+    return range(std::min(first, last), high + 1, stride, first, "dmap::range::counted");
   }
 
   /// The lower bound (inclusive).
@@ -92,20 +138,24 @@ class range {
   constexpr index_t alignment() const noexcept { return align_; }
 
   /// The smallest integer >= lo congruent to the alignment (the smallest index when the
-  /// range is not empty).
-  constexpr index_t aligned_low() const noexcept {
-    return lo_ + detail::floor_mod(align_ - lo_, abs_stride());
-  }
+  /// range is not empty; of an empty range it may lie past INT64_MAX and then wraps).
+  constexpr index_t aligned_low() const noexcept { return detail::wrapping_add(lo_, skip_low()); }
   /// The largest integer <= hi - 1 congruent to the alignment (the largest index when the
-  /// range is not empty).
+  /// range is not empty; of an empty range it may lie below INT64_MIN and then wraps).
   constexpr index_t aligned_high() const noexcept {
-    return (hi_ - 1) - detail::floor_mod((hi_ - 1) - align_, abs_stride());
+    const index_t m = abs_stride();
+    index_t last_minus_align = 0;  // (hi - 1) - alignment, when it fits
+    if (hi_ != std::numeric_limits<index_t>::min() && !__builtin_sub_overflow(hi_ - 1, align_, &last_minus_align))
+      return detail::wrapping_sub(hi_ - 1, detail::floor_mod(last_minus_align, m));
+    const index_t residue_of_last = detail::floor_mod(detail::floor_mod(hi_, m) - 1, m);
+    return detail::wrapping_sub(detail::wrapping_sub(hi_, 1), detail::floor_mod(residue_of_last - align_, m));
   }
   /// The number of indices.
   constexpr index_t size() const noexcept {
     if (hi_ <= lo_) return 0;
-    const index_t low = aligned_low(), high = aligned_high();
-    return low > high ? 0 : (high - low) / abs_stride() + 1;
+    const index_t span = hi_ - lo_;  // fits: construction checked it
+    const index_t skip = skip_low();
+    return skip >= span ? 0 : (span - 1 - skip) / abs_stride() + 1;
   }
   /// True when the range holds no index.
   constexpr bool empty() const noexcept { return size() == 0; }
@@ -116,7 +166,7 @@ class range {
 
   /// True when `i` is one of the indices.
   constexpr bool contains(index_t i) const noexcept {
-    return lo_ <= i && i < hi_ && detail::floor_mod(i - align_, abs_stride()) == 0;
+    return lo_ <= i && i < hi_ && detail::floor_mod(i, abs_stride()) == align_;
   }
   /// True when every index of `other` is an index of this range.
   constexpr bool contains(const range& other) const noexcept {
@@ -142,28 +192,50 @@ class range {
   constexpr range operator[](const range& other) const {
     return meet(other, (stride_ > 0) == (other.stride_ > 0));
   }
-  /// The same sequence moved by `offset`.
+  /// The same sequence moved by `offset`; throws argument_error when a bound would leave
+  /// the int64 range.
   constexpr range translated(index_t offset) const {
-    return range(lo_ + offset, hi_ + offset, stride_, align_ + offset);
+    index_t lo = 0, hi = 0;
+    if (__builtin_add_overflow(lo_, offset, &lo) || __builtin_add_overflow(hi_, offset, &hi))
+      transform_overflow("dmap::range::translated", "moved by", offset);
+    // align_ + offset (mod |stride|) without overflow: both terms reduced below |stride|.
+    const index_t m = abs_stride();
+    return range(lo, hi, stride_, align_ - (m - detail::floor_mod(offset, m)), "dmap::range::translated");
   }
   /// The bounds widened by `amount` on both sides (narrowed when negative); same stride and
-  /// alignment.
+  /// alignment. Throws argument_error when a bound would leave the int64 range or the
+  /// result would span more than 2^63 - 1 integers.
   constexpr range expanded(index_t amount) const {
-    return range(lo_ - amount, hi_ + amount, stride_, align_);
+    index_t lo = 0, hi = 0;
+    if (__builtin_sub_overflow(lo_, amount, &lo) || __builtin_add_overflow(hi_, amount, &hi))
+      transform_overflow("dmap::range::expanded", "expanded by", amount);
+    return range(lo, hi, stride_, align_, "dmap::range::expanded");
   }
   /// The indices within `width` of the upper bound (width > 0) or of the lower bound
   /// (width < 0), inside the range: Chapel's `interior`; width 0 keeps the range.
   constexpr range interior(index_t width) const {
     if (width == 0) return *this;
-    if (width > 0) return range(std::max(lo_, hi_ - width), hi_, stride_, align_);
-    return range(lo_, std::min(hi_, lo_ - width), stride_, align_);
+    index_t bound = 0;
+    if (width > 0) {
+      // hi - width below INT64_MIN lies below lo too: the whole range.
+      const bool below = __builtin_sub_overflow(hi_, width, &bound);
+      return range(below ? lo_ : std::max(lo_, bound), hi_, stride_, align_, "dmap::range::interior");
+    }
+    const bool above = __builtin_sub_overflow(lo_, width, &bound);
+    return range(lo_, above ? hi_ : std::min(hi_, bound), stride_, align_, "dmap::range::interior");
   }
   /// The indices within `width` beyond the upper bound (width > 0) or below the lower bound
-  /// (width < 0), outside the range: Chapel's `exterior`; width 0 keeps the range.
+  /// (width < 0), outside the range: Chapel's `exterior`; width 0 keeps the range. Throws
+  /// argument_error when a bound would leave the int64 range or |width| > 2^63 - 1.
   constexpr range exterior(index_t width) const {
     if (width == 0) return *this;
-    if (width > 0) return range(hi_, hi_ + width, stride_, align_);
-    return range(lo_ + width, lo_, stride_, align_);
+    index_t bound = 0;
+    if (width > 0) {
+      if (__builtin_add_overflow(hi_, width, &bound)) transform_overflow("dmap::range::exterior", "exterior width", width);
+      return range(hi_, bound, stride_, align_, "dmap::range::exterior");
+    }
+    if (__builtin_add_overflow(lo_, width, &bound)) transform_overflow("dmap::range::exterior", "exterior width", width);
+    return range(bound, lo_, stride_, align_, "dmap::range::exterior");
   }
   /// The same sequence with bounds tightened to its first and last index.
   constexpr range normalized() const {
@@ -171,7 +243,7 @@ class range {
     return range(aligned_low(), aligned_high() + 1, stride_, align_);
   }
 
-  /// True when both ranges represent the same sequence of indices.
+  /// True when both ranges represent the same sequence of indices (bounds may differ).
   friend constexpr bool operator==(const range& a, const range& b) noexcept {
     const index_t n = a.size();
     if (n != b.size()) return false;
@@ -185,14 +257,20 @@ class range {
     os << r.lo_ << "..<" << r.hi_;
     if (r.stride_ != 1) {
       os << " by " << r.stride_;
-      const index_t natural = detail::floor_mod(r.stride_ > 0 ? r.lo_ : r.hi_ - 1, r.abs_stride());
-      if (natural != r.align_) os << " align " << r.align_;
+      if (natural_alignment(r.lo_, r.hi_, r.stride_) != r.align_) os << " align " << r.align_;
     }
     return os;
   }
 
  private:
   constexpr index_t abs_stride() const noexcept { return detail::abs_index(stride_); }
+  // How far the smallest aligned integer >= lo lies above lo, in [0, |stride|).
+  constexpr index_t skip_low() const noexcept {
+    const index_t m = abs_stride();
+    index_t align_minus_lo = 0;
+    if (!__builtin_sub_overflow(align_, lo_, &align_minus_lo)) return detail::floor_mod(align_minus_lo, m);
+    return detail::floor_mod(align_ - detail::floor_mod(lo_, m), m);
+  }
 
   // Intersection by the Chinese remainder theorem on the two alignments.
   constexpr range meet(const range& other, bool ascending) const {
@@ -204,9 +282,6 @@ class range {
       return range(lo, lo, step_sign);
     // x = align_ + a * t, with a * t = other.align_ - align_ (mod b).
     const detail::wide_int l = static_cast<detail::wide_int>(a / g) * b;
-    if (l > INT64_MAX)
-      throw unsupported_error("dmap::range: intersection stride lcm(" + std::to_string(a) + ", " +
-                              std::to_string(b) + ") overflows 64 bits");
     const index_t bg = b / g;
     index_t t = 0;
     if (bg > 1) {
@@ -214,10 +289,19 @@ class range {
       t = static_cast<index_t>(
           static_cast<detail::wide_int>(rhs) * inverse_mod(detail::floor_mod(a / g, bg), bg) % bg);
     }
+    // The common residue, in [0, lcm); lcm may exceed 64 bits.
+    detail::wide_int residue = (static_cast<detail::wide_int>(align_) + static_cast<detail::wide_int>(a) * t) % l;
+    if (residue < 0) residue += l;
+    if (l > INT64_MAX) {
+      // Steps wider than any range's span: the intersection holds at most one index.
+      detail::wide_int offset = (residue - lo) % l;
+      if (offset < 0) offset += l;
+      const detail::wide_int x = static_cast<detail::wide_int>(lo) + offset;
+      if (x >= hi) return range(lo, lo, step_sign);
+      return range(static_cast<index_t>(x), static_cast<index_t>(x) + 1, step_sign);
+    }
     const index_t lcm = static_cast<index_t>(l);
-    const index_t alignment =
-        detail::floor_mod(static_cast<index_t>((static_cast<detail::wide_int>(align_) + static_cast<detail::wide_int>(a) * t) % lcm), lcm);
-    return range(lo, hi, step_sign * lcm, alignment);
+    return range(lo, hi, step_sign * lcm, static_cast<index_t>(residue));
   }
   static constexpr index_t inverse_mod(index_t value, index_t modulus) {
     // Extended Euclid; value and modulus are coprime.
@@ -235,16 +319,61 @@ class range {
   }
 
   struct aligned_to_first {};
-  constexpr range(index_t lo, index_t hi, index_t stride, aligned_to_first)
-      : lo_(lo), hi_(hi), stride_(stride) {
-    align_ = checked_alignment(lo, hi, stride, stride > 0 ? lo : hi - 1);
+  constexpr range(index_t lo, index_t hi, index_t stride, aligned_to_first) : lo_(lo), hi_(hi), stride_(stride) {
+    check_stride(lo, hi, stride);
+    align_ = natural_alignment(lo, hi, stride);
+    check_span(lo, hi, "dmap::range");
   }
-  // The alignment as a residue mod |stride|; throws when the stride is 0.
+  // The checked constructor of the transformations: `who` names the caller in messages.
+  constexpr range(index_t lo, index_t hi, index_t stride, index_t alignment, const char* who)
+      : lo_(lo), hi_(hi), stride_(stride) {
+    align_ = checked_alignment(lo, hi, stride, alignment);
+    check_span(lo, hi, who);
+  }
+  // The residue of the first bound in iteration order (lo, or hi - 1 for a negative
+  // stride), computed without forming hi - 1 (hi may be INT64_MIN). Stride checked.
+  static constexpr index_t natural_alignment(index_t lo, index_t hi, index_t stride) noexcept {
+    const index_t m = detail::abs_index(stride);
+    return stride > 0 ? detail::floor_mod(lo, m) : detail::floor_mod(detail::floor_mod(hi, m) - 1, m);
+  }
+  // Throws when the stride is 0 or INT64_MIN (whose magnitude does not fit int64).
+  static constexpr void check_stride(index_t lo, index_t hi, index_t stride) {
+    if (stride == 0 || stride == std::numeric_limits<index_t>::min()) stride_error(lo, hi, stride);
+  }
+  // The alignment as a residue mod |stride|; throws when the stride is 0 or INT64_MIN.
   static constexpr index_t checked_alignment(index_t lo, index_t hi, index_t stride, index_t alignment) {
-    if (stride == 0)
-      throw argument_error("dmap::range: stride is 0 in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                           ") by 0; the stride must be nonzero");
+    check_stride(lo, hi, stride);
     return detail::floor_mod(alignment, detail::abs_index(stride));
+  }
+  // Throws when [lo, hi) spans more than 2^63 - 1 integers (its size would not fit int64).
+  static constexpr void check_span(index_t lo, index_t hi, const char* who) {
+    index_t span = 0;
+    if (hi > lo && __builtin_sub_overflow(hi, lo, &span)) span_error(lo, hi, who);
+  }
+  // The messages (apart, so that the checks stay constexpr).
+  [[noreturn]] static void stride_error(index_t lo, index_t hi, index_t stride) {
+    std::ostringstream s;
+    s << "dmap::range: stride is " << detail::index_text(stride) << " in [" << lo << ", " << hi << ") by " << stride
+      << (stride == 0 ? "; the stride must be nonzero" : "; |stride| must be at most 2^63 - 1 (INT64_MAX)");
+    throw argument_error(s.str());
+  }
+  [[noreturn]] static void span_error(index_t lo, index_t hi, const char* who) {
+    std::ostringstream s;
+    s << who << ": [" << detail::index_text(lo) << ", " << detail::index_text(hi)
+      << ") spans more than 2^63 - 1 integers; a range's bounds must satisfy hi - lo <= 2^63 - 1 (INT64_MAX), "
+         "so that its size fits int64";
+    throw argument_error(s.str());
+  }
+  [[noreturn]] static void counted_error(index_t first, index_t count, index_t stride, const char* rule) {
+    std::ostringstream s;
+    s << "dmap::range::counted(first " << detail::index_text(first) << ", count " << count << ", stride "
+      << detail::index_text(stride) << "): " << rule;
+    throw argument_error(s.str());
+  }
+  [[noreturn]] void transform_overflow(const char* who, const char* how, index_t amount) const {
+    std::ostringstream s;
+    s << "a bound of " << *this << " " << how << " " << detail::index_text(amount);
+    detail::throw_bound_overflow(who, s.str());
   }
 
   index_t lo_ = 0;
@@ -278,8 +407,9 @@ constexpr range undensify(const range& whole, const range& dense) {
   if (dense.aligned_low() < 0 || dense.aligned_high() >= whole.size())
     throw out_of_bounds_error("dmap::undensify: dense range reaches outside [0, " +
                               std::to_string(whole.size()) + ")");
+  // One order has no step: the product of the strides might not fit (and is not needed).
   return range::counted(whole.index_at(dense.first()), dense.size(),
-                        whole.stride() * dense.stride());
+                        dense.size() == 1 ? whole.stride() : whole.stride() * dense.stride());
 }
 
 }  // namespace dmap

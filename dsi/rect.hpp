@@ -1,9 +1,19 @@
 // rect<N>: an N-D rectangular index set, a tuple of ranges iterated in row-major order.
+//
+// Arithmetic rules: every dimension is a valid range (dsi/range.hpp: bounds within int64,
+// hi - lo <= 2^63 - 1), and the product of the dimensions' sizes, an empty dimension
+// counting as 1, is at most 2^63 - 1, so the size, every row-major order and every dense
+// layout's strides fit int64 (`{0..<2^32, 0..<2^32}` is refused; `{0..<0, 0..<2^62,
+// 0..<2^62}` too, although empty). Constructors, set_dim and the transformations that can
+// grow a rect (translated, expanded, exterior) check these rules and throw argument_error
+// naming the function, the rect and the rule; intersections, slices and interior only
+// shrink. Rects compare by their indices and order, not by their bounds.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,14 +30,40 @@ namespace detail {
 template <std::size_t, class T>
 using repeat_t = T;
 
+/// The message of check_rect_size.
+template <std::size_t N>
+[[noreturn]] void rect_size_error(const std::array<range, N>& dims, const char* who) {
+  std::ostringstream s;
+  s << who << ": {";
+  for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << dims[d];
+  s << "} has ";
+  for (std::size_t d = 0; d < N; ++d) s << (d ? " x " : "") << dims[d].size();
+  s << " indices, more than 2^63 - 1; the product of a rect's sizes (an empty dimension counting as 1) must "
+       "fit int64";
+  throw argument_error(s.str());
+}
+
+/// Throws argument_error (naming `who` and the dimensions) unless the product of the sizes
+/// of `dims`, an empty dimension counting as 1, fits int64 (the rect rule, see rect.hpp).
+template <std::size_t N>
+constexpr void check_rect_size(const std::array<range, N>& dims, const char* who) {
+  index_t product = 1;
+  for (const auto& r : dims) {
+    const index_t n = r.size();
+    if (n > 1 && __builtin_mul_overflow(product, n, &product)) rect_size_error(dims, who);
+  }
+}
+
 template <std::size_t N, class Seq = std::make_index_sequence<N>>
 struct rect_storage;
 // Gives rect<N> a constructor of exactly N ranges, so `rect<2>{{0, n}, {0, m}}` works.
 template <std::size_t N, std::size_t... D>
 struct rect_storage<N, std::index_sequence<D...>> {
   constexpr rect_storage() = default;
-  constexpr rect_storage(repeat_t<D, range>... dims) : dims_{dims...} {}
-  constexpr explicit rect_storage(const std::array<range, N>& dims) : dims_(dims) {}
+  constexpr rect_storage(repeat_t<D, range>... dims) : dims_{dims...} { check_rect_size<N>(dims_, "dmap::rect"); }
+  constexpr explicit rect_storage(const std::array<range, N>& dims) : dims_(dims) {
+    check_rect_size<N>(dims_, "dmap::rect");
+  }
   std::array<range, N> dims_{};
 };
 }  // namespace detail
@@ -51,8 +87,14 @@ class rect : private detail::rect_storage<N> {
   constexpr const std::array<range, N>& dims() const noexcept { return dims_; }
   /// The range of dimension d.
   constexpr const range& dim(std::size_t d) const noexcept { return dims_[d]; }
-  /// Replaces the range of dimension d.
-  constexpr void set_dim(std::size_t d, const range& r) noexcept { dims_[d] = r; }
+  /// Replaces the range of dimension d; throws argument_error (the rect unchanged) when the
+  /// product of the sizes would no longer fit int64.
+  constexpr void set_dim(std::size_t d, const range& r) {
+    std::array<range, N> next = dims_;
+    next[d] = r;
+    detail::check_rect_size<N>(next, "dmap::rect::set_dim");
+    dims_[d] = r;
+  }
 
   /// The number of indices per dimension.
   constexpr std::array<index_t, N> shape() const noexcept {
@@ -132,19 +174,21 @@ class rect : private detail::rect_storage<N> {
   constexpr rect operator[](const rect& other) const {
     return combine(other, [](const range& a, const range& b) { return a[b]; });
   }
-  /// The rect moved by `offset`.
+  /// The rect moved by `offset`; throws argument_error when a bound would leave int64.
   constexpr rect translated(const idx<N>& offset) const {
     rect r = *this;
     for (std::size_t d = 0; d < N; ++d) r.dims_[d] = dims_[d].translated(offset[d]);
     return r;
   }
-  /// Every dimension widened by `amount[d]` on both sides.
+  /// Every dimension widened by `amount[d]` on both sides; throws argument_error when a
+  /// bound would leave int64 or the size would not fit.
   constexpr rect expanded(const idx<N>& amount) const {
     rect r = *this;
     for (std::size_t d = 0; d < N; ++d) r.dims_[d] = dims_[d].expanded(amount[d]);
+    detail::check_rect_size<N>(r.dims_, "dmap::rect::expanded");
     return r;
   }
-  /// Every dimension widened by `amount` on both sides.
+  /// Every dimension widened by `amount` on both sides (see expanded(idx)).
   constexpr rect expanded(index_t amount) const { return expanded(filled(amount)); }
   /// Per dimension, the part within `width[d]` of the high (> 0) or low (< 0) bound; a
   /// dimension with width 0 is kept whole (Chapel's domain `interior`).
@@ -158,6 +202,7 @@ class rect : private detail::rect_storage<N> {
   constexpr rect exterior(const idx<N>& width) const {
     rect r = *this;
     for (std::size_t d = 0; d < N; ++d) r.dims_[d] = dims_[d].exterior(width[d]);
+    detail::check_rect_size<N>(r.dims_, "dmap::rect::exterior");
     return r;
   }
 

@@ -1,10 +1,13 @@
 // Framed storage: a locale's rect stored together with a frame of ghost positions around it
 // (DAP padding), `fluff[d]` positions of the rect's stride on both sides along dimension d.
 // Stencil stores its chunks this way; the frame's cells are filled by halo updates
-// (algorithms/halos.hpp) or hold boundary values.
+// (algorithms/halos.hpp) or hold boundary values. A frame never reaches past the int64
+// limits: a chunk at INT64_MIN has no ghost positions below it.
 #pragma once
 
 #include <cstddef>
+#include <limits>
+#include <sstream>
 
 #include "../dsi/index.hpp"
 #include "../dsi/layout.hpp"
@@ -12,17 +15,33 @@
 
 namespace dmap {
 
-/// `owned` widened by fluff[d] positions on both sides of every dimension d (same stride and
-/// alignment); empty when `owned` is.
+/// `owned` widened by fluff[d] >= 0 positions on both sides of every dimension d (same
+/// stride and alignment); empty when `owned` is. Ghost positions past the int64 limits
+/// cannot be named, so the frame stops at the first and last representable aligned index
+/// (INT64_MIN and INT64_MAX - 1 at most). Throws argument_error when a dimension of the
+/// frame would span more than 2^63 - 1 integers or its size would not fit int64.
 template <std::size_t N>
 rect<N> framed(const rect<N>& owned, const idx<N>& fluff) {
   if (owned.empty()) return owned;
+  using detail::wide_int;
+  constexpr wide_int lowest = std::numeric_limits<index_t>::min();
+  constexpr wide_int highest = wide_int{std::numeric_limits<index_t>::max()} - 1;  // largest index of a range
   rect<N> frame = owned;
   for (std::size_t d = 0; d < N; ++d) {
     const range& r = owned.dim(d);
-    const index_t step = detail::abs_index(r.stride());
-    frame.set_dim(d, range(r.aligned_low() - fluff[d] * step, r.aligned_high() + 1 + fluff[d] * step, r.stride(),
-                           r.alignment()));
+    const wide_int step = detail::abs_index(r.stride());
+    const wide_int reach = static_cast<wide_int>(fluff[d]) * step;
+    wide_int low = static_cast<wide_int>(r.aligned_low()) - reach;
+    wide_int high = static_cast<wide_int>(r.aligned_high()) + reach;  // the last ghost index
+    if (low < lowest) low += (lowest - low + step - 1) / step * step;
+    if (high > highest) high -= (high - highest + step - 1) / step * step;
+    if (high + 1 - low > std::numeric_limits<index_t>::max()) {
+      std::ostringstream s;
+      s << "dmap::framed: dimension " << d << " of " << owned << " with " << fluff[d]
+        << " ghost positions on each side spans more than 2^63 - 1 integers; a frame must be a valid range";
+      throw argument_error(s.str());
+    }
+    frame.set_dim(d, range(static_cast<index_t>(low), static_cast<index_t>(high + 1), r.stride(), r.alignment()));
   }
   return frame;
 }

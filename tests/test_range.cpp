@@ -428,12 +428,29 @@ TEST_CASE("range: intersect with large strides and alignments", "[serial][range]
     CHECK(m.first() == 0);
     CHECK(m.stride() == a * b);
   }
+  // Past 64 bits the lcm exceeds any range's span: the meet holds at most one index.
   const index_t c = 3037000501;  // b * c = 9223372040037250500 > INT64_MAX
-  CHECK_THROWS_AS(range(0, big, b).intersect(range{0, big, c}), dmap::unsupported_error);
-  CHECK_THROWS_AS((range{0, big, b}[range{0, big, -c}]), dmap::unsupported_error);
-  CHECK_THROWS_AS(
-      range(-big, big, index_t{1} << 40).intersect(range{-big, big, (index_t{1} << 40) - 1}),
-      dmap::unsupported_error);
+  {
+    const range m = range(0, big, b).intersect(range{0, big, c});
+    CHECK(m.size() == 1);
+    CHECK(m.first() == 0);
+    CHECK(range(1, big, b).intersect(range{1, big, c}).size() == 1);  // 1 is aligned in both
+    const range shifted = range(2, big, b).intersect(range{1, big, c});  // x = 2 (mod b), x = 1 (mod c = b + 1)
+    CHECK(shifted.size() == 1);
+    CHECK(shifted.first() == b + 2);
+    CHECK(range(b + 3, big, b, 2).intersect(range{1, big, c}).empty());  // the next one is b + 2 + b * c > 2^62
+  }
+  // Descending from 2^62 - 1 by c: x = 0 (mod b) and x = 2^62 - 1 (mod c) first at 4832588618457673500.
+  CHECK((range{0, big, b}[range{0, big, -c}]).empty());
+  CHECK((range{0, big, b}[range(0, big, -c, 0)]).size() == 1);
+  {
+    // x = 0 (mod 2^40) and x = -2^62 (mod 2^40 - 1) within [-2^62, 2^62 - 1): only -2^62.
+    const range m = range(-big, big - 1, index_t{1} << 40).intersect(range{-big, big - 1, (index_t{1} << 40) - 1});
+    CHECK(m.size() == 1);
+    CHECK(m.first() == -big);
+    const range n = range(-big + 1, big - 1, index_t{1} << 40).intersect(range{-big, big - 1, (index_t{1} << 40) - 1});
+    CHECK(n.empty());
+  }
 
   // Two primes near 1e9: the lcm (their product) fits; the bounds hold a few common indices.
   // Checked without the CRT: every index satisfies both congruences, the stride is the product,

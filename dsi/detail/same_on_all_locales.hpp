@@ -12,7 +12,11 @@
 
 namespace dmap::detail {
 
-/// A 64-bit fingerprint of a rect and a map name, to check that all locales agree.
+/// A 64-bit fingerprint of a rect and a map name, to check that all locales agree. The
+/// rect counts by its indices, not its bounds (as rect's operator== does), dimension by
+/// dimension: the size, and the first index and the stride when there is an index, so
+/// `{0..<100 by 2}` and `{0..<99 by 2}` agree while `{0..<10}` and `{0..<10 by -1}` do not.
+/// (The stride of a single index counts too: it spaces the ghost cells a map may keep.)
 template <std::size_t N>
 std::uint64_t fingerprint(const rect<N>& r, const std::string& name) {
   std::uint64_t h = 1469598103934665603ull;
@@ -20,10 +24,11 @@ std::uint64_t fingerprint(const rect<N>& r, const std::string& name) {
     for (int b = 0; b < 8; ++b) h = (h ^ ((v >> (8 * b)) & 0xff)) * 1099511628211ull;
   };
   for (const auto& d : r.dims()) {
-    mix(static_cast<std::uint64_t>(d.lo()));
-    mix(static_cast<std::uint64_t>(d.hi()));
+    const index_t size = d.size();
+    mix(static_cast<std::uint64_t>(size));
+    if (size == 0) continue;
+    mix(static_cast<std::uint64_t>(d.first()));
     mix(static_cast<std::uint64_t>(d.stride()));
-    mix(static_cast<std::uint64_t>(d.alignment()));
   }
   for (char c : name) mix(static_cast<unsigned char>(c));
   return h;

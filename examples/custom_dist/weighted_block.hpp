@@ -212,9 +212,12 @@ class weighted_block_domain {
   /// The rows (indices of dimension 0) locale `locale` owns.
   dmap::range rows(int locale) const {
     const auto k = static_cast<std::size_t>(locale);
-    const dmap::index_t first = k == 0 ? std::numeric_limits<dmap::index_t>::min() : cuts_[k - 1];
-    const dmap::index_t last = k == cuts_.size() ? std::numeric_limits<dmap::index_t>::max() : cuts_[k];
-    return whole_.dim(0).intersect(dmap::range(first, last));
+    // The first and last locales own everything below and above the cuts: their intervals
+    // end at the domain's bounds (a range spans at most 2^63 - 1 integers).
+    const dmap::range& all = whole_.dim(0);
+    const dmap::index_t first = k == 0 ? all.lo() : cuts_[k - 1];
+    const dmap::index_t last = k == cuts_.size() ? std::max(all.lo(), all.hi()) : cuts_[k];
+    return all.intersect(dmap::range(first, last));
   }
   /// The P - 1 cut points of dimension 0 (see weighted_block::cut_points).
   const std::vector<dmap::index_t>& cut_points() const noexcept { return cuts_; }

@@ -29,9 +29,11 @@ struct copies_plans {
 /// Unstructured map that is not one_to_one) from its owner: one message per pair of locales
 /// that share indices; the plan is made once per index set and reused. Nothing to do when
 /// no locale holds a copy. Throws argument_error on every locale for a map without a
-/// directory.
+/// directory or a moved-from array.
 template <class T, std::size_t N>
 void update_copies(array<T, N>& a) {
+  if (!detail::state_of(a.domain()))
+    throw argument_error("dmap::update_copies: the array was moved from; it has no copies to refresh");
   auto& st = *detail::state_of(a.domain());
   if (!st.dir)
     throw argument_error("dmap::update_copies: the array is distributed by " + a.domain().name() +
@@ -56,9 +58,13 @@ void update_copies(array<T, N>& a) {
 /// Collective: makes every copy of `a`'s elements equal to locale `root`'s: for a
 /// Replicated array, every locale's copy becomes root's; for a Dimensional array with
 /// replicated dimensions, every copy layer becomes root's layer (each locale receives its
-/// indices from the locale of root's layer holding them).
+/// indices from the locale of root's layer holding them). Throws argument_error on every
+/// locale when `root` is outside [0, num_locales()), the map holds no copy layers or the
+/// array was moved from.
 template <class T, std::size_t N>
 void replicate_from(array<T, N>& a, int root) {
+  if (!detail::state_of(a.domain()))
+    throw argument_error("dmap::replicate_from: the array was moved from; it has no copies to make consistent");
   const auto& st = *detail::state_of(a.domain());
   if (!st.layers)
     throw argument_error("dmap::replicate_from: the array is distributed by " + a.domain().name() +

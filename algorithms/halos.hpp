@@ -97,9 +97,14 @@ class [[nodiscard]] halo_update {
 /// locale, faces, edges and corners alike) and copies the periodic wraps that stay on this
 /// locale; owned elements may be computed on until `finish()`, ghost cells not read. The plan
 /// is built once per index set and kept by the domain. Throws argument_error on every locale
-/// when the array's map holds no ghost cells.
+/// when the array's map holds no ghost cells (Block, Cyclic, Replicated, directory maps...)
+/// or the array was moved from. Ghost widths and periodic flags are the map's (dmap::stencil
+/// checks them: widths >= 0, no chunk thinner than the width along a dimension that
+/// exchanges ghosts).
 template <class T, std::size_t N>
 [[nodiscard]] halo_update<T, N> start_halo_update(array<T, N>& a) {
+  if (!detail::state_of(a.domain()))
+    throw argument_error("dmap::update_halos: the array was moved from; it has no ghost cells to update");
   auto& st = *detail::state_of(a.domain());
   if (!detail::has_ghost_cells(st))
     throw argument_error("dmap::update_halos: the array's domain is distributed by " + a.domain().name() +

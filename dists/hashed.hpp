@@ -68,13 +68,24 @@ class hashed {
   std::string name() const { return "hashed(" + label_ + "; " + std::to_string(targets()) + " locales)"; }
   /// A global domain descriptor over `indices` (built collectively by dmap::domain).
   hashed_domain<N, Mapper> new_domain(const rect<N>& indices) const { return hashed_domain<N, Mapper>(*this, indices); }
-  /// The mapper's answer for `i` (not checked against the locale count).
+  /// The mapper's answer for `i`; throws argument_error when it is not a locale in
+  /// [0, num_locales()) (checked before narrowing: 2^32 is not locale 0).
   int map(const idx<N>& i) const {
     const int p = num_locales();
-    if constexpr (std::is_invocable_v<const Mapper&, const idx<N>&, int>) return static_cast<int>(mapper_(i, p));
-    else if constexpr (std::is_invocable_v<const Mapper&, const idx<N>&>) return static_cast<int>(mapper_(i));
-    else if constexpr (std::is_invocable_v<const Mapper&, index_t, int>) return static_cast<int>(mapper_(i[0], p));
-    else return static_cast<int>(mapper_(i[0]));
+    const auto answer = [&] {
+      if constexpr (std::is_invocable_v<const Mapper&, const idx<N>&, int>) return mapper_(i, p);
+      else if constexpr (std::is_invocable_v<const Mapper&, const idx<N>&>) return mapper_(i);
+      else if constexpr (std::is_invocable_v<const Mapper&, index_t, int>) return mapper_(i[0], p);
+      else return mapper_(i[0]);
+    }();
+    static_assert(std::is_integral_v<decltype(answer)>, "dmap::hashed: a mapper returns an integer (a locale)");
+    if (std::cmp_less(answer, 0) || std::cmp_greater_equal(answer, p)) {
+      std::ostringstream s;
+      s << "dmap::hashed: the mapper " << name() << " sends index " << i << " to locale " << +answer
+        << "; a mapper must return a locale in [0, " << p << ")";
+      throw argument_error(s.str());
+    }
+    return static_cast<int>(answer);
   }
   /// Equal labels and mappers (mappers without operator== compare by their bytes when
   /// those say everything, else they are equal when they hold nothing).
@@ -113,13 +124,7 @@ class hashed_domain : public detail::directory_domain_base<N> {
     byte_buffers outgoing = agreed([&] {
       for (index_t o = homes.first(me); o < homes.first(me + 1); ++o) {
         const idx<N> i = next.index_at(o);
-        const int q = dist_.map(i);
-        if (q < 0 || q >= p) {
-          std::ostringstream s;
-          s << "dmap::hashed: the mapper " << dist_.name() << " sends index " << i << " to locale " << q
-            << "; a mapper must return a locale in [0, " << p << ")";
-          throw argument_error(s.str());
-        }
+        const int q = dist_.map(i);  // checked: in [0, p)
         to_owners[static_cast<std::size_t>(q)].push_back(o);
       }
       byte_buffers packed;

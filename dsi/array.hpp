@@ -25,6 +25,33 @@ class array;
 template <class T, std::size_t N, std::size_t M>
 class array_view;
 
+namespace detail {
+/// Throws unless positions [first, first + count) lie in [0, size) (row-major positions of
+/// an index set of `size` indices): argument_error for a negative count, out_of_bounds_error
+/// for positions outside. `who` starts the message.
+inline void check_position_run(const char* who, index_t first, index_t count, index_t size) {
+  std::ostringstream s;
+  if (count < 0) {
+    s << who << ": count is " << count << "; a count of elements must be >= 0";
+    throw argument_error(s.str());
+  }
+  if (first >= 0 && first <= size && count <= size - first) return;
+  s << who << ": positions [" << first << ", " << first << " + " << count << ") reach outside [0, " << size
+    << "); the array has " << size << " elements, at row-major positions 0 to " << size - 1;
+  throw out_of_bounds_error(s.str());
+}
+/// Throws out_of_bounds_error naming the first of `positions` outside [0, size).
+inline void check_positions(const char* who, const std::vector<index_t>& positions, index_t size) {
+  for (std::size_t k = 0; k < positions.size(); ++k) {
+    if (positions[k] >= 0 && positions[k] < size) continue;
+    std::ostringstream s;
+    s << who << ": position " << positions[k] << " (entry " << k << " of " << positions.size()
+      << ") is outside [0, " << size << "); the array has " << size << " elements";
+    throw out_of_bounds_error(s.str());
+  }
+}
+}  // namespace detail
+
 /// A distributed array: one T per index of a domain<N>. A value type: creating, copying and
 /// assigning are collective and assignment always copies elements (it never rebinds the
 /// array to another domain; `swap` does that). T must be trivially copyable (concept
@@ -41,7 +68,11 @@ class array {
   explicit array(const dmap::domain<N>& d) : array(d, T{}) {}
   /// Collective: an array over `d`, every element set to `value`.
   array(const dmap::domain<N>& d, const T& value)
-      : dom_(d), st_(agreed([&] { return std::make_unique<detail::array_storage<T, N>>(detail::state_of(d), value); })) {
+      : dom_(d), st_(agreed([&] {
+          if (!detail::state_of(d))
+            throw argument_error("dmap::array: the domain was moved from; an array needs a domain with indices");
+          return std::make_unique<detail::array_storage<T, N>>(detail::state_of(d), value);
+        })) {
     st_->expose();
   }
   /// Collective: a copy over the same domain.
@@ -91,12 +122,14 @@ class array {
   const dmap::domain<N>& domain() const noexcept { return dom_; }
   /// This locale's storage: (layout, pointer) per owned rect, in the order of
   /// `domain().local_subdomains()`; a layout may hold more than its rect (ghost cells).
-  const std::vector<local_block<T, N>>& local_blocks() const noexcept { return st_->blocks(); }
+  const std::vector<local_block<T, N>>& local_blocks() const {
+    return checked_live("dmap::array::local_blocks").st_->blocks();
+  }
   /// The number of elements this locale stores.
-  index_t local_size() const noexcept { return st_->size(); }
+  index_t local_size() const { return checked_live("dmap::array::local_size").st_->size(); }
   /// This locale's whole buffer of local_size() elements (owned elements, ghost cells,
   /// copies of other locales' elements).
-  T* local_data() const noexcept { return st_->data(); }
+  T* local_data() const { return checked_live("dmap::array::local_data").st_->data(); }
 
   /// The view of the indices `r` (a subset of the domain's, any strides; Chapel's `A[r]`):
   /// reads and writes reach this array. Throws out_of_bounds_error when r is not inside.
@@ -115,6 +148,7 @@ class array {
   /// read locally (they are as fresh as the last halo update); writes go to the owner.
   /// Not collective.
   element_ref<T> operator[](const idx<N>& i) {
+    checked_live("dmap::array::operator[]");
     if (const auto& dir = detail::state_of(dom_)->dir) {
       check_bounds(i);
       const index_t o = domain().indices().order_of(i);
@@ -145,15 +179,55 @@ class array {
   T operator[](const idx<N>& i) const { return const_cast<array&>(*this)[i]; }
 
   /// Fetches the elements at global row-major orders [first, first + count) into `out`:
-  /// one message per remote locale holding some of them. Not collective.
+  /// one message per remote locale holding some of them. Not collective. Throws
+  /// argument_error when count < 0 and out_of_bounds_error when the orders reach outside
+  /// [0, domain().size()).
   void fetch(index_t first, index_t count, T* out) const {
+    detail::check_position_run("dmap::array::fetch", first, count, checked_live("dmap::array::fetch").dom_.size());
     std::vector<index_t> orders(static_cast<std::size_t>(count));
     for (index_t k = 0; k < count; ++k) orders[static_cast<std::size_t>(k)] = first + k;
-    fetch(orders, out);
+    fetch_checked(orders, out);
   }
   /// Fetches the elements at the global row-major `orders` into out[0], out[1], ...: one
-  /// message per remote locale holding some of them. Not collective.
+  /// message per remote locale holding some of them. Not collective. Throws
+  /// out_of_bounds_error when an order lies outside [0, domain().size()).
   void fetch(const std::vector<index_t>& orders, T* out) const {
+    detail::check_positions("dmap::array::fetch", orders, checked_live("dmap::array::fetch").dom_.size());
+    fetch_checked(orders, out);
+  }
+
+  /// Collective: every element, in row-major order, on locale 0 (empty elsewhere).
+  [[nodiscard]] std::vector<T> gather() const {
+    checked_live("dmap::array::gather");
+    return detail::gather_to_root(detail::state_of(domain())->locate(), st_->data());
+  }
+
+  /// Writes the array like Chapel (rows on lines, planes separated by blank lines) on the
+  /// calling locale, which reads the other locales' elements one-sidedly in batches. Not
+  /// collective: `if (dmap::here() == 0) std::cout << A;` prints once.
+  friend std::ostream& operator<<(std::ostream& os, const array& a) {
+    a.checked_live("dmap::array::operator<<");
+    return detail::write_elements<T, N>(
+        os, a.domain().shape(), [&a](index_t first, index_t count, T* out) { a.fetch(first, count, out); });
+  }
+
+ private:
+  friend struct detail::access;
+  // This array as one side of an assignment.
+  detail::placed_elements<T, N> placed_elements_of() const {
+    const auto& s = detail::state_of(domain());
+    return {detail::key_of(s), [s] { return s->locate(); }, s->whole, st_->data(), st_->size(),
+            &s->caches.template get<detail::assignment_plans<N>>()};
+  }
+  // Throws argument_error when the array was moved from (it has no domain any more).
+  const array& checked_live(const char* who) const {
+    if (!st_)
+      throw argument_error(std::string(who) + ": the array was moved from; it has no domain or elements until "
+                           "another array is moved into it");
+    return *this;
+  }
+  // fetch() of orders already checked.
+  void fetch_checked(const std::vector<index_t>& orders, T* out) const {
     const auto& st = *detail::state_of(dom_);
     const auto count = static_cast<index_t>(orders.size());
     std::vector<detail::location> where(orders.size());
@@ -191,36 +265,10 @@ class array {
       for (std::size_t j = 0; j < slots[q].size(); ++j) out[slots[q][j]] = incoming[j];
     }
   }
-
-  /// Collective: every element, in row-major order, on locale 0 (empty elsewhere).
-  [[nodiscard]] std::vector<T> gather() const {
-    return detail::gather_to_root(detail::state_of(domain())->locate(), st_->data());
-  }
-
-  /// Writes the array like Chapel (rows on lines, planes separated by blank lines) on the
-  /// calling locale, which reads the other locales' elements one-sidedly in batches. Not
-  /// collective: `if (dmap::here() == 0) std::cout << A;` prints once.
-  friend std::ostream& operator<<(std::ostream& os, const array& a) {
-    return detail::write_elements<T, N>(
-        os, a.domain().shape(), [&a](index_t first, index_t count, T* out) { a.fetch(first, count, out); });
-  }
-
- private:
-  friend struct detail::access;
-  // This array as one side of an assignment.
-  detail::placed_elements<T, N> placed_elements_of() const {
-    const auto& s = detail::state_of(domain());
-    return {detail::key_of(s), [s] { return s->locate(); }, s->whole, st_->data(), st_->size(),
-            &s->caches.template get<detail::assignment_plans<N>>()};
-  }
-  // Throws argument_error when the array was moved from (it has no domain any more).
-  const array& checked_live(const char* who) const {
-    if (!st_)
-      throw argument_error(std::string(who) + ": the array was moved from; it has no domain or elements until "
-                           "another array is moved into it");
-    return *this;
-  }
   T* find_local(const idx<N>& i) const {
+#ifndef DMAP_NO_CHECKS
+    checked_live("dmap::array::local");
+#endif
     if (const auto& dir = detail::state_of(dom_)->dir) {
       const index_t o = domain().indices().order_of(i);
       if (const auto stored = o < 0 ? std::nullopt : dir->find_stored(o); stored && stored->second)

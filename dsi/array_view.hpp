@@ -148,8 +148,11 @@ class array_view {
   }
 
   /// Fetches the viewed elements at the view's row-major orders [first, first + count) into
-  /// `out`: one message per remote locale holding some of them. Not collective.
+  /// `out`: one message per remote locale holding some of them. Not collective. Throws
+  /// argument_error when count < 0 and out_of_bounds_error when the orders reach outside
+  /// [0, size()).
   void fetch(index_t first, index_t count, V* out) const {
+    detail::check_position_run("dmap::array_view::fetch", first, count, size());
     const rect<M>& all = base_->domain().indices();
     std::vector<index_t> orders(static_cast<std::size_t>(count));
     for (index_t k = 0; k < count; ++k)
@@ -345,7 +348,14 @@ auto rank_change(const array_view<T, N, M>& v, const Args&... args) {
       part.set_dim(n, arg);
     } else {
       static_assert(std::is_integral_v<X>, "dmap::rank_change: arguments are integers, ranges or dmap::all");
-      part.set_dim(n, range::counted(static_cast<index_t>(arg), 1, all_of_dim.stride()));
+      const index_t fixed = detail::to_index(arg);
+      if (!all_of_dim.contains(fixed)) {
+        std::ostringstream s;
+        s << "dmap::rank_change: index " << fixed << " fixes dimension " << n << ", but it is not in that dimension's "
+          << "indices " << all_of_dim << " of " << v.indices();
+        throw out_of_bounds_error(s.str());
+      }
+      part.set_dim(n, range::counted(fixed, 1, all_of_dim.stride()));
     }
     if constexpr (detail::keeps_dimension<X>) {
       dims[k] = v.base_dims()[n];

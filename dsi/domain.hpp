@@ -40,23 +40,23 @@ class domain {
   }
 
   /// The whole index set.
-  const rect<N>& indices() const noexcept { return state_->whole; }
+  const rect<N>& indices() const { return live().whole; }
   /// The ranges, one per dimension (Chapel's dsiDims).
-  const std::array<range, N>& dims() const noexcept { return indices().dims(); }
+  const std::array<range, N>& dims() const { return indices().dims(); }
   /// The range of dimension d.
-  const range& dim(std::size_t d) const noexcept { return indices().dim(d); }
+  const range& dim(std::size_t d) const { return indices().dim(d); }
   /// Lower bounds (Chapel's dsiLow).
-  idx<N> low() const noexcept { return indices().low(); }
+  idx<N> low() const { return indices().low(); }
   /// Upper (exclusive) bounds.
-  idx<N> high() const noexcept { return indices().high(); }
+  idx<N> high() const { return indices().high(); }
   /// Strides.
-  idx<N> stride() const noexcept { return indices().stride(); }
+  idx<N> stride() const { return indices().stride(); }
   /// Indices per dimension.
-  std::array<index_t, N> shape() const noexcept { return indices().shape(); }
+  std::array<index_t, N> shape() const { return indices().shape(); }
   /// The number of indices (Chapel's dsiNumIndices).
-  index_t size() const noexcept { return indices().size(); }
+  index_t size() const { return indices().size(); }
   /// True when `i` is an index of the domain (Chapel's dsiMember).
-  bool contains(const idx<N>& i) const noexcept { return indices().contains(i); }
+  bool contains(const idx<N>& i) const { return indices().contains(i); }
 
   /// The locale owning index `i`; throws out_of_bounds_error when `i` is not an index.
   int locale_of(const idx<N>& i) const {
@@ -65,7 +65,7 @@ class domain {
       s << "dmap::domain::locale_of: index " << i << " is not in the domain " << indices();
       throw out_of_bounds_error(s.str());
     }
-    return state_->model->locale_of(i);
+    return live().model->locale_of(i);
   }
   /// The owners of many indices at once (throws out_of_bounds_error for a non-index). Maps
   /// given by formulas answer here; maps known through a directory ask it, in one message
@@ -73,7 +73,7 @@ class domain {
   std::vector<int> locales_of(const std::vector<idx<N>>& indices) const {
     std::vector<int> out;
     out.reserve(indices.size());
-    if (!state_->dir) {
+    if (!live().dir) {
       for (const auto& i : indices) out.push_back(locale_of(i));
       return out;
     }
@@ -83,19 +83,19 @@ class domain {
       if (!contains(i)) (void)locale_of(i);  // throws, naming the index
       orders.push_back(this->indices().order_of(i));
     }
-    for (const auto& l : state_->dir->lookup(orders)) out.push_back(l.locale);
+    for (const auto& l : live().dir->lookup(orders)) out.push_back(l.locale);
     return out;
   }
   /// The rects locale `locale` owns (Chapel's dsiLocalSubdomains); this locale by default.
   std::vector<rect<N>> local_subdomains(int locale) const {
     check_locale(locale);
-    return locale == here() ? state_->my_subdomains : state_->model->local_subdomains(locale);
+    return locale == here() ? live().my_subdomains : live().model->local_subdomains(locale);
   }
   /// The rects this locale owns.
-  const std::vector<rect<N>>& local_subdomains() const noexcept { return state_->my_subdomains; }
+  const std::vector<rect<N>>& local_subdomains() const { return live().my_subdomains; }
   /// The one rect this locale owns (empty if none); throws when it owns several.
   rect<N> local_subdomain() const {
-    const auto& s = state_->my_subdomains;
+    const auto& s = live().my_subdomains;
     if (s.size() > 1)
       throw unsupported_error("dmap::domain::local_subdomain: this locale owns " +
                               std::to_string(s.size()) +
@@ -111,14 +111,14 @@ class domain {
   /// more indices than its subdomain, such as ghost cells).
   std::vector<dense_layout<N>> local_layouts(int locale) const {
     check_locale(locale);
-    return state_->model->local_layouts(locale);
+    return live().model->local_layouts(locale);
   }
   /// The number of indices this locale owns.
-  index_t local_size() const noexcept { return state_->my_size; }
+  index_t local_size() const { return live().my_size; }
   /// The distribution's description, such as "block(grid 2x1)".
-  std::string name() const { return state_->model->name(); }
+  std::string name() const { return live().model->name(); }
   /// True when both domains are placed by equal distributions.
-  bool same_map(const domain& other) const { return state_->model->same_map(*other.state_->model); }
+  bool same_map(const domain& other) const { return live().model->same_map(*other.live().model); }
 
   /// Collective: replaces the index set; every array over the domain is reallocated and
   /// keeps the values of the indices that survive (Chapel's dsiSetIndices/dsiReallocate).
@@ -126,22 +126,22 @@ class domain {
   /// its arrays stay as they were.
   void set_indices(const rect<N>& indices) {
     detail::check_same_on_all_locales("dmap::domain::set_indices", indices, name());
-    state_->reindex(indices);
+    state_->reindex(indices);  // name() checked the handle
   }
 
   /// Collective: a new domain with the same distribution over other indices.
   domain with_indices(const rect<N>& indices) const {
     detail::check_same_on_all_locales("dmap::domain::with_indices", indices, name());
     domain d{empty_tag{}};
-    d.state_->install([&] { return state_->model->with_indices(indices); });
+    d.state_->install([&] { return live().model->with_indices(indices); });
     return d;
   }
 
   /// The global descriptor when it has type `Desc` (whatever distribution type made it);
   /// nullptr otherwise. For distribution-specific operations (halo updates, DAP export).
   template <class Desc>
-  const Desc* descriptor() const noexcept {
-    return static_cast<const Desc*>(state_->model->find_descriptor(typeid(Desc)));
+  const Desc* descriptor() const {
+    return static_cast<const Desc*>(live().model->find_descriptor(typeid(Desc)));
   }
 
   /// Both handles name the same domain.
@@ -154,6 +154,13 @@ class domain {
   friend struct detail::access;
   struct empty_tag {};
   explicit domain(empty_tag) : state_(std::make_shared<detail::domain_state<N>>()) {}
+  // The shared state; argument_error when this handle was moved from.
+  const detail::domain_state<N>& live() const {
+    if (!state_)
+      throw argument_error("dmap::domain: the domain (or the array holding it) was moved from; a moved-from domain "
+                           "or array may only be assigned to or destroyed");
+    return *state_;
+  }
   static void check_locale(int locale) {
     if (locale < 0 || locale >= num_locales())
       throw argument_error("dmap::domain: locale " + std::to_string(locale) + " is outside [0, " +

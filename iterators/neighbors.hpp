@@ -9,6 +9,7 @@
 
 #include "../dsi/array.hpp"
 #include "../dsi/array_view.hpp"
+#include "../dsi/detail/access.hpp"
 #include "../dsi/index.hpp"
 
 namespace dmap {
@@ -71,11 +72,14 @@ idx<N> checked_radius(const idx<N>& radius) {
 /// dmap::stencil domain with fluff >= radius, halos updated); the loop throws otherwise.
 template <class T, std::size_t N>
 neighbors_of<T, N, N> neighbors(const array<T, N>& a, index_t radius = 1) {
-  return {view_of(a), detail::checked_radius(idx<N>::filled(radius))};
+  return neighbors(a, idx<N>::filled(radius));
 }
-/// The neighbourhood operand of `a` with a radius per dimension.
+/// The neighbourhood operand of `a` with a radius per dimension (each >= 0; argument_error
+/// otherwise, and for a moved-from array).
 template <class T, std::size_t N>
 neighbors_of<T, N, N> neighbors(const array<T, N>& a, const idx<N>& radius) {
+  if (!detail::state_of(a.domain()))
+    throw argument_error("dmap::neighbors: the array was moved from; it has no elements to read");
   return {view_of(a), detail::checked_radius(radius)};
 }
 /// The neighbourhood operand of a view: `zip(B[inner], neighbors(A[inner], 1))` loops over

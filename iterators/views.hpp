@@ -9,11 +9,13 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "../dsi/array.hpp"
 #include "../dsi/array_view.hpp"
+#include "../dsi/detail/access.hpp"
 #include "../dsi/detail/assignment.hpp"
 #include "../dsi/domain.hpp"
 #include "detail/generated_view.hpp"
@@ -40,6 +42,9 @@ struct view_cache {
   std::vector<T> values;
 
   T at(index_t k) {
+    if (k < 0 || k >= total)
+      throw out_of_bounds_error(std::string("dmap::view: position ") + std::to_string(k) + " is outside [0, " +
+                                std::to_string(total) + "), the view's values");
     if (base < 0 || k < base || k >= base + static_cast<index_t>(values.size())) {
       base = k / view_batch_elements * view_batch_elements;
       const index_t count = std::min(view_batch_elements, total - base);
@@ -64,7 +69,8 @@ generated_view<value_at_order<T>> values_view(std::function<void(index_t, index_
 }  // namespace detail
 
 /// The indices of `d` in row-major order, as a random-access view of idx<N> values (a
-/// std::ranges::random_access_range and a range-v3 view).
+/// std::ranges::random_access_range and a range-v3 view). Reading a position outside
+/// [0, size) is an out_of_bounds_error.
 template <std::size_t N>
 [[nodiscard]] detail::generated_view<detail::index_at_order<N>> view(const domain<N>& d) {
   return {{d.indices()}, d.size()};
@@ -72,9 +78,13 @@ template <std::size_t N>
 
 /// The values of `a` in row-major order of its domain, as a random-access view of values.
 /// The array must outlive the view; values are read when the view reaches them, in batches
-/// of view_batch_elements. Copies of the view's iterators share one batch.
+/// of view_batch_elements. Copies of the view's iterators share one batch. Reading a
+/// position outside [0, size) is an out_of_bounds_error; a moved-from array an
+/// argument_error.
 template <class T, std::size_t N>
 [[nodiscard]] auto view(const array<T, N>& a) {
+  if (!detail::state_of(a.domain()))
+    throw argument_error("dmap::view: the array was moved from; it has no domain or elements to view");
   return detail::values_view<T>([&a](index_t first, index_t count, T* out) { a.fetch(first, count, out); },
                                 a.domain().size());
 }

@@ -37,6 +37,14 @@ MPI_Datatype mpi_type() {
 
 inline void count_collective() { ++env().counters().collectives; }
 
+/// Throws argument_error unless `root` names a locale (checked before any message, so a
+/// root out of range on every locale fails everywhere alike).
+inline void check_root(int root, const char* who) {
+  if (root < 0 || root >= env().size())
+    throw argument_error(std::string(who) + ": root is " + std::to_string(root) + "; it must be a locale in [0, " +
+                         std::to_string(env().size()) + ")");
+}
+
 template <class T>
 T all_reduce(T value, MPI_Op op, const char* name) {
   count_collective();
@@ -81,18 +89,22 @@ std::vector<T> all_gather(const T& value) {
   return result;
 }
 
-/// Copies `value` from locale `root` to every locale.
+/// Copies `value` from locale `root` to every locale. `root` must be in [0, num_locales())
+/// (argument_error otherwise).
 template <transferable T>
 void broadcast(T& value, int root) {
+  detail::check_root(root, "dmap::broadcast");
   detail::count_collective();
   detail::check_mpi(MPI_Bcast(&value, sizeof(T), MPI_BYTE, root, detail::env().comm()),
                     "MPI_Bcast");
 }
 
 /// Copies `bytes` bytes at `data` from locale `root` to every locale (counted as payload:
-/// the root sends one message per other locale, each other locale receives one).
+/// the root sends one message per other locale, each other locale receives one). `root`
+/// must be in [0, num_locales()) (argument_error otherwise).
 inline void broadcast_bytes(void* data, std::size_t bytes, int root) {
   auto& e = detail::env();
+  detail::check_root(root, "dmap::broadcast_bytes");
   detail::count_collective();
   if (bytes > static_cast<std::size_t>(INT32_MAX))
     throw unsupported_error("dmap::broadcast_bytes: " + std::to_string(bytes) + " bytes exceed 2^31-1");
@@ -106,10 +118,16 @@ inline void broadcast_bytes(void* data, std::size_t bytes, int root) {
   }
 }
 
-/// Copies the string `text` from locale `root` to every locale.
+/// Copies the string `text` from locale `root` to every locale (`root` in [0,
+/// num_locales()); texts longer than 2^31 - 1 characters are an unsupported_error on every
+/// locale).
 inline void broadcast(std::string& text, int root) {
+  detail::check_root(root, "dmap::broadcast");
   std::uint64_t length = text.size();
   broadcast(length, root);
+  if (length > static_cast<std::uint64_t>(INT32_MAX))
+    throw unsupported_error(std::string("dmap::broadcast: the text has ") + std::to_string(length) +
+                            " characters; at most 2^31 - 1 travel in one broadcast");
   text.resize(length);
   detail::count_collective();
   detail::check_mpi(MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, root,

@@ -135,12 +135,20 @@ idx<M> section_index(const idx<N>& i, const rect<N>& whole, const rect<M>& targe
 /// keyed by row-major orders, which do not change).
 template <std::size_t N>
 locator<N> reindexed(const locator<N>& l, const rect<N>& to) {
+  // A block's layout is narrowed to its owned indices: only their offsets matter to a
+  // transfer, and the images of the ghost positions around them (a Stencil's frame) may lie
+  // past the int64 limits when `to` sits near them.
   const auto move = [&](const placed_block<N>& b) {
-    placed_block<N> out = b;
+    placed_block<N> out;
     out.owned = reindex(b.owned, l.whole, to);
-    out.layout.indices = reindex(b.layout.indices, l.whole, to);
-    out.shift = idx<N>{};  // locators of domains carry no shift
-    return out;
+    out.layout.indices = out.owned;
+    out.layout.offset = b.owned.empty() ? b.layout.offset : b.layout.offset_of(b.owned.first() + b.shift);
+    for (std::size_t d = 0; d < N; ++d) {
+      const range& owned = b.owned.dim(d);
+      const index_t steps = owned.size() > 1 ? owned.stride() / b.layout.indices.dim(d).stride() : 1;
+      out.layout.strides[d] = steps * b.layout.strides[d];  // between neighbouring owned indices
+    }
+    return out;  // locators of domains carry no shift
   };
   locator<N> out{to, {}, {}, l.dir, l.layers, l.dir_order};
   for (const auto& b : l.mine) out.mine.push_back(move(b));

@@ -37,14 +37,29 @@ struct loop_operands {
   static constexpr bool all_walk_storage = (operand<X>::walks_storage && ...);
 };
 
+/// Throws argument_error when iterand `x` is a moved-from array or domain (it has no
+/// index set); other iterands are always whole.
+template <class X>
+void check_live_iterand(const X& x) {
+  using Y = std::remove_const_t<X>;
+  if constexpr (is_array_v<Y>) {
+    if (!state_of(x.domain()))
+      throw argument_error("dmap::forall/reduce: an iterand is a moved-from array; it has no domain or elements");
+  } else if constexpr (requires { state_of(x); }) {
+    if (!state_of(x)) throw argument_error("dmap::forall/reduce: an iterand is a moved-from domain; it has no indices");
+  }
+}
+
 template <class X>
 loop_operands<X> operands_of(X& x) {
+  check_live_iterand(x);
   return {std::tuple<operand<X>>(operand<X>{x})};
 }
 template <class... X>
 loop_operands<std::remove_reference_t<X>...> operands_of(zipped<X...>& z) {
   return std::apply(
       [](auto&... x) {
+        (check_live_iterand(x), ...);
         return loop_operands<std::remove_reference_t<X>...>{
             std::tuple<operand<std::remove_reference_t<X>>...>(operand<std::remove_reference_t<X>>{x}...)};
       },
@@ -81,35 +96,44 @@ bool same_placement(const Lead& lead, const Op& op) {
 }
 
 /// Collective. The operands (bit k for operand k) that cannot serve every one of the
-/// leader's pieces from local storage on some locale: followers that are not aligned.
+/// leader's pieces from local storage on some locale: followers that are not aligned. A
+/// follower that throws while asked (on any locale) makes every locale throw.
 template <class Ops, std::size_t N>
 std::uint64_t misaligned_operands(const Ops& ops, const std::vector<dense_rect<N>>& dense_pieces) {
-  static_assert(std::tuple_size_v<decltype(ops.ops)> <= 64, "dmap::zip: at most 64 iterands");
+  static_assert(std::tuple_size_v<decltype(ops.ops)> <= 63, "dmap::zip: at most 63 iterands");
+  constexpr std::uint64_t failed = std::uint64_t{1} << 63;  // a follower threw on that locale
   const auto& lead = std::get<0>(ops.ops);
   const auto* lead_state = lead.state();
   bool trivially = true;
   std::apply([&](const auto&... op) { ((trivially = trivially && same_placement(lead, op)), ...); }, ops.ops);
   if (trivially) return 0;
   std::uint64_t mine = 0;
-  std::apply(
-      [&](const auto&... op) {
-        int k = 0;
-        (([&] {
-           // The leader's domain serves itself; others are asked piece by piece, with the
-           // piece's position as the hint an aligned follower answers at once.
-           if (op.state() != lead_state || op.state() == nullptr)
-             for (std::size_t j = 0; j < dense_pieces.size(); ++j)
-               if (!op.follow(undensify(op.whole(), dense_pieces[j]), j)) {
-                 mine |= std::uint64_t{1} << k;
-                 break;
-               }
-           ++k;
-         }()),
-         ...);
-      },
-      ops.ops);
+  std::exception_ptr failure;
+  try {
+    std::apply(
+        [&](const auto&... op) {
+          int k = 0;
+          (([&] {
+             // The leader's domain serves itself; others are asked piece by piece, with the
+             // piece's position as the hint an aligned follower answers at once.
+             if (op.state() != lead_state || op.state() == nullptr)
+               for (std::size_t j = 0; j < dense_pieces.size(); ++j)
+                 if (!op.follow(undensify(op.whole(), dense_pieces[j]), j)) {
+                   mine |= std::uint64_t{1} << k;
+                   break;
+                 }
+             ++k;
+           }()),
+           ...);
+        },
+        ops.ops);
+  } catch (...) {
+    failure = std::current_exception();
+    mine |= failed;
+  }
   std::uint64_t all = 0;
   for (const auto m : all_gather(mine)) all |= m;
+  if (all & failed) agree(failure);  // every locale sees the flag: all of them agree
   return all;
 }
 

@@ -295,7 +295,15 @@ struct operand<neighbors_of<T, N, M>> {
       const std::size_t e = dims[v];
       const range& w = whole().dim(v);
       base_part.set_dim(e, reindex(part.dim(v), w, target.dim(e)));
-      base_reach.set_dim(e, reindex(part.dim(v).expanded(n.radius[v] * abs_index(w.stride())), w, target.dim(e)));
+      // A reach past the int64 limits is stored nowhere: the chunk cannot be served here.
+      index_t reach = 0;
+      if (__builtin_mul_overflow(n.radius[v], abs_index(w.stride()), &reach)) return std::nullopt;
+      const range& p = part.dim(v);
+      index_t low = 0, high = 0;
+      if (__builtin_sub_overflow(p.lo(), reach, &low) || __builtin_add_overflow(p.hi(), reach, &high) ||
+          __builtin_sub_overflow(high, low, &reach))
+        return std::nullopt;
+      base_reach.set_dim(e, reindex(p.expanded(n.radius[v] * abs_index(w.stride())), w, target.dim(e)));
     }
     const auto& owned = base_array().domain().local_subdomains();
     const auto& blocks = base_array().local_blocks();

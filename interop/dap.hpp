@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
-#include <sstream>
+#include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -38,9 +40,122 @@ struct dap_dimension {
   friend bool operator==(const dap_dimension&, const dap_dimension&) = default;
 };
 
+namespace detail {
+
+/// The parts written one after the other, as text (for messages).
+template <class... Parts>
+std::string dap_text(const Parts&... parts) {
+  std::ostringstream s;
+  (s << ... << parts);
+  return s.str();
+}
+
+/// A string as a JSON string literal: quoted, with quotes, backslashes and control
+/// characters escaped, so the text is valid JSON whatever the string holds.
+inline std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    const auto code = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (code < 0x20) {
+      constexpr char hex[] = "0123456789abcdef";
+      out += "\\u00";
+      out += hex[code >> 4];
+      out += hex[code & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+  return out;
+}
+
+/// A dist_type character for a message: 'b', or its character code when not printable.
+inline std::string describe_dist_type(char c) {
+  const auto code = static_cast<unsigned char>(c);
+  if (code >= 0x20 && code < 0x7f) return dap_text('\'', c, '\'');
+  return dap_text("the character of code ", static_cast<int>(code));
+}
+
+/// Throws argument_error "dmap::dap: <where>'<key>' is <value>; it must be <rule>".
+[[noreturn]] inline void reject_dap(const std::string& where, const std::string& key, const std::string& value,
+                                    const std::string& rule) {
+  throw argument_error(dap_text("dmap::dap: ", where, '\'', key, "' is ", value, "; it must be ", rule));
+}
+
+/// The one check of a dimension dictionary against the DAP 0.10 rules (the list is in
+/// validate's comment); `where` prefixes the message ("dimension 1: " or "").
+inline void check_dap_dimension(const dap_dimension& d, const std::string& where) {
+  const auto text = [](auto v) { return std::to_string(v); };
+  if (d.dist_type != 'b' && d.dist_type != 'c' && d.dist_type != 'u')
+    reject_dap(where, "dist_type", describe_dist_type(d.dist_type), "'b', 'c' or 'u' (the kinds DAP 0.10 defines)");
+  if (d.size < 0) reject_dap(where, "size", text(d.size), ">= 0");
+  if (d.proc_grid_size < 1) reject_dap(where, "proc_grid_size", text(d.proc_grid_size), ">= 1");
+  if (d.proc_grid_rank < 0 || d.proc_grid_rank >= d.proc_grid_size)
+    reject_dap(where, "proc_grid_rank", text(d.proc_grid_rank),
+               dap_text("in [0, proc_grid_size) = [0, ", d.proc_grid_size, ")"));
+  if (d.dist_type == 'u') {
+    // Every position in [0, size) (dmap's positions are orders in the domain), none twice.
+    std::vector<std::pair<index_t, std::size_t>> sorted;
+    sorted.reserve(d.indices.size());
+    for (std::size_t k = 0; k < d.indices.size(); ++k) {
+      const index_t v = d.indices[k];
+      if (v < 0 || v >= d.size)
+        reject_dap(where, dap_text("indices[", k, "]"), text(v),
+                   dap_text("in [0, size) = [0, ", d.size, "): a position of the dimension"));
+      sorted.push_back({v, k});
+    }
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t k = 1; k < sorted.size(); ++k)
+      if (sorted[k].first == sorted[k - 1].first)
+        reject_dap(where, dap_text("indices[", sorted[k].second, "]"), text(sorted[k].first),
+                   dap_text("different from indices[", sorted[k - 1].second,
+                            "] (the same position): indices must be locally unique"));
+    return;
+  }
+  if (d.start < 0) reject_dap(where, "start", text(d.start), ">= 0");
+  if (d.dist_type == 'c') {
+    if (d.block_size < 1) reject_dap(where, "block_size", text(d.block_size), ">= 1");
+    const wide_int want = static_cast<wide_int>(d.proc_grid_rank) * d.block_size;
+    if (want != d.start)
+      reject_dap(where, "start", text(d.start),
+                 dap_text("proc_grid_rank * block_size = ", d.proc_grid_rank, " * ", d.block_size,
+                          " (where this grid rank's first block begins)"));
+    return;
+  }
+  if (d.stop < d.start) reject_dap(where, "stop", text(d.stop), dap_text(">= start (", d.start, ")"));
+  if (d.stop > d.size) reject_dap(where, "stop", text(d.stop), dap_text("<= size (", d.size, ")"));
+  for (std::size_t side = 0; side < 2; ++side)
+    if (d.padding[side] < 0) reject_dap(where, dap_text("padding[", side, "]"), text(d.padding[side]), ">= 0");
+  const index_t extent = d.stop - d.start;  // no overflow: 0 <= start <= stop <= size
+  if (d.padding[0] > extent || d.padding[1] > extent - d.padding[0])
+    reject_dap(where, "padding", dap_text('(', d.padding[0], ", ", d.padding[1], ')'),
+               dap_text("at most stop - start = ", extent, " wide together (padding lies inside the buffer)"));
+  if (d.proc_grid_rank == 0 && d.start != 0)
+    reject_dap(where, "start", text(d.start), "0 on proc_grid_rank 0 (the first block begins the dimension)");
+  if (d.proc_grid_rank == d.proc_grid_size - 1 && d.stop != d.size)
+    reject_dap(where, "stop", text(d.stop),
+               dap_text("size (", d.size, ") on the last proc_grid_rank (the last block ends the dimension)"));
+}
+
+}  // namespace detail
+
+/// Throws argument_error naming the key, its value and the rule when `d` breaks a DAP 0.10
+/// rule. The rules: dist_type is 'b', 'c' or 'u'; size >= 0; proc_grid_size >= 1;
+/// 0 <= proc_grid_rank < proc_grid_size. 'b': 0 <= start <= stop <= size, start == 0 on
+/// grid rank 0 and stop == size on the last grid rank, padding widths >= 0 and together at
+/// most stop - start. 'c': block_size >= 1, start == proc_grid_rank * block_size. 'u':
+/// every index in [0, size) (dmap's positions are 0-based orders; the protocol itself
+/// allows any integers) and no index twice.
+inline void validate(const dap_dimension& d) { detail::check_dap_dimension(d, ""); }
+
 /// The indices a dimension dictionary's locale owns: its buffer extent less communication
 /// padding (padding on a side with a neighbour), as the DAP appendix's num_owned_indices.
+/// Validates `d` first (argument_error as validate).
 inline index_t num_owned_indices(const dap_dimension& d) {
+  validate(d);
   if (d.dist_type == 'u') return static_cast<index_t>(d.indices.size());
   if (d.dist_type == 'c') {
     // Whole blocks dealt round robin from this locale's first block, plus its partial block.
@@ -56,40 +171,6 @@ inline index_t num_owned_indices(const dap_dimension& d) {
   return count;
 }
 
-/// Throws argument_error naming the key when `d` breaks a DAP 0.10 rule.
-inline void validate(const dap_dimension& d) {
-  const auto fail = [](const std::string& what) { throw argument_error("dmap::dap: " + what); };
-  if (d.dist_type != 'b' && d.dist_type != 'c' && d.dist_type != 'u')
-    fail(std::string("dist_type '") + d.dist_type + "' is not one dmap describes ('b', 'c' or 'u')");
-  if (d.size < 0) fail("size " + std::to_string(d.size) + " must be >= 0");
-  if (d.proc_grid_size < 1) fail("proc_grid_size " + std::to_string(d.proc_grid_size) + " must be >= 1");
-  if (d.proc_grid_rank < 0 || d.proc_grid_rank >= d.proc_grid_size)
-    fail("proc_grid_rank " + std::to_string(d.proc_grid_rank) + " must be in [0, proc_grid_size)");
-  if (d.dist_type == 'u') {
-    std::vector<index_t> sorted = d.indices;
-    std::sort(sorted.begin(), sorted.end());
-    for (std::size_t k = 0; k < sorted.size(); ++k) {
-      if (sorted[k] < 0 || sorted[k] >= d.size)
-        fail("indices: " + std::to_string(sorted[k]) + " is outside [0, size)");
-      if (k > 0 && sorted[k] == sorted[k - 1])
-        fail("indices: " + std::to_string(sorted[k]) + " appears twice; indices must be locally unique");
-    }
-    return;
-  }
-  if (d.start < 0) fail("start " + std::to_string(d.start) + " must be >= 0");
-  if (d.dist_type == 'c') {
-    if (d.block_size < 1) fail("block_size " + std::to_string(d.block_size) + " must be >= 1");
-    if (d.start != d.proc_grid_rank * d.block_size)
-      fail("start " + std::to_string(d.start) + " must equal proc_grid_rank * block_size (" +
-           std::to_string(d.proc_grid_rank * d.block_size) + ")");
-    return;
-  }
-  if (d.stop < d.start) fail("stop " + std::to_string(d.stop) + " must be >= start " + std::to_string(d.start));
-  if (d.stop > d.size) fail("stop " + std::to_string(d.stop) + " must be <= size " + std::to_string(d.size));
-  if (d.padding[0] < 0 || d.padding[1] < 0) fail("padding widths must be >= 0");
-  if (d.proc_grid_rank == 0 && d.start != 0) fail("start must be 0 on proc_grid_rank 0");
-}
-
 /// A locale's DAP description of an array: the version, the local buffer (pointer, shape
 /// and element strides, as in PEP 3118) and one dimension dictionary per dimension.
 template <class T, std::size_t N>
@@ -100,6 +181,67 @@ struct dap_description {
   std::array<index_t, N> strides{};         ///< the buffer's strides per dimension, in elements
   std::array<dap_dimension, N> dim_data{};  ///< one dimension dictionary per dimension
 };
+
+namespace detail {
+/// True when `version` has the form major.minor.patch (three non-negative integers).
+inline bool is_semantic_version(const std::string& version) {
+  int parts = 0;
+  std::size_t digits = 0;
+  for (const char c : version) {
+    if (c >= '0' && c <= '9') {
+      ++digits;
+    } else if (c == '.' && digits > 0 && parts < 2) {
+      ++parts, digits = 0;
+    } else {
+      return false;
+    }
+  }
+  return parts == 2 && digits > 0;
+}
+}  // namespace detail
+
+/// Throws argument_error naming the field, its value and the rule when `x` breaks a DAP
+/// 0.10 rule: `version` has the form major.minor.patch; every dimension dictionary is valid
+/// (see validate(const dap_dimension&); messages name the dimension); the buffer's shape
+/// is >= 0 and matches the dictionaries (stop - start for 'b', num_owned_indices for 'c'
+/// and 'u'); strides in bytes fit int64; a buffer with elements is not null; and the
+/// proc_grid_sizes multiply to the number of processes (num_locales()).
+template <class T, std::size_t N>
+void validate(const dap_description<T, N>& x) {
+  using detail::dap_text;
+  if (!detail::is_semantic_version(x.version))
+    detail::reject_dap("", "__version__", detail::json_string(x.version),
+                       "of the form major.minor.patch (three non-negative integers), such as \"0.10.0\"");
+  detail::wide_int processes = 1;
+  bool holds_elements = true;
+  for (std::size_t d = 0; d < N; ++d) {
+    const dap_dimension& dim = x.dim_data[d];
+    const std::string where = dap_text("dimension ", d, ": ");
+    detail::check_dap_dimension(dim, where);
+    processes *= dim.proc_grid_size;  // each factor < 2^31: no overflow before the check below
+    if (processes > std::numeric_limits<int>::max()) processes = std::numeric_limits<int>::max() + detail::wide_int{1};
+    if (x.shape[d] < 0) detail::reject_dap("", dap_text("buffer.shape[", d, "]"), std::to_string(x.shape[d]), ">= 0");
+    const index_t want = dim.dist_type == 'b' ? dim.stop - dim.start : num_owned_indices(dim);
+    if (x.shape[d] != want)
+      detail::reject_dap("", dap_text("buffer.shape[", d, "]"), std::to_string(x.shape[d]),
+                         dap_text("the extent dimension ", d, "'s dictionary gives (",
+                                  dim.dist_type == 'b' ? "stop - start" : "its owned indices", " = ", want, ")"));
+    const detail::wide_int stride_bytes = static_cast<detail::wide_int>(x.strides[d]) * sizeof(T);
+    if (stride_bytes > std::numeric_limits<index_t>::max() || stride_bytes < std::numeric_limits<index_t>::min())
+      detail::reject_dap("", dap_text("strides[", d, "]"), std::to_string(x.strides[d]),
+                         dap_text("small enough that strides[", d, "] * itemsize (", sizeof(T),
+                                  " bytes) fits a 64-bit integer"));
+    holds_elements = holds_elements && x.shape[d] > 0;
+  }
+  if (holds_elements && x.buffer == nullptr)
+    detail::reject_dap("", "buffer", "null", "a pointer to the local elements when the shape holds some");
+  if (detail::current_environment != nullptr && N > 0 && processes != num_locales())
+    detail::reject_dap("", "proc_grid_size",
+                       processes > std::numeric_limits<int>::max()
+                           ? std::string("a product above 2^31 - 1 over the dimensions")
+                           : dap_text("a product of ", static_cast<long long>(processes), " over the dimensions"),
+                       dap_text("a product equal to the number of processes (", num_locales(), ")"));
+}
 
 namespace detail {
 // The DAP dictionary of one dimension of a Dimensional domain, for grid coordinate k.
@@ -138,6 +280,11 @@ inline dap_dimension dap_of_dimension(const dimension_cut& cut, const dim_spec& 
                             " deals indices round robin by value from another origin than its first "
                             "position (a stride other than 1 or an explicit start); DAP 'c' counts "
                             "positions from 0 and cannot describe it");
+  // Checked for the last grid rank, so that every locale gives the same answer.
+  if (static_cast<wide_int>(parts - 1) * block > std::numeric_limits<index_t>::max())
+    throw unsupported_error(dap_text("dmap::dap_export: dimension ", d, ": grid rank ", parts - 1,
+                                     " starts at its first block, position ", parts - 1, " * ", block,
+                                     ", past 2^63 - 1; DAP 'c' cannot describe it"));
   dim.dist_type = 'c';
   dim.block_size = block;
   dim.start = static_cast<index_t>(k) * block;
@@ -154,6 +301,8 @@ inline dap_dimension dap_of_dimension(const dimension_cut& cut, const dim_spec& 
 /// communication padding between locales); cyclic and block-cyclic dimensions are 'c'.
 template <class T, std::size_t N>
 dap_description<T, N> dap_export(array<T, N>& a) {
+  if (!detail::state_of(a.domain()))
+    throw argument_error("dmap::dap_export: the array was moved from; it has no domain or elements to describe");
   const auto& dom = a.domain();
   dap_description<T, N> out;
   if (!a.local_blocks().empty()) {
@@ -214,7 +363,18 @@ dap_description<T, N> dap_export(array<T, N>& a) {
     dap_dimension& dim = out.dim_data[d];
     dim.proc_grid_size = grid.extent(d);
     dim.proc_grid_rank = coords[d];
-    dim.size = dom.indices().dim(d).size() + 2 * fluff[d];
+    // Boundary padding exists only where cells are stored: none for an empty dimension.
+    const index_t extent = dom.indices().dim(d).size();
+    if (extent > 0 && fluff[d] > 0 && blocks->chunk_range(d, grid.extent(d) - 1).empty())
+      throw unsupported_error(detail::dap_text(
+          "dmap::dap_export: dimension ", d, " has ", extent, " indices over ", grid.extent(d),
+          " locales, and the last grid rank owns none: the trailing boundary padding sits on another grid rank, "
+          "which DAP (boundary padding on the last grid rank) cannot describe"));
+    if (extent > 0 && extent + detail::wide_int{2} * fluff[d] > std::numeric_limits<index_t>::max())
+      throw unsupported_error(detail::dap_text("dmap::dap_export: dimension ", d, ": ", extent,
+                                               " indices plus boundary padding 2 * ", fluff[d],
+                                               " exceed 2^63 - 1 positions"));
+    dim.size = extent > 0 ? extent + 2 * fluff[d] : 0;
     for (int k = 0; k < coords[d]; ++k) dim.start += blocks->chunk_range(d, k).size();
     const index_t owned = blocks->chunk_range(d, coords[d]).size();
     dim.stop = dim.start + owned + (owned > 0 ? 2 * fluff[d] : 0);
@@ -226,33 +386,36 @@ dap_description<T, N> dap_export(array<T, N>& a) {
 }
 
 /// DAP dimension dictionary as JSON, keys in the protocol's order; padding as a pair.
+/// Validates `d` first (argument_error as validate), so the text is always a valid
+/// dictionary and valid JSON.
 inline std::string to_json(const dap_dimension& d) {
+  validate(d);
   std::ostringstream s;
+  const std::string dist_type = detail::json_string(std::string(1, d.dist_type));
+  s << "{\"dist_type\": " << dist_type << ", \"size\": " << d.size << ", \"proc_grid_size\": " << d.proc_grid_size
+    << ", \"proc_grid_rank\": " << d.proc_grid_rank;
   if (d.dist_type == 'u') {
-    s << "{\"dist_type\": \"u\", \"size\": " << d.size << ", \"proc_grid_size\": " << d.proc_grid_size
-      << ", \"proc_grid_rank\": " << d.proc_grid_rank << ", \"indices\": [";
+    s << ", \"indices\": [";
     for (std::size_t k = 0; k < d.indices.size(); ++k) s << (k ? ", " : "") << d.indices[k];
     s << "], \"one_to_one\": " << (d.one_to_one ? "true" : "false") << "}";
     return s.str();
   }
   if (d.dist_type == 'c') {
-    s << "{\"dist_type\": \"c\", \"size\": " << d.size << ", \"proc_grid_size\": " << d.proc_grid_size
-      << ", \"proc_grid_rank\": " << d.proc_grid_rank << ", \"start\": " << d.start
-      << ", \"block_size\": " << d.block_size << "}";
+    s << ", \"start\": " << d.start << ", \"block_size\": " << d.block_size << "}";
     return s.str();
   }
-  s << "{\"dist_type\": \"" << d.dist_type << "\", \"size\": " << d.size
-    << ", \"proc_grid_size\": " << d.proc_grid_size << ", \"proc_grid_rank\": " << d.proc_grid_rank
-    << ", \"start\": " << d.start << ", \"stop\": " << d.stop << ", \"padding\": [" << d.padding[0]
-    << ", " << d.padding[1] << "], \"periodic\": " << (d.periodic ? "true" : "false") << "}";
+  s << ", \"start\": " << d.start << ", \"stop\": " << d.stop << ", \"padding\": [" << d.padding[0] << ", "
+    << d.padding[1] << "], \"periodic\": " << (d.periodic ? "true" : "false") << "}";
   return s.str();
 }
 
-/// The whole description as JSON: version, buffer shape/strides/item size, dim_data.
+/// The whole description as JSON: version, buffer shape/strides (in bytes)/item size,
+/// dim_data. Validates `x` first (argument_error as validate).
 template <class T, std::size_t N>
 std::string to_json(const dap_description<T, N>& x) {
+  validate(x);
   std::ostringstream s;
-  s << "{\"__version__\": \"" << x.version << "\", \"buffer\": {\"shape\": [";
+  s << "{\"__version__\": " << detail::json_string(x.version) << ", \"buffer\": {\"shape\": [";
   for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << x.shape[d];
   s << "], \"strides\": [";
   for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << x.strides[d] * static_cast<index_t>(sizeof(T));

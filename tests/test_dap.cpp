@@ -94,13 +94,13 @@ TEST_CASE("DAP: validate names the broken rule", "[dap][serial]") {
   dmap::dap_dimension d;
   d.size = 10;
   d.stop = 11;
-  CHECK_THROWS_WITH(dmap::validate(d), Catch::Contains("stop 11 must be <= size 10"));
+  CHECK_THROWS_WITH(dmap::validate(d), Catch::Contains("'stop' is 11; it must be <= size (10)"));
   d.stop = 5;
   d.start = 6;
   d.proc_grid_size = 2;
   d.proc_grid_rank = 1;
-  CHECK_THROWS_WITH(dmap::validate(d), Catch::Contains("stop 5 must be >= start 6"));
+  CHECK_THROWS_WITH(dmap::validate(d), Catch::Contains("'stop' is 5; it must be >= start (6)"));
   d.start = 0;
   d.proc_grid_rank = 2;
-  CHECK_THROWS_WITH(dmap::validate(d), Catch::Contains("proc_grid_rank 2"));
+  CHECK_THROWS_WITH(dmap::validate(d), Catch::Contains("'proc_grid_rank' is 2; it must be in [0, proc_grid_size) = [0, 2)"));
 }

@@ -18,9 +18,11 @@ cmake --build "$BUILD_DIR" -j "$JOBS"
 ctest --test-dir "$BUILD_DIR" --output-on-failure --no-label-summary -j "$JOBS"
 
 if [[ "${DMAP_SANITIZERS:-1}" != 0 ]]; then
-  # -O1: sanitizer builds are slow to compile; -g1: line numbers in the reports.
+  # -O1: sanitizer builds are slow to compile; -g1: line numbers in the reports. No -Werror:
+  # the warnings are checked by the build above, and g++ 12's sanitizer instrumentation adds
+  # false -Wmaybe-uninitialized warnings inside libstdc++ (std::function in std::regex).
   cmake -S . -B "$SANITIZE_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-        -DDMAP_SANITIZE=address,undefined -DDMAP_WERROR=ON -DDMAP_BUILD_EXAMPLES=OFF -DDMAP_BUILD_BENCH=OFF \
+        -DDMAP_SANITIZE=address,undefined -DDMAP_WERROR=OFF -DDMAP_BUILD_EXAMPLES=OFF -DDMAP_BUILD_BENCH=OFF \
         -DDMAP_CONSUMER_TEST=OFF
   cmake --build "$SANITIZE_DIR" -j "$JOBS" --target dmap_tests dmap_bad_input_tests
   # Open MPI keeps its allocations until exit: leak reports would be about MPI, not dmap.

@@ -1,0 +1,339 @@
+// Bad inputs to the Distributed Array Protocol interop (interop/dap.hpp): dimension
+// dictionaries breaking each rule validate() lists (num_owned_indices and to_json must refuse
+// them too: never a division by zero, never invalid JSON), descriptions breaking each rule of
+// validate(dap_description), and dap_export of arrays DAP cannot describe. dap.hpp has no
+// import side (adopting a foreign buffer is a later release), so there is nothing to feed.
+#include "support.hpp"
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+using dmap::dap_description;
+using dmap::dap_dimension;
+using dmap::idx;
+using dmap::index_t;
+using dmap::range;
+using dmap::rect;
+using dmap::bad_input::int64_max;
+using dmap::bad_input::int64_min;
+
+namespace {
+
+/// A valid block ('b') dictionary: one locale holding all 10 positions.
+dap_dimension block_dim() {
+  dap_dimension d;
+  d.dist_type = 'b';
+  d.size = 10;
+  d.proc_grid_size = 1;
+  d.proc_grid_rank = 0;
+  d.start = 0;
+  d.stop = 10;
+  return d;
+}
+/// A valid middle block of three: grid rank 1 holding positions [4, 8) of 12.
+dap_dimension middle_block_dim() {
+  dap_dimension d = block_dim();
+  d.size = 12;
+  d.proc_grid_size = 3;
+  d.proc_grid_rank = 1;
+  d.start = 4;
+  d.stop = 8;
+  return d;
+}
+/// A valid cyclic ('c') dictionary: grid rank 1 of 2, blocks of 3.
+dap_dimension cyclic_dim() {
+  dap_dimension d;
+  d.dist_type = 'c';
+  d.size = 10;
+  d.proc_grid_size = 2;
+  d.proc_grid_rank = 1;
+  d.start = 3;
+  d.block_size = 3;
+  return d;
+}
+/// A valid unstructured ('u') dictionary: positions 7, 1 and 4 of 10.
+dap_dimension listed_dim() {
+  dap_dimension d;
+  d.dist_type = 'u';
+  d.size = 10;
+  d.indices = {7, 1, 4};
+  d.one_to_one = true;
+  return d;
+}
+/// `d` with `change` applied.
+template <class F>
+dap_dimension with(dap_dimension d, F&& change) {
+  change(d);
+  return d;
+}
+
+/// A valid description of this locale's 10 doubles in `buffer`: a 1-D block over all
+/// locales (10 positions each).
+dap_description<double, 1> valid_description(std::vector<double>& buffer) {
+  buffer.assign(10, 0.0);
+  dap_description<double, 1> x;
+  x.buffer = buffer.data();
+  x.shape = {10};
+  x.strides = {1};
+  dap_dimension& d = x.dim_data[0];
+  d.dist_type = 'b';
+  d.size = 10 * static_cast<index_t>(dmap::num_locales());
+  d.proc_grid_size = dmap::num_locales();
+  d.proc_grid_rank = dmap::here();
+  d.start = 10 * static_cast<index_t>(dmap::here());
+  d.stop = d.start + 10;
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("bad input: DAP dimension dictionaries breaking each rule", "[bad_input][dap]") {
+  // The base dictionaries are valid: the checks below each break one rule.
+  CHECK_NOTHROW(dmap::validate(block_dim()));
+  CHECK_NOTHROW(dmap::validate(middle_block_dim()));
+  CHECK_NOTHROW(dmap::validate(cyclic_dim()));
+  CHECK_NOTHROW(dmap::validate(listed_dim()));
+
+  // Every kind.
+  BAD_INPUT("dap validate: dist_type 'x' (no such kind)", dmap::argument_error,
+            dmap::validate(with(block_dim(), [](auto& d) { d.dist_type = 'x'; })));
+  BAD_INPUT("dap validate: dist_type '\\0' (a control character)", dmap::argument_error,
+            dmap::validate(with(block_dim(), [](auto& d) { d.dist_type = '\0'; })));
+  BAD_INPUT("dap validate: dist_type '\"' (a JSON quote)", dmap::argument_error,
+            dmap::validate(with(block_dim(), [](auto& d) { d.dist_type = '"'; })));
+  BAD_INPUT("dap validate: dist_type 0xff (a byte above ASCII)", dmap::argument_error,
+            dmap::validate(with(block_dim(), [](auto& d) { d.dist_type = static_cast<char>(0xff); })));
+  BAD_INPUT("dap validate: size -1", dmap::argument_error,
+            dmap::validate(with(block_dim(), [](auto& d) { d.size = -1; })));
+  BAD_INPUT("dap validate: size INT64_MIN ('c')", dmap::argument_error,
+            dmap::validate(with(cyclic_dim(), [](auto& d) { d.size = int64_min; })));
+  BAD_INPUT("dap validate: proc_grid_size 0", dmap::argument_error,
+            dmap::validate(with(block_dim(), [](auto& d) { d.proc_grid_size = 0; })));
+  BAD_INPUT("dap validate: proc_grid_size INT_MIN", dmap::argument_error,
+            dmap::validate(with(listed_dim(), [](auto& d) { d.proc_grid_size = INT_MIN; })));
+  BAD_INPUT("dap validate: proc_grid_rank == proc_grid_size", dmap::argument_error,
+            dmap::validate(with(middle_block_dim(), [](auto& d) { d.proc_grid_rank = 3; })));
+  BAD_INPUT("dap validate: proc_grid_rank -1", dmap::argument_error,
+            dmap::validate(with(cyclic_dim(), [](auto& d) { d.proc_grid_rank = -1; })));
+  BAD_INPUT("dap validate: proc_grid_rank INT_MAX", dmap::argument_error,
+            dmap::validate(with(listed_dim(), [](auto& d) { d.proc_grid_rank = INT_MAX; })));
+
+  // 'u'.
+  BAD_INPUT("dap validate 'u': an index -1", dmap::argument_error,
+            dmap::validate(with(listed_dim(), [](auto& d) { d.indices.push_back(-1); })));
+  BAD_INPUT("dap validate 'u': an index == size", dmap::argument_error,
+            dmap::validate(with(listed_dim(), [](auto& d) { d.indices.insert(d.indices.begin(), 10); })));
+  BAD_INPUT("dap validate 'u': an index INT64_MAX", dmap::argument_error,
+            dmap::validate(with(listed_dim(), [](auto& d) { d.indices[1] = int64_max; })));
+  BAD_INPUT("dap validate 'u': an index INT64_MIN", dmap::argument_error,
+            dmap::validate(with(listed_dim(), [](auto& d) { d.indices[2] = int64_min; })));
+  BAD_INPUT("dap validate 'u': one index listed twice", dmap::argument_error,
+            dmap::validate(with(listed_dim(), [](auto& d) { d.indices.push_back(7); })));
+
+  // 'b'.
+  BAD_INPUT("dap validate 'b': start -1", dmap::argument_error,
+            dmap::validate(with(middle_block_dim(), [](auto& d) { d.start = -1; })));
+  BAD_INPUT("dap validate 'b': start INT64_MIN", dmap::argument_error,
+            dmap::validate(with(middle_block_dim(), [](auto& d) { d.start = int64_min; })));
+  BAD_INPUT("dap validate 'b': stop < start", dmap::argument_error,
+            dmap::validate(with(middle_block_dim(), [](auto& d) { d.stop = 3; })));
+  BAD_INPUT("dap validate 'b': stop > size", dmap::argument_error,
+            dmap::validate(with(middle_block_dim(), [](auto& d) { d.stop = 13; })));
+  BAD_INPUT("dap validate 'b': stop INT64_MAX", dmap::argument_error,
+            dmap::validate(with(block_dim(), [](auto& d) { d.stop = int64_max; })));
+  BAD_INPUT("dap validate 'b': start INT64_MAX past stop and size", dmap::argument_error,
+            dmap::validate(with(block_dim(), [](auto& d) { d.start = int64_max; })));
+  BAD_INPUT("dap validate 'b': padding[0] -1", dmap::argument_error,
+            dmap::validate(with(middle_block_dim(), [](auto& d) { d.padding = {-1, 0}; })));
+  BAD_INPUT("dap validate 'b': padding[1] INT64_MIN", dmap::argument_error,
+            dmap::validate(with(middle_block_dim(), [](auto& d) { d.padding = {0, int64_min}; })));
+  BAD_INPUT("dap validate 'b': padding[0] wider than stop - start", dmap::argument_error,
+            dmap::validate(with(middle_block_dim(), [](auto& d) { d.padding = {5, 0}; })));
+  BAD_INPUT("dap validate 'b': both paddings together wider than stop - start", dmap::argument_error,
+            dmap::validate(with(middle_block_dim(), [](auto& d) { d.padding = {3, 2}; })));
+  BAD_INPUT("dap validate 'b': padding[0] INT64_MAX", dmap::argument_error,
+            dmap::validate(with(block_dim(), [](auto& d) { d.padding = {int64_max, 0}; })));
+  BAD_INPUT("dap validate 'b': padding (1, INT64_MAX) (a sum past int64)", dmap::argument_error,
+            dmap::validate(with(block_dim(), [](auto& d) { d.padding = {1, int64_max}; })));
+  BAD_INPUT("dap validate 'b': start != 0 on grid rank 0", dmap::argument_error,
+            dmap::validate(with(middle_block_dim(), [](auto& d) { d.proc_grid_rank = 0; })));
+  BAD_INPUT("dap validate 'b': stop != size on the last grid rank", dmap::argument_error,
+            dmap::validate(with(middle_block_dim(), [](auto& d) { d.proc_grid_rank = 2; })));
+  BAD_INPUT("dap validate 'b': a padded buffer of no positions (stop == start, padding 1)", dmap::argument_error,
+            dmap::validate(with(middle_block_dim(), [](auto& d) { d.stop = 4, d.padding = {0, 1}; })));
+
+  // 'c'.
+  BAD_INPUT("dap validate 'c': block_size 0", dmap::argument_error,
+            dmap::validate(with(cyclic_dim(), [](auto& d) { d.block_size = 0, d.start = 0; })));
+  BAD_INPUT("dap validate 'c': block_size INT64_MIN", dmap::argument_error,
+            dmap::validate(with(cyclic_dim(), [](auto& d) { d.block_size = int64_min; })));
+  BAD_INPUT("dap validate 'c': start != proc_grid_rank * block_size", dmap::argument_error,
+            dmap::validate(with(cyclic_dim(), [](auto& d) { d.start = 4; })));
+  BAD_INPUT("dap validate 'c': start -1", dmap::argument_error,
+            dmap::validate(with(cyclic_dim(), [](auto& d) { d.start = -1; })));
+  BAD_INPUT("dap validate 'c': proc_grid_rank * block_size past int64 (2 * INT64_MAX)", dmap::argument_error,
+            dmap::validate(with(cyclic_dim(), [](auto& d) {
+              d.proc_grid_size = 3, d.proc_grid_rank = 2, d.block_size = int64_max, d.start = int64_max;
+            })));
+}
+
+TEST_CASE("bad input: num_owned_indices and to_json refuse invalid dictionaries", "[bad_input][dap]") {
+  // Never a division by zero, a negative count, or text that is not a valid dictionary.
+  BAD_INPUT("dap num_owned_indices 'c': block_size 0 (no division by zero)", dmap::argument_error,
+            dmap::num_owned_indices(with(cyclic_dim(), [](auto& d) { d.block_size = 0, d.start = 0; })));
+  BAD_INPUT("dap num_owned_indices 'c': proc_grid_size 0 (no division by zero)", dmap::argument_error,
+            dmap::num_owned_indices(with(cyclic_dim(), [](auto& d) { d.proc_grid_size = 0, d.proc_grid_rank = 0; })));
+  BAD_INPUT("dap num_owned_indices 'b': padding wider than the buffer (no negative count)", dmap::argument_error,
+            dmap::num_owned_indices(with(middle_block_dim(), [](auto& d) { d.padding = {4, 4}; })));
+  BAD_INPUT("dap num_owned_indices 'u': an index outside [0, size)", dmap::argument_error,
+            dmap::num_owned_indices(with(listed_dim(), [](auto& d) { d.indices.push_back(int64_max); })));
+  BAD_INPUT("dap to_json: dist_type '\"' (never invalid JSON)", dmap::argument_error,
+            dmap::to_json(with(block_dim(), [](auto& d) { d.dist_type = '"'; })));
+  BAD_INPUT("dap to_json: dist_type '\\0' (never invalid JSON)", dmap::argument_error,
+            dmap::to_json(with(block_dim(), [](auto& d) { d.dist_type = '\0'; })));
+  BAD_INPUT("dap to_json 'c': block_size 0", dmap::argument_error,
+            dmap::to_json(with(cyclic_dim(), [](auto& d) { d.block_size = 0, d.start = 0; })));
+  BAD_INPUT("dap to_json 'u': one index listed twice", dmap::argument_error,
+            dmap::to_json(with(listed_dim(), [](auto& d) { d.indices = {3, 3}; })));
+  BAD_INPUT("dap to_json 'b': stop > size", dmap::argument_error,
+            dmap::to_json(with(block_dim(), [](auto& d) { d.stop = 11; })));
+  BAD_INPUT("dap to_json 'b': proc_grid_rank outside the grid", dmap::argument_error,
+            dmap::to_json(with(middle_block_dim(), [](auto& d) { d.proc_grid_rank = 7; })));
+}
+
+TEST_CASE("bad input: DAP descriptions breaking each rule", "[bad_input][dap]") {
+  std::vector<double> buffer;
+  const auto valid = valid_description(buffer);
+  CHECK_NOTHROW(dmap::validate(valid));
+  const auto changed = [&](auto&& change) {
+    auto x = valid;
+    change(x);
+    return x;
+  };
+  BAD_INPUT("dap description: version \"\"", dmap::argument_error,
+            dmap::validate(changed([](auto& x) { x.version = ""; })));
+  BAD_INPUT("dap description: version \"0.10\" (two parts)", dmap::argument_error,
+            dmap::validate(changed([](auto& x) { x.version = "0.10"; })));
+  BAD_INPUT("dap description: version \"0.10.0.1\" (four parts)", dmap::argument_error,
+            dmap::validate(changed([](auto& x) { x.version = "0.10.0.1"; })));
+  BAD_INPUT("dap description: version \"v0.10.0\" (not a digit)", dmap::argument_error,
+            dmap::validate(changed([](auto& x) { x.version = "v0.10.0"; })));
+  BAD_INPUT("dap description: version \"0..0\" (an empty part)", dmap::argument_error,
+            dmap::validate(changed([](auto& x) { x.version = "0..0"; })));
+  BAD_INPUT("dap description: version \"0.10.\" (an empty last part)", dmap::argument_error,
+            dmap::validate(changed([](auto& x) { x.version = "0.10."; })));
+  BAD_INPUT("dap description: buffer.shape != stop - start ('b')", dmap::argument_error,
+            dmap::validate(changed([](auto& x) { x.shape = {9}; })));
+  BAD_INPUT("dap description: buffer.shape -1", dmap::argument_error,
+            dmap::validate(changed([](auto& x) { x.shape = {-1}; })));
+  BAD_INPUT("dap description: buffer.shape != num_owned_indices ('c')", dmap::argument_error, dmap::validate(changed([](auto& x) {
+              x.dim_data[0] = dap_dimension{'c', 10 * static_cast<index_t>(dmap::num_locales()), dmap::num_locales(),
+                                            dmap::here(), static_cast<index_t>(dmap::here()), 0, {0, 0}, false, 1, {}, false};
+              x.shape = {11};  // it owns 10
+            })));
+  BAD_INPUT("dap description: a null buffer holding elements", dmap::argument_error,
+            dmap::validate(changed([](auto& x) { x.buffer = nullptr; })));
+  BAD_INPUT("dap description: strides INT64_MAX (bytes past int64)", dmap::argument_error,
+            dmap::validate(changed([](auto& x) { x.strides = {int64_max}; })));
+  BAD_INPUT("dap description: strides INT64_MIN (bytes below int64)", dmap::argument_error,
+            dmap::validate(changed([](auto& x) { x.strides = {int64_min}; })));
+  BAD_INPUT("dap description: proc_grid_size product num_locales() + 1", dmap::argument_error,
+            dmap::validate(changed([](auto& x) {
+              auto& d = x.dim_data[0];
+              d.proc_grid_size = dmap::num_locales() + 1;
+              d.size = 10 * static_cast<index_t>(d.proc_grid_size);
+            })));
+  BAD_INPUT("dap description: an invalid dimension dictionary inside", dmap::argument_error,
+            dmap::validate(changed([](auto& x) { x.dim_data[0].dist_type = 'q'; })));
+  {
+    // 2-D: proc_grid_sizes whose product passes 2^31 - 1 (no int overflow to a match), and an
+    // invalid second dimension (the message names dimension 1).
+    std::vector<double> two(10);
+    dap_description<double, 2> x;
+    x.buffer = two.data();
+    x.shape = {10, 1};
+    x.strides = {1, 1};
+    x.dim_data[0] = valid.dim_data[0];
+    x.dim_data[1] = dap_dimension{'b', 1, 1, 0, 0, 1, {0, 0}, false, 1, {}, false};
+    CHECK_NOTHROW(dmap::validate(x));
+    auto huge = x;
+    huge.dim_data[1] = dap_dimension{'c', 1, INT_MAX, 0, 0, 0, {0, 0}, false, 1, {}, false};
+    huge.dim_data[0].proc_grid_size = INT_MAX;
+    huge.dim_data[0].size = int64_max;
+    huge.dim_data[0].start = 0, huge.dim_data[0].stop = 10, huge.dim_data[0].proc_grid_rank = 0;
+    huge.dim_data[0].dist_type = 'c', huge.dim_data[0].block_size = 10;
+    huge.shape = {dmap::num_owned_indices(huge.dim_data[0]), 1};  // all else valid: the grid check must fail
+    BAD_INPUT("dap description: proc_grid_size product INT_MAX * INT_MAX", dmap::argument_error, dmap::validate(huge));
+    auto second = x;
+    second.dim_data[1].stop = 2;
+    BAD_INPUT("dap description: dimension 1 breaks a rule (stop > size)", dmap::argument_error,
+              dmap::validate(second));
+  }
+  BAD_INPUT("dap to_json(description): version \"0.10.0\\\"\" (never invalid JSON)", dmap::argument_error,
+            dmap::to_json(changed([](auto& x) { x.version = "0.10.0\""; })));
+  BAD_INPUT("dap to_json(description): a null buffer holding elements", dmap::argument_error,
+            dmap::to_json(changed([](auto& x) { x.buffer = nullptr; })));
+}
+
+TEST_CASE("bad input: dap_export of arrays DAP cannot describe", "[bad_input][dap]") {
+  const int p = dmap::num_locales();
+  BAD_INPUT_DO("dap_export: a moved-from array", dmap::argument_error, {
+    dmap::domain<1> D(dmap::block<1>{}, rect<1>{range(0, 10)});
+    dmap::array<double, 1> A(D), B(std::move(A));
+    (void)dmap::dap_export(A);
+  });
+  BAD_INPUT_DO("dap_export: a replicated array", dmap::unsupported_error, {
+    dmap::domain<1> D(dmap::replicated<1>{}, rect<1>{range(0, 10)});
+    dmap::array<double, 1> A(D);
+    (void)dmap::dap_export(A);
+  });
+  BAD_INPUT_DO("dap_export: a 2-D hashed array (indices placed one by one)", dmap::unsupported_error, {
+    dmap::domain<2> D(dmap::hashed<2>{}, rect<2>{range(0, 4), range(0, 5)});
+    dmap::array<double, 2> A(D);
+    (void)dmap::dap_export(A);
+  });
+  BAD_INPUT_DO("dap_export: a cyclic array of stride 2", dmap::unsupported_error, {
+    dmap::domain<1> D(dmap::cyclic<1>{}, rect<1>{range(0, 20, 2)});
+    dmap::array<double, 1> A(D);
+    (void)dmap::dap_export(A);
+  });
+  BAD_INPUT_DO("dap_export: a cyclic array with an explicit start off its low bound", dmap::unsupported_error, {
+    dmap::domain<1> D(dmap::cyclic<1>{idx<1>{3}}, rect<1>{range(0, 10)});
+    dmap::array<double, 1> A(D);
+    (void)dmap::dap_export(A);
+  });
+  BAD_INPUT_DO("dap_export: a block-cyclic array of stride 3 (2-D, dimension 1)", dmap::unsupported_error, {
+    dmap::domain<2> D(dmap::block_cyclic<2>{idx<2>{2, 2}}, rect<2>{range(0, 4), range(0, 12, 3)});
+    dmap::array<double, 2> A(D);
+    (void)dmap::dap_export(A);
+  });
+  if (p >= 2) {
+    BAD_INPUT_DO("dap_export: a block array of negative stride split over locales", dmap::unsupported_error, {
+      dmap::domain<1> D(dmap::block<1>{}, rect<1>{range(0, 10, -1)});
+      dmap::array<double, 1> A(D);
+      (void)dmap::dap_export(A);
+    });
+    BAD_INPUT_DO("dap_export: a dimensional block dimension of negative stride split over locales",
+                 dmap::unsupported_error, {
+                   dmap::domain<1> D(dmap::dimensional<1>{{dmap::block_dim{}}}, rect<1>{range(0, 10, -1)});
+                   dmap::array<double, 1> A(D);
+                   (void)dmap::dap_export(A);
+                 });
+    BAD_INPUT_DO("dap_export: a stencil array whose last grid rank owns nothing", dmap::unsupported_error, {
+      dmap::domain<1> D(dmap::stencil<1>{idx<1>{1}}, rect<1>{range(0, 1)});
+      dmap::array<double, 1> A(D);
+      (void)dmap::dap_export(A);
+    });
+  }
+  if (p >= 3) {
+    BAD_INPUT_DO("dap_export: block-cyclic blocks of INT64_MAX (the last grid rank starts past int64)",
+                 dmap::unsupported_error, {
+                   dmap::domain<1> D(dmap::block_cyclic<1>{idx<1>{int64_max}}, rect<1>{range(0, 10)});
+                   dmap::array<double, 1> A(D);
+                   (void)dmap::dap_export(A);
+                 });
+  }
+}

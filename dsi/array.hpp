@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <numeric>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -185,7 +186,7 @@ class array {
   void fetch(index_t first, index_t count, T* out) const {
     detail::check_position_run("dmap::array::fetch", first, count, checked_live("dmap::array::fetch").dom_.size());
     std::vector<index_t> orders(static_cast<std::size_t>(count));
-    for (index_t k = 0; k < count; ++k) orders[static_cast<std::size_t>(k)] = first + k;
+    std::iota(orders.begin(), orders.end(), first);
     fetch_checked(orders, out);
   }
   /// Fetches the elements at the global row-major `orders` into out[0], out[1], ...: one

@@ -155,8 +155,8 @@ class array_view {
     detail::check_position_run("dmap::array_view::fetch", first, count, size());
     const rect<M>& all = base_->domain().indices();
     std::vector<index_t> orders(static_cast<std::size_t>(count));
-    for (index_t k = 0; k < count; ++k)
-      orders[static_cast<std::size_t>(k)] = all.order_of(base_index(whole_.index_at(first + k)));
+    for (std::size_t k = 0; k < orders.size(); ++k)
+      orders[k] = all.order_of(base_index(whole_.index_at(first + static_cast<index_t>(k))));
     base_->fetch(orders, out);
   }
 

@@ -51,8 +51,11 @@ void for_each_stored_index(const std::vector<placed_block<N>>& blocks, F&& f) {
     for_each_row_start<N>(extents, [&](const std::array<index_t, N>& k) {
       idx<N> i{};
       for (std::size_t d = 0; d < N; ++d) i[d] = part.dim(d).first() + k[d] * part.dim(d).stride();
-      for (index_t c = 0; c < extents[N - 1]; ++c, i[N - 1] += part.dim(N - 1).stride())
+      const index_t row_first = i[N - 1], step = part.dim(N - 1).stride();
+      for (index_t c = 0; c < extents[N - 1]; ++c) {  // no step past the last index: it may not fit
+        i[N - 1] = row_first + c * step;
         f(i, b.layout.offset_of(i + b.shift));
+      }
     });
   }
 }

@@ -12,6 +12,8 @@
 #include <string>
 #include <utility>
 
+namespace test_api_edges {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 using dmap::idx;
@@ -169,3 +171,5 @@ TEST_CASE("indices, bounds and counts of any integral type", "[api][indices]") {
   DMAP_CHECK_ALL(throws_as<dmap::argument_error>([&] { (void)idx<2>{huge, 0}; }).first);
   DMAP_CHECK_ALL(throws_as<dmap::argument_error>([&] { (void)A[{std::uint64_t{1} << 63, 0}]; }).first);
 }
+
+}  // namespace test_api_edges

@@ -29,6 +29,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_array_views {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 using dmap::idx;
@@ -1079,3 +1081,5 @@ TEST_CASE("array views: serial range-v3 views and fetch read the viewed elements
     CHECK_NO_FAILURE(fail);
   }
 }
+
+}  // namespace test_array_views

@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_block {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 using dmap::idx;
@@ -751,3 +753,5 @@ TEST_CASE("arrays over Block: a remote read is one message of 8 bytes", "[block]
   // Locale q's first index was written (3.0) by locale q - 1 (or by itself when P == 1).
   DMAP_CHECK_ALL(A.local(own) == 3.0);
 }
+
+}  // namespace test_block

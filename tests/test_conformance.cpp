@@ -87,6 +87,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_conformance {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 namespace kit = dmap::conformance;
@@ -994,3 +996,5 @@ TEST_CASE("conformance: private_space().set_indices to another index set throws 
   require_passed(r);
   DMAP_CHECK_ALL(S.indices() == (rect<1>{range(0, p)}));
 }
+
+}  // namespace test_conformance

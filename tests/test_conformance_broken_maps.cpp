@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_conformance_broken_maps {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 namespace kit = dmap::conformance;
@@ -160,3 +162,5 @@ TEST_CASE("conformance kit: a factory that throws on one locale stops the run, f
   DMAP_CHECK_ALL(c->failing_locales == std::vector<int>{last});
   DMAP_CHECK_ALL(r.cases() == 0);
 }
+
+}  // namespace test_conformance_broken_maps

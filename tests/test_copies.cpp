@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_copies {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 using dmap::idx;
@@ -300,3 +302,5 @@ TEST_CASE("dimensional: bad 'none' and 'unstructured' specifiers are refused on 
   dmap::array<int, 2> plain(R);
   CHECK_THROWS_WITH(dmap::replicate_from(plain, 0), Catch::Contains("only arrays whose domain holds copies"));
 }
+
+}  // namespace test_copies

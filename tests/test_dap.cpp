@@ -4,6 +4,8 @@
 
 #include <functional>
 
+namespace test_dap {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 TEST_CASE("DAP: the protocol's block-with-padding example", "[dap]") {
   // 18 positions over 2 processes with padding (1, 1): 16 owned indices plus one boundary
   // cell at each end. dmap: a stencil domain of 16 indices with one ghost layer.
@@ -104,3 +106,5 @@ TEST_CASE("DAP: validate names the broken rule", "[dap][serial]") {
   d.proc_grid_rank = 2;
   CHECK_THROWS_WITH(dmap::validate(d), Catch::Contains("'proc_grid_rank' is 2; it must be in [0, proc_grid_size) = [0, 2)"));
 }
+
+}  // namespace test_dap

@@ -37,6 +37,8 @@
 #include <string>
 #include <vector>
 
+namespace test_dap_examples {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 using dmap::index_t;
@@ -851,3 +853,5 @@ TEST_CASE("DAP: a descending block dimension over several locales has no DAP des
     else DMAP_CHECK_ALL(export_throws_unsupported(A));
   }
 }
+
+}  // namespace test_dap_examples

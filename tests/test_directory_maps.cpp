@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_directory_maps {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 
 namespace {
 
@@ -443,3 +445,5 @@ TEST_CASE("unstructured: lists breaking a rule are refused on every locale, nami
   dmap::array<double, 1> C(B);
   CHECK_THROWS_WITH(dmap::update_copies(C), Catch::Contains("only Unstructured maps hold copies"));
 }
+
+}  // namespace test_directory_maps

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_extremes {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 using dmap::idx;
 using dmap::index_t;
 using dmap::range;
@@ -296,3 +298,5 @@ TEST_CASE("extremes: Stencil halos next to INT64_MIN and INT64_MAX, periodic and
     CHECK_NO_FAILURE(failure);
   }
 }
+
+}  // namespace test_extremes

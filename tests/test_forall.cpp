@@ -24,6 +24,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_forall {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 using dmap::idx;
@@ -601,3 +603,5 @@ TEST_CASE("array assignment between different index sets of one shape pairs the 
   // Refused on every locale, with both index sets named.
   DMAP_CHECK_ALL(starts_with(longer, "shape_error: ") && has(longer, "{0..<11}") && has(longer, "{0..<10}"));
 }
+
+}  // namespace test_forall

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+namespace test_grid {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 using namespace dmap::testing::oracle;  // tests/oracle.hpp
@@ -152,3 +154,5 @@ TEST_CASE("target_grid over the program's locales", "[grid]") {
   const std::vector<std::array<int, 3>> same(static_cast<std::size_t>(p), g3.shape());
   DMAP_CHECK_ALL(dmap::all_gather(g3.shape()) == same);
 }
+
+}  // namespace test_grid

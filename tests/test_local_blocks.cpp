@@ -13,6 +13,8 @@
 #include <ranges>
 #include <string>
 
+namespace test_local_blocks {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 using dmap::idx;
@@ -126,3 +128,5 @@ TEST_CASE("local blocks of views step through the array's storage, backwards too
   }
   CHECK_NO_FAILURE(fail);
 }
+
+}  // namespace test_local_blocks

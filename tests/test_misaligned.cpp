@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_misaligned {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 using dmap::idx;
@@ -196,3 +198,5 @@ TEST_CASE("redistribution between block-cyclic maps with many small blocks (inde
       if (U.local(i) != 2 * fval(i)) fail = "zip(U, V) at " + text(i);
   CHECK_NO_FAILURE(fail);
 }
+
+}  // namespace test_misaligned

@@ -24,6 +24,8 @@
 #include "../dsi/range.hpp"
 #include "oracle.hpp"
 
+namespace test_range {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 using dmap::index_t;
@@ -683,3 +685,5 @@ TEST_CASE("densify rejects non-subsets, undensify rejects orders outside the who
   CHECK_THROWS_AS(dmap::densify(range{1, 21, 3}, range{19, 23, 3}), dmap::argument_error);
   CHECK_THROWS_AS(dmap::undensify(range{1, 21, 3}, range{5, 8}), dmap::out_of_bounds_error);
 }
+
+}  // namespace test_range

@@ -22,6 +22,8 @@
 #include "../dsi/rect.hpp"
 #include "oracle.hpp"
 
+namespace test_rect {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 using dmap::idx;
@@ -493,3 +495,5 @@ TEST_CASE("rect<N>: densify/undensify round trip", "[serial][rect][densify]") {
   CHECK(dmap::undensify(w, dmap::dense_rect<2>(rect<2>{{6, 7}, {4, 5}})) ==
         rect<2>{{19, 20}, {1, 2}});
 }
+
+}  // namespace test_rect

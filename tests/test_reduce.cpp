@@ -24,6 +24,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_reduce {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 using dmap::idx;
@@ -303,3 +305,5 @@ TEST_CASE("reduce of non-integer data is bit-identical across runs and locales",
   determinism_case<2>(rect<2>{range{0, 250, -1}, range{0, 200}},
                       dmap::block<2>{dmap::target_grid<2>{{p, 1}}, dmap::storage_order::column_major}, "large 2-D");
 }
+
+}  // namespace test_reduce

@@ -3,6 +3,8 @@
 
 #include <functional>
 
+namespace test_remote {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 double value_of(dmap::index_t i, dmap::index_t j) { return static_cast<double>(i * 1000 + j); }
@@ -72,3 +74,5 @@ TEST_CASE("resizing moves exactly the surviving elements that change owner", "[r
   for (dmap::index_t i = 0; i < n; ++i) expected += 3 * i + 1;
   DMAP_CHECK_ALL(sum == expected);
 }
+
+}  // namespace test_remote

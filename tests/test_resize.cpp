@@ -24,6 +24,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_resize {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 using dmap::idx;
@@ -398,3 +400,5 @@ TEST_CASE("set_indices with different rects on different locales throws argument
   DMAP_CHECK_ALL(w2.empty());
   DMAP_CHECK_ALL(f.check_placement().empty());
 }
+
+}  // namespace test_resize

@@ -10,6 +10,8 @@
 #include <typeinfo>
 #include <vector>
 
+namespace test_runtime {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 /// The size of the payload locale `from` sends to locale `to` in the exchange test; zero
@@ -316,3 +318,5 @@ TEST_CASE("an exception in a forall body on one locale reaches every locale", "[
     for (dmap::index_t i = r.dim(0).lo(); i < r.dim(0).hi(); ++i) local_sum += A.local({i});
   DMAP_CHECK_ALL(dmap::all_reduce_sum(local_sum) == 99L * 100 / 2);
 }
+
+}  // namespace test_runtime

@@ -30,6 +30,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_scalapack {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 extern "C" {
 int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
 int indxg2p_(const int* indxglob, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
@@ -494,3 +496,5 @@ TEST_CASE("PDGEMM and PDGEADD run on dmap arrays' local storage", "[scalapack]")
       }
   }
 }
+
+}  // namespace test_scalapack

@@ -31,6 +31,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_stencil {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 using dmap::idx;
@@ -1082,3 +1084,5 @@ TEST_CASE("stencil: assignment between Stencil and Block arrays copies owned val
                    return o.owns(dmap::here(), g) ? f_of(g, 1) : std::int64_t{0};
                  }).first == 0);
 }
+
+}  // namespace test_stencil

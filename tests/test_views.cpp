@@ -34,6 +34,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_views {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 namespace {
 
 using dmap::idx;
@@ -310,3 +312,5 @@ TEST_CASE("views work with std::ranges algorithms and std::views adaptors", "[vi
     DMAP_CHECK_ALL(w.empty());
   }
 }
+
+}  // namespace test_views

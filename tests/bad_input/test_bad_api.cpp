@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_bad_api {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 using dmap::idx;
 using dmap::index_t;
 using dmap::range;
@@ -290,3 +292,5 @@ TEST_CASE("bad input: a neighbourhood radius past int64 while some locales own n
   BAD_INPUT("forall: neighbours within radius INT64_MAX, some locales owning nothing", dmap::unsupported_error,
             dmap::forall(dmap::zip(C, dmap::neighbors(A, int64_max)), [](double& c, const auto& n) { c = n(0); }));
 }
+
+}  // namespace test_bad_api

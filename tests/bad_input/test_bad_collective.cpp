@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_bad_collective {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 using dmap::idx;
 using dmap::index_t;
 using dmap::range;
@@ -290,3 +292,5 @@ TEST_CASE("bad input: one locale out of memory making an array or resizing fails
     CHECK_NO_FAILURE(dmap::bad_input::library_still_works());
   }
 }
+
+}  // namespace test_bad_collective

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_bad_dap {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 using dmap::dap_description;
 using dmap::dap_dimension;
 using dmap::idx;
@@ -337,3 +339,5 @@ TEST_CASE("bad input: dap_export of arrays DAP cannot describe", "[bad_input][da
                  });
   }
 }
+
+}  // namespace test_bad_dap

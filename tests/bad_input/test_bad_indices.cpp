@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_bad_indices {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 using dmap::idx;
 using dmap::index_t;
 using dmap::range;
@@ -403,3 +405,5 @@ TEST_CASE("bad input: indexing, slicing and printing a moved-from array", "[bad_
     s << moved;
   });
 }
+
+}  // namespace test_bad_indices

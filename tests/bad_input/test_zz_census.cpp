@@ -2,6 +2,8 @@
 // sources are sorted), so with no test filter it runs after every other case.
 #include "support.hpp"
 
+namespace test_zz_census {  // one per file: the tests also build as unity batches (docs/testing.md)
+
 TEST_CASE("bad-input census: at least 150 distinct bad inputs ran", "[bad_input][census]") {
   const auto count = dmap::bad_input::census().size();
   INFO("distinct bad inputs checked: " << count);
@@ -11,3 +13,5 @@ TEST_CASE("bad-input census: at least 150 distinct bad inputs ran", "[bad_input]
   if (full_run) CHECK(count >= 150);
   WARN("bad inputs checked in this run: " << count);
 }
+
+}  // namespace test_zz_census

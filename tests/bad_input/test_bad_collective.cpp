@@ -3,6 +3,7 @@
 // locale running out of memory while an array is made or its domain resized. The failure
 // must reach every locale (the original exception where it was raised, a remote_failure of
 // the same family elsewhere), nothing may hang, and the library must work afterwards.
+#include "../maps_1d.hpp"
 #include "support.hpp"
 
 #include <atomic>
@@ -46,47 +47,10 @@ std::string fails_from(int origin, F&& f) {
   return seen;
 }
 
-/// The maps the sweeps run over: uneven sizes, directory maps, copies.
-enum class map_kind { block, cyclic, block_cyclic, irregular, hashed, unstructured, replicated };
-const char* name_of(map_kind k) {
-  switch (k) {
-    case map_kind::block: return "block";
-    case map_kind::cyclic: return "cyclic";
-    case map_kind::block_cyclic: return "block_cyclic";
-    case map_kind::irregular: return "irregular";
-    case map_kind::hashed: return "hashed";
-    case map_kind::unstructured: return "unstructured";
-    case map_kind::replicated: return "replicated";
-  }
-  return "?";
-}
-constexpr map_kind all_maps[] = {map_kind::block,  map_kind::cyclic,       map_kind::block_cyclic,
-                                 map_kind::irregular, map_kind::hashed, map_kind::unstructured,
-                                 map_kind::replicated};
-
-/// Collective: a 1-D domain of `r` under map `k`.
-dmap::domain<1> domain_of(map_kind k, const rect<1>& r) {
-  const int p = dmap::num_locales();
-  switch (k) {
-    case map_kind::block: return {dmap::block<1>{}, r};
-    case map_kind::cyclic: return {dmap::cyclic<1>{}, r};
-    case map_kind::block_cyclic: return {dmap::block_cyclic<1>{idx<1>{3}}, r};
-    case map_kind::irregular: {
-      std::vector<index_t> cuts;  // locale k < p-1 owns one index, the last the rest
-      for (int q = 1; q < p; ++q) cuts.push_back(r.low()[0] + q);
-      return {dmap::irregular_block<1>{{cuts}}, r};
-    }
-    case map_kind::hashed: return {dmap::hashed<1>{}, r};
-    case map_kind::unstructured: {
-      std::vector<idx<1>> mine;  // pairs of indices dealt round the locales, in reverse order
-      for (index_t i = r.high()[0] - 1; i >= r.low()[0]; --i)
-        if ((i - r.low()[0]) / 2 % p == dmap::here()) mine.push_back(idx<1>{i});
-      return {dmap::unstructured<1>{mine}, r};
-    }
-    case map_kind::replicated: return {dmap::replicated<1>{}, r};
-  }
-  throw std::logic_error("unknown map");
-}
+using dmap::testing::maps::all_maps;
+using dmap::testing::maps::domain_of;
+using dmap::testing::maps::map_kind;
+using dmap::testing::maps::name_of;
 
 std::atomic<long> op_calls{0};
 

@@ -6,6 +6,7 @@
 // lists, one-sided and local access, slices, rank changes, serial views, moved-from arrays).
 // Non-collective calls throw locally on every locale; collective ones (making a domain,
 // set_indices, with_indices) get the same bad input on every locale and fail on all.
+#include "../maps_1d.hpp"
 #include "support.hpp"
 
 #include <array>
@@ -30,49 +31,10 @@ namespace {
 
 constexpr index_t two_pow_32 = index_t{1} << 32;
 
-/// Every kind of 1-D map (formula maps, directory maps, copies, ghost cells).
-enum class map_kind { block, cyclic, block_cyclic, irregular, hashed, unstructured, replicated, stencil };
-const char* name_of(map_kind k) {
-  switch (k) {
-    case map_kind::block: return "block";
-    case map_kind::cyclic: return "cyclic";
-    case map_kind::block_cyclic: return "block_cyclic";
-    case map_kind::irregular: return "irregular_block";
-    case map_kind::hashed: return "hashed";
-    case map_kind::unstructured: return "unstructured";
-    case map_kind::replicated: return "replicated";
-    case map_kind::stencil: return "stencil";
-  }
-  return "?";
-}
-constexpr map_kind all_maps[] = {map_kind::block,  map_kind::cyclic,       map_kind::block_cyclic,
-                                 map_kind::irregular, map_kind::hashed, map_kind::unstructured,
-                                 map_kind::replicated, map_kind::stencil};
-
-/// Collective: a 1-D domain of `r` under map `k` (as in test_bad_collective.cpp, plus Stencil).
-dmap::domain<1> domain_of(map_kind k, const rect<1>& r) {
-  const int p = dmap::num_locales();
-  switch (k) {
-    case map_kind::block: return {dmap::block<1>{}, r};
-    case map_kind::cyclic: return {dmap::cyclic<1>{}, r};
-    case map_kind::block_cyclic: return {dmap::block_cyclic<1>{idx<1>{3}}, r};
-    case map_kind::irregular: {
-      std::vector<index_t> cuts;  // locale k < p-1 owns one index, the last the rest
-      for (int q = 1; q < p; ++q) cuts.push_back(r.low()[0] + q);
-      return {dmap::irregular_block<1>{{cuts}}, r};
-    }
-    case map_kind::hashed: return {dmap::hashed<1>{}, r};
-    case map_kind::unstructured: {
-      std::vector<idx<1>> mine;  // pairs of indices dealt round the locales, in reverse order
-      for (index_t i = r.high()[0] - 1; i >= r.low()[0]; --i)
-        if ((i - r.low()[0]) / 2 % p == dmap::here()) mine.push_back(idx<1>{i});
-      return {dmap::unstructured<1>{mine}, r};
-    }
-    case map_kind::replicated: return {dmap::replicated<1>{}, r};
-    case map_kind::stencil: return {dmap::stencil<1>{idx<1>{2}}, r};
-  }
-  throw std::logic_error("unknown map");
-}
+using dmap::testing::maps::all_maps;
+using dmap::testing::maps::domain_of;
+using dmap::testing::maps::map_kind;
+using dmap::testing::maps::name_of;
 
 /// The message `f` throws as an E ("" when it throws something else or nothing).
 template <class E, class F>

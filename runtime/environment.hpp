@@ -42,17 +42,25 @@ inline void check_mpi(int code, const char* call) {
 }
 }  // namespace detail
 
-/// Starts MPI and a oneTBB arena for this locale; one per program, created first in main.
-/// Without mpirun the program is one locale. The arena width is DMAP_NUM_THREADS if set,
-/// else the cores this process may use. MPI is asked for MPI_THREAD_SERIALIZED so that
-/// remote element access works from loop bodies on any thread (serialised by a lock);
-/// MPI_THREAD_FUNNELED is accepted, and then only the main thread may access remote elements.
+/// Starts MPI and a oneTBB arena for this locale; one at a time per process, created before
+/// any other dmap object. Without mpirun the program is one locale. The arena width is
+/// DMAP_NUM_THREADS if set, else the cores this process may use; only a DMAP_NUM_THREADS
+/// setting changes oneTBB's process-wide parallelism limit. MPI is asked for
+/// MPI_THREAD_SERIALIZED so that remote element access works from loop bodies on any thread
+/// (serialised by a lock); MPI_THREAD_FUNNELED is accepted, and then only the main thread may
+/// access remote elements. An MPI the host initialised is attached to and never finalised.
 class environment {
  public:
-  /// Starts the environment with the command-line arguments of main (MPI may remove its own).
-  environment(int& argc, char**& argv) { start(&argc, &argv); }
-  /// Starts the environment without command-line arguments.
-  environment() { start(nullptr, nullptr); }
+  /// Starts the environment with the command-line arguments of main (MPI may remove its own);
+  /// the locales are the ranks of MPI_COMM_WORLD.
+  environment(int& argc, char**& argv) { start(&argc, &argv, MPI_COMM_WORLD, false); }
+  /// Starts the environment without command-line arguments, over MPI_COMM_WORLD.
+  environment() { start(nullptr, nullptr, MPI_COMM_WORLD, false); }
+  /// Embedding: runs dmap inside a host program that has initialised MPI, on the ranks of the
+  /// host's intra-communicator `host` (rank r of `host` is locale r). dmap works on its own
+  /// duplicate of `host`, so its messages never meet the host's; MPI stays the host's to
+  /// finalise, after this environment is destroyed.
+  explicit environment(MPI_Comm host) { start(nullptr, nullptr, host, true); }
   environment(const environment&) = delete;
   environment& operator=(const environment&) = delete;
 
@@ -67,7 +75,7 @@ class environment {
   int size() const noexcept { return size_; }
   /// The number of threads this locale's arena runs.
   int threads() const noexcept { return threads_; }
-  /// The library's private communicator (a duplicate of MPI_COMM_WORLD).
+  /// The library's private communicator (a duplicate of MPI_COMM_WORLD or of the host's).
   MPI_Comm comm() const noexcept { return comm_; }
   /// The oneTBB arena every parallel loop of this locale runs in.
   oneapi::tbb::task_arena& arena() noexcept { return *arena_; }
@@ -83,14 +91,16 @@ class environment {
   bool on_main_thread() const noexcept { return std::this_thread::get_id() == main_thread_; }
 
  private:
-  void start(int* argc, char*** argv) {
+  void start(int* argc, char*** argv, MPI_Comm locales, bool embedded) {
     if (detail::current_environment != nullptr)
       throw runtime_error("dmap::environment: an environment already exists; create exactly one");
     // The settings are checked before MPI starts: a rejected one leaves nothing to finalise,
     // and the program may correct it and create the environment again.
-    threads_ = threads_asked();
+    const char* threads_setting = std::getenv("DMAP_NUM_THREADS");
+    threads_ = threads_asked(threads_setting);
     int initialized = 0;
     MPI_Initialized(&initialized);
+    if (embedded) check_host(locales, initialized);
     int provided = 0;
     if (!initialized) {
       detail::check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided),
@@ -106,13 +116,15 @@ class environment {
                             ", dmap needs MPI_THREAD_FUNNELED or higher");
       thread_level_ = provided;
       main_thread_ = std::this_thread::get_id();
-      detail::check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
+      detail::check_mpi(MPI_Comm_dup(locales, &comm_), "MPI_Comm_dup");
       MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
       MPI_Comm_rank(comm_, &rank_);
       MPI_Comm_size(comm_, &size_);
-      // Lets the arena have more workers than cores when DMAP_NUM_THREADS asks for them.
-      parallelism_ = std::make_unique<oneapi::tbb::global_control>(
-          oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads_));
+      // Lets the arena have more workers than cores when DMAP_NUM_THREADS asks for them; without
+      // it, the process-wide limit stays whatever the program (or a host) set.
+      if (threads_setting != nullptr && *threads_setting != '\0')
+        parallelism_ = std::make_unique<oneapi::tbb::global_control>(
+            oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads_));
       arena_ = std::make_unique<oneapi::tbb::task_arena>(threads_);
     } catch (...) {
       stop_mpi();
@@ -129,10 +141,22 @@ class environment {
     if (owns_mpi_ && !finalized) MPI_Finalize();
   }
 
-  // The arena width: DMAP_NUM_THREADS when set (an integer in [1, 4096]), else the cores
-  // this process may use.
-  static int threads_asked() {
-    const char* text = std::getenv("DMAP_NUM_THREADS");
+  // An embedding host's MPI must be running and `host` an intra-communicator of it.
+  static void check_host(MPI_Comm host, int initialized) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!initialized || finalized)
+      throw argument_error("dmap::environment(host): MPI must be initialised, and not finalised, by the host "
+                           "before it hands dmap a communicator");
+    if (host == MPI_COMM_NULL) throw argument_error("dmap::environment(host): host is MPI_COMM_NULL");
+    int inter = 0;
+    detail::check_mpi(MPI_Comm_test_inter(host, &inter), "MPI_Comm_test_inter");
+    if (inter) throw argument_error("dmap::environment(host): host is an inter-communicator; dmap needs an intra-communicator");
+  }
+
+  // The arena width: `text` (DMAP_NUM_THREADS) when set, an integer in [1, 4096]; else the
+  // cores this process may use.
+  static int threads_asked(const char* text) {
     if (text == nullptr || *text == '\0') return oneapi::tbb::info::default_concurrency();
     char* end = nullptr;
     errno = 0;

@@ -32,8 +32,7 @@ struct copies_plans {
 /// directory or a moved-from array.
 template <class T, std::size_t N>
 void update_copies(array<T, N>& a) {
-  if (!detail::state_of(a.domain()))
-    throw argument_error("dmap::update_copies: the array was moved from; it has no copies to refresh");
+  detail::check_array_live(a, "dmap::update_copies", "it has no copies to refresh");
   auto& st = *detail::state_of(a.domain());
   if (!st.dir)
     throw argument_error("dmap::update_copies: the array is distributed by " + a.domain().name() +
@@ -63,8 +62,7 @@ void update_copies(array<T, N>& a) {
 /// array was moved from.
 template <class T, std::size_t N>
 void replicate_from(array<T, N>& a, int root) {
-  if (!detail::state_of(a.domain()))
-    throw argument_error("dmap::replicate_from: the array was moved from; it has no copies to make consistent");
+  detail::check_array_live(a, "dmap::replicate_from", "it has no copies to make consistent");
   const auto& st = *detail::state_of(a.domain());
   if (!st.layers)
     throw argument_error("dmap::replicate_from: the array is distributed by " + a.domain().name() +

@@ -103,8 +103,7 @@ class [[nodiscard]] halo_update {
 /// exchanges ghosts).
 template <class T, std::size_t N>
 [[nodiscard]] halo_update<T, N> start_halo_update(array<T, N>& a) {
-  if (!detail::state_of(a.domain()))
-    throw argument_error("dmap::update_halos: the array was moved from; it has no ghost cells to update");
+  detail::check_array_live(a, "dmap::update_halos", "it has no ghost cells to update");
   auto& st = *detail::state_of(a.domain());
   if (!detail::has_ghost_cells(st))
     throw argument_error("dmap::update_halos: the array's domain is distributed by " + a.domain().name() +

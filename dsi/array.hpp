@@ -31,12 +31,9 @@ namespace detail {
 /// an index set of `size` indices): argument_error for a negative count, out_of_bounds_error
 /// for positions outside. `who` starts the message.
 inline void check_position_run(const char* who, index_t first, index_t count, index_t size) {
-  std::ostringstream s;
-  if (count < 0) {
-    s << who << ": count is " << count << "; a count of elements must be >= 0";
-    throw argument_error(s.str());
-  }
+  if (count < 0) throw argument_error(std::string(who) + ": count is " + std::to_string(count) + "; a count of elements must be >= 0");
   if (first >= 0 && first <= size && count <= size - first) return;
+  std::ostringstream s;
   s << who << ": positions [" << first << ", " << first << " + " << count << ") reach outside [0, " << size
     << "); the array has " << size << " elements, at row-major positions 0 to " << size - 1;
   throw out_of_bounds_error(s.str());

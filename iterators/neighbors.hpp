@@ -78,8 +78,7 @@ neighbors_of<T, N, N> neighbors(const array<T, N>& a, index_t radius = 1) {
 /// otherwise, and for a moved-from array).
 template <class T, std::size_t N>
 neighbors_of<T, N, N> neighbors(const array<T, N>& a, const idx<N>& radius) {
-  if (!detail::state_of(a.domain()))
-    throw argument_error("dmap::neighbors: the array was moved from; it has no elements to read");
+  detail::check_array_live(a, "dmap::neighbors", "it has no elements to read");
   return {view_of(a), detail::checked_radius(radius)};
 }
 /// The neighbourhood operand of a view: `zip(B[inner], neighbors(A[inner], 1))` loops over

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
+
+#include "../../runtime/errors.hpp"
 
 namespace dmap {
 template <std::size_t N>
@@ -40,6 +43,13 @@ struct access {
 template <std::size_t N>
 const auto& state_of(const domain<N>& d) noexcept {
   return access::state(d);
+}
+
+/// Throws argument_error "`who`: the array was moved from; `consequence`" when array `a` was
+/// moved from (its domain handle is empty).
+template <class Array>
+void check_array_live(const Array& a, const char* who, const char* consequence) {
+  if (!state_of(a.domain())) throw argument_error(std::string(who) + ": the array was moved from; " + consequence);
 }
 
 }  // namespace dmap::detail

@@ -299,11 +299,11 @@ struct operand<neighbors_of<T, N, M>> {
       index_t reach = 0;
       if (__builtin_mul_overflow(n.radius[v], abs_index(w.stride()), &reach)) return std::nullopt;
       const range& p = part.dim(v);
-      index_t low = 0, high = 0;
+      index_t low = 0, high = 0, span = 0;
       if (__builtin_sub_overflow(p.lo(), reach, &low) || __builtin_add_overflow(p.hi(), reach, &high) ||
-          __builtin_sub_overflow(high, low, &reach))
+          __builtin_sub_overflow(high, low, &span))
         return std::nullopt;
-      base_reach.set_dim(e, reindex(p.expanded(n.radius[v] * abs_index(w.stride())), w, target.dim(e)));
+      base_reach.set_dim(e, reindex(p.expanded(reach), w, target.dim(e)));
     }
     const auto& owned = base_array().domain().local_subdomains();
     const auto& blocks = base_array().local_blocks();

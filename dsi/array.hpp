@@ -18,6 +18,7 @@
 #include "detail/assignment.hpp"
 #include "domain.hpp"
 #include "element_ref.hpp"
+#include "foreign_buffer.hpp"
 
 namespace dmap {
 
@@ -70,6 +71,21 @@ class array {
           if (!detail::state_of(d))
             throw argument_error("dmap::array: the domain was moved from; an array needs a domain with indices");
           return std::make_unique<detail::array_storage<T, N>>(detail::state_of(d), value);
+        })) {
+    st_->expose();
+  }
+  /// Collective: an array over `d` whose elements are the ones already in `buffer` (this
+  /// locale's part, laid out as `d.local_layouts()` say): nothing is copied, written or sent.
+  /// The array uses the buffer until it is destroyed or `d` changes its index set (then its
+  /// elements move to storage dmap allocates; see adopted()). Throws argument_error on every
+  /// locale when some locale's buffer is too small, null, misaligned or strided otherwise
+  /// than the local layouts.
+  array(const dmap::domain<N>& d, const foreign_buffer<T, N>& buffer)
+      : dom_(d), st_(agreed([&] {
+          const auto& st = detail::state_of(d);
+          if (!st) throw argument_error("dmap::array (adopting): the domain was moved from; an array needs a domain with indices");
+          detail::check_foreign_buffer(*st, buffer, "dmap::array (adopting)");
+          return std::make_unique<detail::array_storage<T, N>>(st, buffer.data);
         })) {
     st_->expose();
   }
@@ -128,6 +144,10 @@ class array {
   /// This locale's whole buffer of local_size() elements (owned elements, ghost cells,
   /// copies of other locales' elements).
   T* local_data() const { return checked_live("dmap::array::local_data").st_->data(); }
+
+  /// True while the elements live in a buffer the array adopted (see the constructor taking
+  /// a foreign_buffer): until the domain changes its index set.
+  bool adopted() const { return checked_live("dmap::array::adopted").st_->adopted(); }
 
   /// The view of the indices `r` (a subset of the domain's, any strides; Chapel's `A[r]`):
   /// reads and writes reach this array. Throws out_of_bounds_error when r is not inside.
@@ -310,6 +330,9 @@ class array {
 /// Deduces `array<T, N>` from a domain and a value.
 template <class T, std::size_t N>
 array(const domain<N>&, const T&) -> array<T, N>;
+/// Deduces `array<T, N>` from a domain and a foreign buffer.
+template <class T, std::size_t N>
+array(const domain<N>&, const foreign_buffer<T, N>&) -> array<T, N>;
 
 static_assert(array_descriptor<array<double, 2>, 2>, "dmap::array must model the DSI array concept");
 static_assert(local_array_descriptor<detail::array_storage<double, 2>, double, 2>,

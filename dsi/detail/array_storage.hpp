@@ -1,6 +1,7 @@
 // One array's local storage: a buffer holding this locale's blocks (owned elements, ghost
-// cells, copies), first touched by the threads later loops use, and exposed to one-sided
-// access. Registered with its domain, which reallocates it when the index set changes.
+// cells, copies), first touched by the threads later loops use, or a foreign buffer the
+// array adopted; exposed to one-sided access. Registered with its domain, which
+// reallocates it when the index set changes.
 #pragma once
 
 #include <algorithm>
@@ -28,6 +29,15 @@ class array_storage final : public array_hook<N> {
     now_ = allocated(value);
     dom_->arrays.push_back(this);
   }
+  /// This locale's storage of an array over `dom` kept in `foreign` (checked by the caller
+  /// against the domain's local layouts): no element is written.
+  array_storage(std::shared_ptr<domain_state<N>> dom, T* foreign) : dom_(std::move(dom)) {
+    now_.data = foreign;
+    now_.foreign = true;
+    now_.count = dom_->storage_size;
+    for (const auto& l : dom_->my_layouts) now_.blocks.push_back({l, foreign});
+    dom_->arrays.push_back(this);
+  }
   array_storage(const array_storage&) = delete;
   array_storage& operator=(const array_storage&) = delete;
   ~array_storage() override {
@@ -40,24 +50,29 @@ class array_storage final : public array_hook<N> {
   void commit(const locator<N>& before, const locator<N>& after) override {
     storage old = std::exchange(now_, std::move(next_));
     window_ = rma_window{};
-    transfer(before, old.buffer.get(), after, now_.buffer.get());
+    transfer(before, old.data, after, now_.data);
     expose();
   }
 
   const std::shared_ptr<domain_state<N>>& dom() const noexcept { return dom_; }
-  T* data() const noexcept { return now_.buffer.get(); }
+  T* data() const noexcept { return now_.data; }
+  /// True while the elements live in a foreign buffer (until the domain changes).
+  bool adopted() const noexcept { return now_.foreign; }
   index_t size() const noexcept { return now_.count; }
   const std::vector<local_block<T, N>>& blocks() const noexcept { return now_.blocks; }
   const rma_window& window() const noexcept { return window_; }
   /// Collective: exposes the storage to one-sided access.
   void expose() {
-    window_ = rma_window(now_.buffer.get(), static_cast<std::size_t>(now_.count) * sizeof(T), sizeof(T));
+    window_ = rma_window(now_.data, static_cast<std::size_t>(now_.count) * sizeof(T), sizeof(T));
   }
 
  private:
-  // A buffer holding this locale's blocks of the domain's current placement.
+  // A buffer holding this locale's blocks of the domain's current placement: allocated here
+  // (`buffer` owns it) or adopted (`buffer` is null).
   struct storage {
     std::unique_ptr<T[]> buffer;
+    T* data = nullptr;
+    bool foreign = false;
     index_t count = 0;
     std::vector<local_block<T, N>> blocks;
   };
@@ -69,8 +84,9 @@ class array_storage final : public array_hook<N> {
     storage s;
     s.count = dom_->storage_size;
     s.buffer = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(s.count));
-    for (const auto& l : dom_->my_layouts) s.blocks.push_back({l, s.buffer.get()});
-    T* base = s.buffer.get();
+    s.data = s.buffer.get();
+    for (const auto& l : dom_->my_layouts) s.blocks.push_back({l, s.data});
+    T* base = s.data;
     if (dom_->dense_storage) {
       // Later loops over arrays of this domain alone walk the storage in these runs.
       const auto runs = cut_storage(s.count, num_threads());

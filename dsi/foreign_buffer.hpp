@@ -1,0 +1,70 @@
+// foreign_buffer<T, N>: a locale's part of an array in memory someone else owns (a pointer,
+// the number of elements it holds and its strides), for arrays that adopt it instead of
+// allocating: `dmap::array<double, 2> A(D, dmap::foreign_buffer<double, 2>{p, n, {cols, 1}})`.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+#include "detail/domain_state.hpp"
+#include "index.hpp"
+
+namespace dmap {
+
+/// This locale's elements of an array, kept in a buffer the array does not own: `data`
+/// points at `size` elements, laid out with element `strides` per dimension exactly as the
+/// domain's local layouts say (`D.local_layouts()`: the same strides, offsets from `data`).
+/// Lifetime as std::span: the buffer must outlive the array's use of it, which ends when
+/// the array is destroyed or its domain changes its index set (the elements then move to
+/// storage dmap allocates).
+template <class T, std::size_t N>
+struct foreign_buffer {
+  T* data = nullptr;                 ///< the local buffer's first element
+  index_t size = 0;                  ///< how many elements from `data` the array may use
+  std::array<index_t, N> strides{};  ///< the buffer's element strides per dimension
+};
+
+namespace detail {
+
+/// Throws argument_error, naming `who`'s argument and the rule, unless `buffer` can hold this
+/// locale's storage of `dom`: size >= 0 and at least the storage's length, data not null
+/// when it holds elements and aligned for T, and strides equal to every local layout's
+/// along each dimension the layout steps through (extent > 1). A map known through a
+/// directory stores its indices one after the other: stride 1.
+template <class T, std::size_t N>
+void check_foreign_buffer(const domain_state<N>& dom, const foreign_buffer<T, N>& buffer, const std::string& who) {
+  const auto fail = [&](const std::string& what) {
+    throw argument_error(who + ": on locale " + std::to_string(here()) + ", " + what);
+  };
+  if (buffer.size < 0) fail("buffer.size is " + std::to_string(buffer.size) + "; it must be >= 0");
+  if (buffer.size < dom.storage_size)
+    fail("buffer.size is " + std::to_string(buffer.size) + "; the domain's local storage needs " +
+         std::to_string(dom.storage_size) + " elements (the end of its last local layout)");
+  if (dom.storage_size > 0 && buffer.data == nullptr)
+    fail("buffer.data is null; it must point at the " + std::to_string(dom.storage_size) + " local elements");
+  if (reinterpret_cast<std::uintptr_t>(buffer.data) % alignof(T) != 0)
+    fail("buffer.data is not aligned for the element type (alignment " + std::to_string(alignof(T)) + ")");
+  const auto check_stride = [&](std::size_t d, index_t want, const std::string& why) {
+    if (buffer.strides[d] == want) return;
+    std::ostringstream s;
+    s << "buffer.strides[" << d << "] is " << buffer.strides[d] << "; it must be " << want << ' ' << why;
+    fail(s.str());
+  };
+  if (dom.dir) {
+    if constexpr (N >= 1)
+      if (dom.dir->stored().size() > 1) check_stride(0, 1, "(a directory map stores its indices one after the other)");
+    return;
+  }
+  for (std::size_t b = 0; b < dom.my_layouts.size(); ++b) {
+    const dense_layout<N>& l = dom.my_layouts[b];
+    for (std::size_t d = 0; d < N; ++d)
+      if (l.indices.dim(d).size() > 1)
+        check_stride(d, l.strides[d], "(the stride of local layout " + std::to_string(b) + " of " + dom.model->name() + ")");
+  }
+}
+
+}  // namespace detail
+}  // namespace dmap

@@ -14,6 +14,7 @@
 #include "dsi/concepts.hpp"
 #include "dsi/domain.hpp"
 #include "dsi/element_ref.hpp"
+#include "dsi/foreign_buffer.hpp"
 #include "dsi/index.hpp"
 #include "dsi/layout.hpp"
 #include "dsi/local_domain.hpp"
@@ -32,6 +33,7 @@
 #include "dists/irregular.hpp"
 #include "dists/private.hpp"
 #include "dists/replicated.hpp"
+#include "dists/padded.hpp"
 #include "dists/stencil.hpp"
 #include "dists/unstructured.hpp"
 
@@ -46,6 +48,8 @@
 #include "algorithms/halos.hpp"
 
 #include "interop/dap.hpp"
+#include "interop/dap_export.hpp"
+#include "interop/dap_import.hpp"
 
 /// \namespace dmap
 /// The whole public vocabulary of dmap: locales, index sets, domains and arrays, distributions,

@@ -31,8 +31,9 @@ namespace detail {
 
 /// Throws argument_error, naming `who`'s argument and the rule, unless `buffer` can hold this
 /// locale's storage of `dom`: size >= 0 and at least the storage's length, data not null
-/// when it holds elements and aligned for T, and strides equal to every local layout's
-/// along each dimension the layout steps through (extent > 1). A map known through a
+/// when it holds elements and aligned for T, and strides equal to the local layouts' along
+/// each dimension the storage steps through (a layout's extent > 1, or layouts at different
+/// positions). A map known through a
 /// directory stores its indices one after the other: stride 1.
 template <class T, std::size_t N>
 void check_foreign_buffer(const domain_state<N>& dom, const foreign_buffer<T, N>& buffer, const std::string& who) {
@@ -58,12 +59,20 @@ void check_foreign_buffer(const domain_state<N>& dom, const foreign_buffer<T, N>
       if (dom.dir->stored().size() > 1) check_stride(0, 1, "(a directory map stores its indices one after the other)");
     return;
   }
-  for (std::size_t b = 0; b < dom.my_layouts.size(); ++b) {
-    const dense_layout<N>& l = dom.my_layouts[b];
-    for (std::size_t d = 0; d < N; ++d)
-      if (l.indices.dim(d).size() > 1)
-        check_stride(d, l.strides[d], "(the stride of local layout " + std::to_string(b) + " of " + dom.model->name() + ")");
-  }
+  // A dimension matters where the storage steps along it: inside a layout, or between
+  // layouts placed at different positions along it (their offsets use the stride).
+  const auto& layouts = dom.my_layouts;
+  for (std::size_t d = 0; d < N; ++d)
+    for (std::size_t b = 0; b < layouts.size(); ++b) {
+      const range& r = layouts[b].indices.dim(d);
+      const bool steps = r.size() > 1 || (!r.empty() && !layouts[0].indices.dim(d).empty() &&
+                                          r.first() != layouts[0].indices.dim(d).first());
+      if (steps) {
+        check_stride(d, layouts[b].strides[d],
+                     "(the stride of local layout " + std::to_string(b) + " of " + dom.model->name() + ")");
+        break;
+      }
+    }
 }
 
 }  // namespace detail

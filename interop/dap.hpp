@@ -1,5 +1,6 @@
-// The Distributed Array Protocol (DAP 0.10.0): a locale's part of a distributed array as
-// dimension dictionaries plus its local buffer, as a C++ value and as JSON text.
+// The Distributed Array Protocol (DAP 0.9 and 0.10): a locale's part of a distributed array
+// as dimension dictionaries plus its local buffer, as a C++ value and as JSON text, with
+// the protocol's rules. Export: interop/dap_export.hpp; import: interop/dap_import.hpp.
 #pragma once
 
 #include <algorithm>
@@ -13,24 +14,22 @@
 #include <variant>
 #include <vector>
 
-#include "../dists/block.hpp"
-#include "../dists/dimensional.hpp"
-#include "../dists/private.hpp"
-#include "../dists/stencil.hpp"
-#include "../dists/unstructured.hpp"
-#include "../dsi/array.hpp"
+#include "../dsi/range.hpp"
+#include "../runtime/environment.hpp"
+#include "../runtime/errors.hpp"
 
 namespace dmap {
 
 /// One DAP dimension dictionary. Block ('b') uses start/stop/padding/periodic, cyclic ('c')
-/// start/block_size, unstructured ('u') indices/one_to_one.
+/// start/block_size, unstructured ('u') indices/one_to_one; not distributed ('n', DAP 0.9;
+/// DAP 0.10's empty dictionary) only size and padding.
 struct dap_dimension {
-  char dist_type = 'b';          ///< 'b' block, 'c' (block-)cyclic or 'u' unstructured
+  char dist_type = 'b';          ///< 'b' block, 'c' (block-)cyclic, 'u' unstructured, 'n' not distributed
   index_t size = 0;              ///< global extent, boundary padding included
   int proc_grid_size = 1;        ///< locales along this dimension
   int proc_grid_rank = 0;        ///< this locale's grid coordinate along it
   index_t start = 0;             ///< first global position of the local buffer (inclusive)
-  index_t stop = 0;              ///< end of the local buffer (exclusive), padding included
+  index_t stop = 0;              ///< end of the local buffer (exclusive); 0.10: padding included
   std::array<index_t, 2> padding{0, 0};  ///< padding widths before and after
   bool periodic = false;         ///< whether the dimension wraps
   index_t block_size = 1;        ///< 'c': indices per block dealt round robin
@@ -85,13 +84,70 @@ inline std::string describe_dist_type(char c) {
   throw argument_error(dap_text("dmap::dap: ", where, '\'', key, "' is ", value, "; it must be ", rule));
 }
 
-/// The one check of a dimension dictionary against the DAP 0.10 rules (the list is in
-/// validate's comment); `where` prefixes the message ("dimension 1: " or "").
-inline void check_dap_dimension(const dap_dimension& d, const std::string& where) {
+/// True when `version` has the form major.minor.patch (three non-negative integers).
+inline bool is_semantic_version(const std::string& version) {
+  int parts = 0;
+  std::size_t digits = 0;
+  for (const char c : version) {
+    if (c >= '0' && c <= '9') {
+      ++digits;
+    } else if (c == '.' && digits > 0 && parts < 2) {
+      ++parts, digits = 0;
+    } else {
+      return false;
+    }
+  }
+  return parts == 2 && digits > 0 && version.size() <= 32;
+}
+
+/// The minor version of a DAP version dmap reads (0.9.x: 9, 0.10.x: 10). Throws
+/// argument_error for text that is not major.minor.patch, unsupported_error for others.
+inline int dap_minor_version(const std::string& version, const std::string& who) {
+  if (!is_semantic_version(version))
+    throw argument_error(who + ": '__version__' is " + json_string(version) +
+                         "; it must be of the form major.minor.patch (three non-negative integers), such as \"0.10.0\"");
+  const auto first_dot = version.find('.'), second_dot = version.find('.', first_dot + 1);
+  const std::string major = version.substr(0, first_dot), minor = version.substr(first_dot + 1, second_dot - first_dot - 1);
+  if (major == "0" && minor == "9") return 9;
+  if (major == "0" && minor == "10") return 10;
+  throw unsupported_error(who + ": '__version__' is " + json_string(version) +
+                          "; dmap reads and writes DAP 0.9.x and 0.10.x");
+}
+
+/// The padding widths of a 'b' or 'n' dictionary that are communication padding (shared
+/// with a neighbour, or wrapping), per side; the others are boundary padding.
+inline std::array<bool, 2> dap_communication_sides(const dap_dimension& d) {
+  if (d.dist_type == 'n') return {d.periodic, d.periodic};
+  return {d.proc_grid_rank != 0 || d.periodic, d.proc_grid_rank != d.proc_grid_size - 1 || d.periodic};
+}
+
+/// The local buffer's extent of a 'b' dictionary: stop - start in 0.10; in 0.9, where
+/// start and stop leave out communication padding, that plus the communication padding.
+inline index_t dap_buffer_extent(const dap_dimension& d, int minor) {
+  if (d.dist_type == 'n') return d.size;
+  if (minor >= 10) return d.stop - d.start;
+  const auto comm = dap_communication_sides(d);
+  return d.stop - d.start + (comm[0] ? d.padding[0] : 0) + (comm[1] ? d.padding[1] : 0);
+}
+
+/// The one check of a dimension dictionary against the rules of DAP 0.`minor` (the list is
+/// in validate's comment); `where` prefixes the message ("dimension 1: " or "").
+inline void check_dap_dimension(const dap_dimension& d, const std::string& where, int minor = 10) {
   const auto text = [](auto v) { return std::to_string(v); };
-  if (d.dist_type != 'b' && d.dist_type != 'c' && d.dist_type != 'u')
-    reject_dap(where, "dist_type", describe_dist_type(d.dist_type), "'b', 'c' or 'u' (the kinds DAP 0.10 defines)");
+  if (d.dist_type != 'b' && d.dist_type != 'c' && d.dist_type != 'u' && d.dist_type != 'n')
+    reject_dap(where, "dist_type", describe_dist_type(d.dist_type),
+               "'b', 'c', 'u' or 'n' (the kinds DAP defines; 'n' or an empty dictionary: not distributed)");
   if (d.size < 0) reject_dap(where, "size", text(d.size), ">= 0");
+  if (d.dist_type == 'n') {
+    if (d.proc_grid_size != 1) reject_dap(where, "proc_grid_size", text(d.proc_grid_size), "1 for 'n' (not distributed)");
+    if (d.proc_grid_rank != 0) reject_dap(where, "proc_grid_rank", text(d.proc_grid_rank), "0 for 'n' (not distributed)");
+    for (std::size_t side = 0; side < 2; ++side)
+      if (d.padding[side] < 0) reject_dap(where, dap_text("padding[", side, "]"), text(d.padding[side]), ">= 0");
+    if (d.padding[0] > d.size || d.padding[1] > d.size - d.padding[0])
+      reject_dap(where, "padding", dap_text('(', d.padding[0], ", ", d.padding[1], ')'),
+                 dap_text("at most size = ", d.size, " wide together (padding lies inside the buffer)"));
+    return;
+  }
   if (d.proc_grid_size < 1) reject_dap(where, "proc_grid_size", text(d.proc_grid_size), ">= 1");
   if (d.proc_grid_rank < 0 || d.proc_grid_rank >= d.proc_grid_size)
     reject_dap(where, "proc_grid_rank", text(d.proc_grid_rank),
@@ -115,8 +171,8 @@ inline void check_dap_dimension(const dap_dimension& d, const std::string& where
                             "] (the same position): indices must be locally unique"));
     return;
   }
-  if (d.start < 0) reject_dap(where, "start", text(d.start), ">= 0");
   if (d.dist_type == 'c') {
+    if (d.start < 0) reject_dap(where, "start", text(d.start), ">= 0");
     if (d.block_size < 1) reject_dap(where, "block_size", text(d.block_size), ">= 1");
     const wide_int want = static_cast<wide_int>(d.proc_grid_rank) * d.block_size;
     if (want != d.start)
@@ -125,37 +181,57 @@ inline void check_dap_dimension(const dap_dimension& d, const std::string& where
                           " (where this grid rank's first block begins)"));
     return;
   }
-  if (d.stop < d.start) reject_dap(where, "stop", text(d.stop), dap_text(">= start (", d.start, ")"));
-  if (d.stop > d.size) reject_dap(where, "stop", text(d.stop), dap_text("<= size (", d.size, ")"));
   for (std::size_t side = 0; side < 2; ++side)
     if (d.padding[side] < 0) reject_dap(where, dap_text("padding[", side, "]"), text(d.padding[side]), ">= 0");
-  const index_t extent = d.stop - d.start;  // no overflow: 0 <= start <= stop <= size
-  if (d.padding[0] > extent || d.padding[1] > extent - d.padding[0])
+  // 0.10 along a periodic dimension: grid rank 0's buffer begins at -padding[0] (its low
+  // padding holds the wrapped end) and the last one's ends at size + padding[1].
+  const bool wraps = minor >= 10 && d.periodic;
+  const index_t lowest = wraps && d.proc_grid_rank == 0 ? -d.padding[0] : 0;
+  const wide_int highest = static_cast<wide_int>(d.size) + (wraps && d.proc_grid_rank == d.proc_grid_size - 1 ? d.padding[1] : 0);
+  if (d.start < lowest) reject_dap(where, "start", text(d.start), dap_text(">= ", lowest));
+  if (d.stop < d.start) reject_dap(where, "stop", text(d.stop), dap_text(">= start (", d.start, ")"));
+  if (d.stop > highest) reject_dap(where, "stop", text(d.stop), dap_text("<= ", wraps ? "size + padding[1] (" : "size (", static_cast<long long>(highest), ")"));
+  const wide_int extent = static_cast<wide_int>(d.stop) - d.start;
+  // The padding lies inside the buffer: in 0.9 only the boundary padding lies inside [start, stop).
+  const auto comm = dap_communication_sides(d);
+  const wide_int inside = minor >= 10 ? static_cast<wide_int>(d.padding[0]) + d.padding[1]
+                                      : wide_int{comm[0] ? 0 : d.padding[0]} + (comm[1] ? 0 : d.padding[1]);
+  if (inside > extent)
     reject_dap(where, "padding", dap_text('(', d.padding[0], ", ", d.padding[1], ')'),
-               dap_text("at most stop - start = ", extent, " wide together (padding lies inside the buffer)"));
-  if (d.proc_grid_rank == 0 && d.start != 0)
-    reject_dap(where, "start", text(d.start), "0 on proc_grid_rank 0 (the first block begins the dimension)");
-  if (d.proc_grid_rank == d.proc_grid_size - 1 && d.stop != d.size)
+               dap_text("at most stop - start = ", static_cast<long long>(extent),
+                        minor >= 10 ? " wide together (padding lies inside the buffer)"
+                                    : " wide in its boundary padding (DAP 0.9: boundary padding lies inside [start, stop))"));
+  if (d.proc_grid_rank == 0 && d.start != lowest)
+    reject_dap(where, "start", text(d.start),
+               dap_text(lowest, " on proc_grid_rank 0 (the first block begins the dimension",
+                        wraps ? "; along a periodic dimension its padding holds the wrapped end" : "", ")"));
+  if (d.proc_grid_rank == d.proc_grid_size - 1 && d.stop != highest)
     reject_dap(where, "stop", text(d.stop),
-               dap_text("size (", d.size, ") on the last proc_grid_rank (the last block ends the dimension)"));
+               dap_text(static_cast<long long>(highest), " on the last proc_grid_rank (the last block ends the dimension)"));
 }
 
 }  // namespace detail
 
-/// Throws argument_error naming the key, its value and the rule when `d` breaks a DAP 0.10
-/// rule. The rules: dist_type is 'b', 'c' or 'u'; size >= 0; proc_grid_size >= 1;
-/// 0 <= proc_grid_rank < proc_grid_size. 'b': 0 <= start <= stop <= size, start == 0 on
-/// grid rank 0 and stop == size on the last grid rank, padding widths >= 0 and together at
-/// most stop - start. 'c': block_size >= 1, start == proc_grid_rank * block_size. 'u':
-/// every index in [0, size) (dmap's positions are 0-based orders; the protocol itself
-/// allows any integers) and no index twice.
-inline void validate(const dap_dimension& d) { detail::check_dap_dimension(d, ""); }
+/// Throws argument_error naming the key, its value and the rule when `d` breaks a rule of
+/// DAP 0.`minor` (10 or 9). The rules: dist_type is 'b', 'c', 'u' or 'n'; size >= 0;
+/// proc_grid_size >= 1; 0 <= proc_grid_rank < proc_grid_size. 'n': one grid coordinate,
+/// padding >= 0 and inside size. 'b': start <= stop <= size, start == 0 on grid rank 0 and
+/// stop == size on the last grid rank, padding widths >= 0 and inside the buffer (0.10:
+/// [start, stop) holds all padding; 0.9: it holds the boundary padding, the communication
+/// padding lies beyond); along a periodic dimension in 0.10 grid rank 0 starts at
+/// -padding[0] and the last one stops at size + padding[1] (dmap's reading: the protocol
+/// does not place a periodic dimension's wrapped padding). 'c': block_size >= 1, start ==
+/// proc_grid_rank * block_size. 'u': every index in [0, size) (dmap's positions are 0-based
+/// orders; the protocol itself allows any integers) and no index twice.
+inline void validate(const dap_dimension& d, int minor = 10) { detail::check_dap_dimension(d, "", minor); }
 
-/// The indices a dimension dictionary's locale owns: its buffer extent less communication
-/// padding (padding on a side with a neighbour), as the DAP appendix's num_owned_indices.
-/// Validates `d` first (argument_error as validate).
-inline index_t num_owned_indices(const dap_dimension& d) {
-  validate(d);
+/// The indices a dimension dictionary's locale owns, as the DAP appendix's
+/// num_owned_indices counts them (boundary padding included, so the counts of a grid line
+/// sum to `size`): 'b' the buffer extent less communication padding; 'c' the positions of
+/// its blocks; 'u' its indices; 'n' size. Validates `d` first (argument_error as validate).
+inline index_t num_owned_indices(const dap_dimension& d, int minor = 10) {
+  validate(d, minor);
+  if (d.dist_type == 'n') return d.size;
   if (d.dist_type == 'u') return static_cast<index_t>(d.indices.size());
   if (d.dist_type == 'c') {
     // Whole blocks dealt round robin from this locale's first block, plus its partial block.
@@ -165,67 +241,52 @@ inline index_t num_owned_indices(const dap_dimension& d) {
     if (partial > 0 && blocks % d.proc_grid_size == d.proc_grid_rank) count += partial;
     return count;
   }
-  index_t count = d.stop - d.start;
-  if (d.proc_grid_rank != 0) count -= d.padding[0];
-  if (d.proc_grid_rank != d.proc_grid_size - 1) count -= d.padding[1];
-  return count;
+  const auto comm = detail::dap_communication_sides(d);
+  return detail::dap_buffer_extent(d, minor) - (comm[0] ? d.padding[0] : 0) - (comm[1] ? d.padding[1] : 0);
 }
 
 /// A locale's DAP description of an array: the version, the local buffer (pointer, shape
-/// and element strides, as in PEP 3118) and one dimension dictionary per dimension.
+/// and element strides, as in PEP 3118; the element type as a NumPy typestr) and one
+/// dimension dictionary per dimension.
 template <class T, std::size_t N>
 struct dap_description {
   std::string version = "0.10.0";           ///< the DAP version described (`__version__`)
   T* buffer = nullptr;                      ///< this locale's local buffer
   std::array<index_t, N> shape{};           ///< the buffer's extent per dimension
   std::array<index_t, N> strides{};         ///< the buffer's strides per dimension, in elements
+  std::string typestr{};                    ///< the element type, as NumPy's "<f8" (empty: unknown)
   std::array<dap_dimension, N> dim_data{};  ///< one dimension dictionary per dimension
 };
 
-namespace detail {
-/// True when `version` has the form major.minor.patch (three non-negative integers).
-inline bool is_semantic_version(const std::string& version) {
-  int parts = 0;
-  std::size_t digits = 0;
-  for (const char c : version) {
-    if (c >= '0' && c <= '9') {
-      ++digits;
-    } else if (c == '.' && digits > 0 && parts < 2) {
-      ++parts, digits = 0;
-    } else {
-      return false;
-    }
-  }
-  return parts == 2 && digits > 0;
-}
-}  // namespace detail
-
 /// Throws argument_error naming the field, its value and the rule when `x` breaks a DAP
-/// 0.10 rule: `version` has the form major.minor.patch; every dimension dictionary is valid
-/// (see validate(const dap_dimension&); messages name the dimension); the buffer's shape
-/// is >= 0 and matches the dictionaries (stop - start for 'b', num_owned_indices for 'c'
-/// and 'u'); strides in bytes fit int64; a buffer with elements is not null; and the
+/// rule: `version` is 0.9.x or 0.10.x (unsupported_error for another well-formed version);
+/// every dimension dictionary is valid under that version (see validate(const
+/// dap_dimension&, int); messages name the dimension); the buffer's shape is >= 0 and
+/// matches the dictionaries (the buffer extent for 'b', size for 'n', num_owned_indices for
+/// 'c' and 'u'); strides in bytes fit int64; a buffer with elements is not null; and the
 /// proc_grid_sizes multiply to the number of processes (num_locales()).
 template <class T, std::size_t N>
 void validate(const dap_description<T, N>& x) {
   using detail::dap_text;
-  if (!detail::is_semantic_version(x.version))
-    detail::reject_dap("", "__version__", detail::json_string(x.version),
-                       "of the form major.minor.patch (three non-negative integers), such as \"0.10.0\"");
+  const int minor = detail::dap_minor_version(x.version, "dmap::dap");
   detail::wide_int processes = 1;
   bool holds_elements = true;
   for (std::size_t d = 0; d < N; ++d) {
     const dap_dimension& dim = x.dim_data[d];
     const std::string where = dap_text("dimension ", d, ": ");
-    detail::check_dap_dimension(dim, where);
+    detail::check_dap_dimension(dim, where, minor);
     processes *= dim.proc_grid_size;  // each factor < 2^31: no overflow before the check below
     if (processes > std::numeric_limits<int>::max()) processes = std::numeric_limits<int>::max() + detail::wide_int{1};
     if (x.shape[d] < 0) detail::reject_dap("", dap_text("buffer.shape[", d, "]"), std::to_string(x.shape[d]), ">= 0");
-    const index_t want = dim.dist_type == 'b' ? dim.stop - dim.start : num_owned_indices(dim);
+    const bool extent_rule = dim.dist_type == 'b' || dim.dist_type == 'n';
+    const index_t want = extent_rule ? detail::dap_buffer_extent(dim, minor) : num_owned_indices(dim, minor);
     if (x.shape[d] != want)
       detail::reject_dap("", dap_text("buffer.shape[", d, "]"), std::to_string(x.shape[d]),
                          dap_text("the extent dimension ", d, "'s dictionary gives (",
-                                  dim.dist_type == 'b' ? "stop - start" : "its owned indices", " = ", want, ")"));
+                                  dim.dist_type == 'n'   ? "size"
+                                  : dim.dist_type == 'b' ? (minor >= 10 ? "stop - start" : "stop - start + communication padding")
+                                                         : "its owned indices",
+                                  " = ", want, ")"));
     const detail::wide_int stride_bytes = static_cast<detail::wide_int>(x.strides[d]) * sizeof(T);
     if (stride_bytes > std::numeric_limits<index_t>::max() || stride_bytes < std::numeric_limits<index_t>::min())
       detail::reject_dap("", dap_text("strides[", d, "]"), std::to_string(x.strides[d]),
@@ -243,161 +304,29 @@ void validate(const dap_description<T, N>& x) {
                        dap_text("a product equal to the number of processes (", num_locales(), ")"));
 }
 
-namespace detail {
-// The DAP dictionary of one dimension of a Dimensional domain, for grid coordinate k.
-inline dap_dimension dap_of_dimension(const dimension_cut& cut, const dim_spec& spec, const range& whole, int parts,
-                                      int k, std::size_t d) {
-  dap_dimension dim;
-  dim.proc_grid_size = parts;
-  dim.proc_grid_rank = k;
-  dim.size = whole.size();
-  if (std::holds_alternative<replicated_dim>(spec) || std::holds_alternative<unstructured_dim>(spec)) {
-    // 'u': the positions held, in storage order; a replicated dimension holds all of them on
-    // every grid coordinate (not one_to_one).
-    dim.dist_type = 'u';
-    dim.one_to_one = !std::holds_alternative<replicated_dim>(spec);
-    for (const range& piece : cut.pieces(k))
-      for (index_t j = 0; j < piece.size(); ++j) dim.indices.push_back(whole.order_of(piece.index_at(j)));
-    return dim;
-  }
-  const bool round_robin = std::holds_alternative<cyclic_dim>(spec) || std::holds_alternative<block_cyclic_dim>(spec);
-  if (!round_robin) {
-    if (whole.stride() < 0 && parts > 1)
-      throw unsupported_error("dmap::dap_export: dimension " + std::to_string(d) +
-                              " has a negative stride and is split over " + std::to_string(parts) +
-                              " locales: grid rank 0 holds the last positions, which DAP (rank 0 starts "
-                              "at position 0) cannot describe");
-    for (int j = 0; j < k; ++j) dim.start += cut.count(j);
-    dim.stop = dim.start + cut.count(k);
-    return dim;
-  }
-  std::optional<index_t> start;
-  index_t block = 1;
-  if (const auto* c = std::get_if<cyclic_dim>(&spec)) start = c->start;
-  if (const auto* b = std::get_if<block_cyclic_dim>(&spec)) start = b->start, block = b->block_size;
-  if (whole.stride() != 1 || (start && !whole.empty() && *start != whole.aligned_low()))
-    throw unsupported_error("dmap::dap_export: dimension " + std::to_string(d) +
-                            " deals indices round robin by value from another origin than its first "
-                            "position (a stride other than 1 or an explicit start); DAP 'c' counts "
-                            "positions from 0 and cannot describe it");
-  // Checked for the last grid rank, so that every locale gives the same answer.
-  if (static_cast<wide_int>(parts - 1) * block > std::numeric_limits<index_t>::max())
-    throw unsupported_error(dap_text("dmap::dap_export: dimension ", d, ": grid rank ", parts - 1,
-                                     " starts at its first block, position ", parts - 1, " * ", block,
-                                     ", past 2^63 - 1; DAP 'c' cannot describe it"));
-  dim.dist_type = 'c';
-  dim.block_size = block;
-  dim.start = static_cast<index_t>(k) * block;
-  dim.stop = dim.start;
-  return dim;
-}
-}  // namespace detail
-
-/// This locale's DAP description of `a`, whose domain is distributed by Block, Stencil, a
-/// Dimensional map (Cyclic, BlockCyclic, Irregular Block) or, in 1-D, Hashed or Unstructured
-/// ('u': the positions stored, in buffer order, copies included; throws unsupported_error
-/// for other distributions). DAP positions are 0-based orders in the domain; a Stencil's ghost widths
-/// are padding (boundary padding at the edges of the domain, counted in `size`;
-/// communication padding between locales); cyclic and block-cyclic dimensions are 'c'.
-template <class T, std::size_t N>
-dap_description<T, N> dap_export(array<T, N>& a) {
-  if (!detail::state_of(a.domain()))
-    throw argument_error("dmap::dap_export: the array was moved from; it has no domain or elements to describe");
-  const auto& dom = a.domain();
-  dap_description<T, N> out;
-  if (!a.local_blocks().empty()) {
-    const auto& b = a.local_blocks().front();
-    out.buffer = b.base;
-    out.strides = b.layout.strides;
-  }
-  const dimensional_domain<N>* dimensional_desc = dom.template descriptor<dimensional_domain<N>>();
-  if constexpr (N == 1)
-    if (dimensional_desc == nullptr) dimensional_desc = dom.template descriptor<private_domain>();
-  if (const auto* dim = dimensional_desc) {
-    const auto& grid = dim->targets();
-    const auto coords = grid.coords_of(here());
-    for (std::size_t d = 0; d < N; ++d) {
-      out.dim_data[d] = detail::dap_of_dimension(dim->cut(d), dim->distribution().specs()[d], dom.indices().dim(d),
-                                                 grid.extent(d), coords[d], d);
-      out.shape[d] = dim->cut(d).count(coords[d]);
-    }
-    return out;
-  }
-  if (const auto& dir = detail::state_of(dom)->dir) {
-    if constexpr (N != 1)
-      throw unsupported_error("dmap::dap_export: " + dom.name() + " places " + std::to_string(N) +
-                              "-D indices one by one; DAP 'u' lists indices per dimension and describes only "
-                              "products of per-dimension lists");
-    dap_dimension& dim = out.dim_data[0];
-    dim.dist_type = 'u';
-    dim.size = dom.size();
-    dim.proc_grid_size = num_locales();
-    dim.proc_grid_rank = here();
-    dim.indices = dir->stored();
-    dim.one_to_one = true;
-    for (std::size_t k = 0; k < dir->stored().size(); ++k) dim.one_to_one = dim.one_to_one && dir->owns_stored(k);
-    if (const auto* u = dom.template descriptor<unstructured_domain<N>>()) dim.one_to_one = u->one_to_one();
-    out.buffer = a.local_data();
-    out.shape[0] = static_cast<index_t>(dim.indices.size());
-    out.strides[0] = 1;
-    return out;
-  }
-  const block_domain<N>* blocks = dom.template descriptor<block_domain<N>>();
-  idx<N> fluff{};
-  std::array<bool, N> periodic{};
-  if (const auto* s = dom.template descriptor<stencil_domain<N>>()) {
-    blocks = &s->base();
-    fluff = s->distribution().fluff();
-    periodic = s->distribution().periodic();
-  }
-  if (blocks == nullptr)
-    throw unsupported_error("dmap::dap_export: no DAP description for " + dom.name() + " yet");
-  const auto& grid = blocks->targets();
-  const auto coords = grid.coords_of(here());
-  for (std::size_t d = 0; d < N; ++d) {
-    if (dom.indices().dim(d).stride() < 0 && grid.extent(d) > 1)
-      throw unsupported_error("dmap::dap_export: dimension " + std::to_string(d) +
-                              " has a negative stride and is split over " + std::to_string(grid.extent(d)) +
-                              " locales: grid rank 0 holds the last positions, which DAP (rank 0 starts "
-                              "at position 0) cannot describe");
-    dap_dimension& dim = out.dim_data[d];
-    dim.proc_grid_size = grid.extent(d);
-    dim.proc_grid_rank = coords[d];
-    // Boundary padding exists only where cells are stored: none for an empty dimension.
-    const index_t extent = dom.indices().dim(d).size();
-    if (extent > 0 && fluff[d] > 0 && blocks->chunk_range(d, grid.extent(d) - 1).empty())
-      throw unsupported_error(detail::dap_text(
-          "dmap::dap_export: dimension ", d, " has ", extent, " indices over ", grid.extent(d),
-          " locales, and the last grid rank owns none: the trailing boundary padding sits on another grid rank, "
-          "which DAP (boundary padding on the last grid rank) cannot describe"));
-    if (extent > 0 && extent + detail::wide_int{2} * fluff[d] > std::numeric_limits<index_t>::max())
-      throw unsupported_error(detail::dap_text("dmap::dap_export: dimension ", d, ": ", extent,
-                                               " indices plus boundary padding 2 * ", fluff[d],
-                                               " exceed 2^63 - 1 positions"));
-    dim.size = extent > 0 ? extent + 2 * fluff[d] : 0;
-    for (int k = 0; k < coords[d]; ++k) dim.start += blocks->chunk_range(d, k).size();
-    const index_t owned = blocks->chunk_range(d, coords[d]).size();
-    dim.stop = dim.start + owned + (owned > 0 ? 2 * fluff[d] : 0);
-    dim.padding = owned > 0 ? std::array<index_t, 2>{fluff[d], fluff[d]} : std::array<index_t, 2>{0, 0};
-    dim.periodic = periodic[d];
-    out.shape[d] = dim.stop - dim.start;
-  }
-  return out;
-}
-
-/// DAP dimension dictionary as JSON, keys in the protocol's order; padding as a pair.
-/// Validates `d` first (argument_error as validate), so the text is always a valid
-/// dictionary and valid JSON.
-inline std::string to_json(const dap_dimension& d) {
-  validate(d);
+/// A dimension dictionary as JSON in DAP 0.`minor`'s form (keys in the protocol's order,
+/// padding as a pair; 0.9 writes 'n' as dist_type and size only, and leaves one_to_one out
+/// when false). Validates `d` first (argument_error as validate), so the text is always a
+/// valid dictionary and valid JSON.
+inline std::string to_json(const dap_dimension& d, int minor = 10) {
+  validate(d, minor);
   std::ostringstream s;
   const std::string dist_type = detail::json_string(std::string(1, d.dist_type));
+  if (d.dist_type == 'n') {
+    s << "{\"dist_type\": " << dist_type << ", \"size\": " << d.size;
+    if (d.padding[0] > 0 || d.padding[1] > 0) s << ", \"padding\": [" << d.padding[0] << ", " << d.padding[1] << "]";
+    if (d.periodic) s << ", \"periodic\": true";
+    s << "}";
+    return s.str();
+  }
   s << "{\"dist_type\": " << dist_type << ", \"size\": " << d.size << ", \"proc_grid_size\": " << d.proc_grid_size
     << ", \"proc_grid_rank\": " << d.proc_grid_rank;
   if (d.dist_type == 'u') {
     s << ", \"indices\": [";
     for (std::size_t k = 0; k < d.indices.size(); ++k) s << (k ? ", " : "") << d.indices[k];
-    s << "], \"one_to_one\": " << (d.one_to_one ? "true" : "false") << "}";
+    s << "]";
+    if (minor >= 10 || d.one_to_one) s << ", \"one_to_one\": " << (d.one_to_one ? "true" : "false");
+    s << "}";
     return s.str();
   }
   if (d.dist_type == 'c') {
@@ -409,18 +338,21 @@ inline std::string to_json(const dap_dimension& d) {
   return s.str();
 }
 
-/// The whole description as JSON: version, buffer shape/strides (in bytes)/item size,
-/// dim_data. Validates `x` first (argument_error as validate).
+/// The whole description as JSON: version, buffer (shape, strides in bytes, item size and
+/// typestr), dim_data. Validates `x` first (argument_error as validate).
 template <class T, std::size_t N>
 std::string to_json(const dap_description<T, N>& x) {
   validate(x);
+  const int minor = detail::dap_minor_version(x.version, "dmap::to_json");
   std::ostringstream s;
   s << "{\"__version__\": " << detail::json_string(x.version) << ", \"buffer\": {\"shape\": [";
   for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << x.shape[d];
   s << "], \"strides\": [";
   for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << x.strides[d] * static_cast<index_t>(sizeof(T));
-  s << "], \"itemsize\": " << sizeof(T) << "}, \"dim_data\": [";
-  for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << to_json(x.dim_data[d]);
+  s << "], \"itemsize\": " << sizeof(T);
+  if (!x.typestr.empty()) s << ", \"typestr\": " << detail::json_string(x.typestr);
+  s << "}, \"dim_data\": [";
+  for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << to_json(x.dim_data[d], minor);
   s << "]}";
   return s.str();
 }

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../runtime/grid.hpp"
 #include "../layout.hpp"
 #include "../rect.hpp"
 #include "directory.hpp"
@@ -46,6 +47,8 @@ class domain_model_base {
   virtual void build() = 0;
   /// The directory of a map no formula describes (nullptr for formula maps).
   virtual std::shared_ptr<const directory<N>> find_directory() const = 0;
+  /// The target grid, when the descriptor's `targets()` is an N-D grid of locales.
+  virtual std::optional<target_grid<N>> grid() const = 0;
 };
 
 /// The model of descriptor `Desc` made by distribution `Dist`.
@@ -90,6 +93,10 @@ class domain_model final : public domain_model_base<N> {
   std::shared_ptr<const directory<N>> find_directory() const override {
     if constexpr (requires(const Desc& d) { d.directory(); }) return desc_.directory();
     else return nullptr;
+  }
+  std::optional<target_grid<N>> grid() const override {
+    if constexpr (std::is_convertible_v<decltype(desc_.targets()), target_grid<N>>) return desc_.targets();
+    else return std::nullopt;
   }
 
  private:

@@ -1,0 +1,352 @@
+// DAP import: every locale's DAP description (dimension dictionaries plus its local buffer)
+// becomes a dmap domain and an array adopting the buffers, without copying. The locales'
+// dictionaries are checked against each other first.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../dists/block.hpp"
+#include "../dists/dimensional.hpp"
+#include "../dists/padded.hpp"
+#include "../dists/stencil.hpp"
+#include "../dists/unstructured.hpp"
+#include "../dsi/array.hpp"
+#include "../runtime/agreement.hpp"
+#include "../runtime/collectives.hpp"
+#include "dap.hpp"
+
+namespace dmap {
+
+namespace detail {
+
+/// One locale's dimension dictionary, without its index list, as it travels to the others.
+struct dap_summary {
+  char dist_type;
+  bool periodic;
+  bool one_to_one;
+  int minor;
+  int proc_grid_size;
+  int proc_grid_rank;
+  index_t size;
+  index_t start;
+  index_t stop;
+  index_t padding[2];
+  index_t block_size;
+  index_t indices;  // how many
+};
+
+/// Throws argument_error "dmap::dap_import: dimension d: <what>".
+[[noreturn]] inline void reject_import(std::size_t d, const std::string& what) {
+  throw argument_error(dap_text("dmap::dap_import: dimension ", d, ": ", what));
+}
+
+/// A 'b' dimension's positions owned by each grid coordinate (from any locale at it), and
+/// its boundary padding: what the locales' dictionaries say, checked for an exact cover.
+struct dap_block_axis {
+  std::vector<index_t> owned_lo, owned_hi;  // per grid coordinate, [lo, hi) of positions
+  std::vector<std::array<index_t, 2>> padding;
+  index_t low = 0, high = 0;                // the owned positions: [low, high)
+};
+
+inline dap_block_axis dap_block_cover(std::size_t d, const std::vector<const dap_summary*>& at) {
+  const dap_summary& any = *at.front();
+  const auto parts = static_cast<std::size_t>(any.proc_grid_size);
+  dap_block_axis axis;
+  axis.owned_lo.resize(parts);
+  axis.owned_hi.resize(parts);
+  axis.padding.resize(parts);
+  for (std::size_t k = 0; k < parts; ++k) {
+    const dap_summary& s = *at[k];
+    dap_dimension dim;
+    dim.dist_type = s.dist_type;
+    dim.proc_grid_size = s.proc_grid_size;
+    dim.proc_grid_rank = s.proc_grid_rank;
+    dim.periodic = s.periodic;
+    dim.padding = {s.padding[0], s.padding[1]};
+    const auto comm = dap_communication_sides(dim);
+    // Where the owned positions lie in the dictionary's [start, stop).
+    const bool all_inside = s.minor >= 10;
+    const index_t below = all_inside || !comm[0] ? s.padding[0] : 0;
+    const index_t above = all_inside || !comm[1] ? s.padding[1] : 0;
+    if (s.dist_type == 'n') {
+      axis.owned_lo[k] = s.padding[0];
+      axis.owned_hi[k] = s.size - s.padding[1];
+    } else {
+      axis.owned_lo[k] = s.start + below;
+      axis.owned_hi[k] = s.stop - above;
+    }
+    axis.padding[k] = {s.padding[0], s.padding[1]};
+    if (axis.owned_hi[k] < axis.owned_lo[k])
+      reject_import(d, dap_text("grid coordinate ", k, " owns [", axis.owned_lo[k], ", ", axis.owned_hi[k],
+                                "); its padding must not exceed its indices"));
+  }
+  const bool wraps = any.periodic;
+  axis.low = wraps ? 0 : axis.padding.front()[0];
+  axis.high = wraps ? any.size : any.size - axis.padding.back()[1];
+  if (any.size == 0) axis.low = axis.high = 0;
+  index_t next = axis.low;
+  for (std::size_t k = 0; k < parts; ++k) {
+    if (axis.owned_lo[k] != next)
+      reject_import(d, dap_text("grid coordinate ", k, " owns positions from ", axis.owned_lo[k], ", but ",
+                                k == 0 ? std::string("the dimension's owned positions begin at ") + std::to_string(next)
+                                       : dap_text("grid coordinate ", k - 1, "'s end at ", next),
+                                ": the blocks must cover the dimension exactly, in grid order, without gaps or overlaps"));
+    next = axis.owned_hi[k];
+    if (k + 1 < parts && axis.padding[k][1] != axis.padding[k + 1][0])
+      reject_import(d, dap_text("grid coordinate ", k, "'s padding after (", axis.padding[k][1],
+                                ") differs from grid coordinate ", k + 1, "'s padding before (", axis.padding[k + 1][0],
+                                "); communication padding must be equal on both sides of a boundary"));
+    if (k + 1 < parts && axis.padding[k][1] > 0 && axis.padding[k][1] > std::max(axis.owned_hi[k + 1] - axis.owned_lo[k + 1], index_t{0}))
+      reject_import(d, dap_text("grid coordinate ", k, "'s communication padding ", axis.padding[k][1],
+                                " exceeds the ", axis.owned_hi[k + 1] - axis.owned_lo[k + 1],
+                                " indices its neighbour owns; it must be at most that"));
+  }
+  if (next != axis.high)
+    reject_import(d, dap_text("the blocks end at ", next, ", but the owned positions end at ", axis.high,
+                              " (size less the last boundary padding): the blocks must cover the dimension exactly"));
+  if (wraps && parts > 0 && axis.padding.front()[0] != axis.padding.back()[1])
+    reject_import(d, dap_text("it is periodic and grid coordinate 0's padding before (", axis.padding.front()[0],
+                              ") differs from the last grid coordinate's padding after (", axis.padding.back()[1],
+                              "); wrapped communication padding must be equal on both sides"));
+  return axis;
+}
+
+}  // namespace detail
+
+/// Collective: the array every locale's description `x` describes, over a new domain whose
+/// map places each index where the dictionaries say, adopting each locale's buffer (no
+/// copy, no element message; `local_data()` is `x.buffer`). DAP positions become indices
+/// one to one: a 'b' dimension's index set is its owned positions (boundary padding lies
+/// outside it, as a Stencil's boundary cells), the others' [0, size). The map: Block when
+/// every dimension is 'b' (or 'n') cut as Block cuts, Irregular Block cuts otherwise;
+/// Stencil or Padded for padding and periodic dimensions (Stencil when one width and
+/// Block's cut); Cyclic / BlockCyclic for 'c', Unstructured for 'u' (1-D: the directory map,
+/// copies allowed; N-D: the Dimensional unstructured specifier, one_to_one), through the
+/// Dimensional map when dimensions mix kinds. Storage order from the buffer's strides.
+/// Throws argument_error on every locale naming the dimension, the locale and the rule when
+/// a description is invalid or the locales' descriptions disagree (grid sizes, sizes,
+/// kinds, cover, padding), and unsupported_error naming what dmap cannot take (a grid not
+/// in C order, a buffer that is not a compact row- or column-major array, padding beside
+/// 'c' or 'u' dimensions, 'u' with shared positions in N-D).
+template <class T, std::size_t N>
+array<T, N> dap_import(const dap_description<T, N>& x) {
+  using detail::dap_text;
+  const int p = num_locales();
+  // 1. Each locale's own description, then what the others say.
+  std::array<detail::dap_summary, N> mine{};
+  agreed([&] {
+    validate(x);
+    const int minor = detail::dap_minor_version(x.version, "dmap::dap_import");
+    if (!x.typestr.empty() && x.typestr != detail::dap_typestr<T>())
+      throw argument_error("dmap::dap_import: on locale " + std::to_string(here()) + ", typestr is " +
+                           detail::json_string(x.typestr) + "; it must be the element type's, " +
+                           detail::json_string(detail::dap_typestr<T>()));
+    for (std::size_t d = 0; d < N; ++d) {
+      const dap_dimension& dim = x.dim_data[d];
+      mine[d] = {dim.dist_type, dim.periodic, dim.one_to_one, minor, dim.proc_grid_size, dim.proc_grid_rank, dim.size,
+                 dim.start, dim.stop, {dim.padding[0], dim.padding[1]}, dim.block_size,
+                 static_cast<index_t>(dim.indices.size())};
+    }
+  });
+  const auto all = all_gather(mine);
+  // 'u' index lists travel whole.
+  std::array<std::vector<std::vector<index_t>>, N> lists;
+  for (std::size_t d = 0; d < N; ++d)
+    if (std::any_of(all.begin(), all.end(), [&](const auto& s) { return s[d].dist_type == 'u'; })) {
+      byte_buffers out(static_cast<std::size_t>(p), to_bytes(x.dim_data[d].indices));
+      for (auto& bytes : exchange(std::move(out))) lists[d].push_back(from_bytes<index_t>(bytes));
+    }
+  // 2. The descriptions against each other; the same verdict on every locale.
+  std::array<int, N> shape{};
+  std::array<std::vector<const detail::dap_summary*>, N> at;  // per dimension and grid coordinate
+  std::array<std::vector<int>, N> locale_at;
+  agreed([&] {
+    for (std::size_t d = 0; d < N; ++d) {
+      const detail::dap_summary& first = all[0][d];
+      shape[d] = first.proc_grid_size;
+      for (int q = 1; q < p; ++q) {
+        const detail::dap_summary& s = all[static_cast<std::size_t>(q)][d];
+        const auto differ = [&](const std::string& key, const std::string& theirs, const std::string& ours) {
+          detail::reject_import(d, dap_text("locale ", q, " says ", key, " ", theirs, ", locale 0 says ", ours,
+                                            "; every locale must describe the same dimension"));
+        };
+        if (s.minor != first.minor) differ("__version__ 0.", std::to_string(s.minor), "0." + std::to_string(first.minor));
+        if (s.dist_type != first.dist_type)
+          differ("dist_type", detail::describe_dist_type(s.dist_type), detail::describe_dist_type(first.dist_type));
+        if (s.size != first.size) differ("size", std::to_string(s.size), std::to_string(first.size));
+        if (s.proc_grid_size != first.proc_grid_size)
+          differ("proc_grid_size", std::to_string(s.proc_grid_size), std::to_string(first.proc_grid_size));
+        if (s.periodic != first.periodic) differ("periodic", s.periodic ? "true" : "false", first.periodic ? "true" : "false");
+        if (s.dist_type == 'c' && s.block_size != first.block_size)
+          differ("block_size", std::to_string(s.block_size), std::to_string(first.block_size));
+        if (s.dist_type == 'u' && s.one_to_one != first.one_to_one)
+          differ("one_to_one", s.one_to_one ? "true" : "false", first.one_to_one ? "true" : "false");
+      }
+    }
+    // Grid coordinates: each exactly once, in C order (dmap's locale numbering).
+    std::vector<int> seen(static_cast<std::size_t>(p), -1);
+    bool c_order = true;
+    for (int q = 0; q < p; ++q) {
+      long long flat = 0;
+      for (std::size_t d = 0; d < N; ++d) flat = flat * shape[d] + all[static_cast<std::size_t>(q)][d].proc_grid_rank;
+      if (seen[static_cast<std::size_t>(flat)] >= 0)
+        throw argument_error(dap_text("dmap::dap_import: locales ", seen[static_cast<std::size_t>(flat)], " and ", q,
+                                      " have the same proc_grid_ranks; each grid position must hold exactly one process"));
+      seen[static_cast<std::size_t>(flat)] = q;
+      c_order = c_order && flat == q;
+    }
+    if (!c_order)
+      for (int q = 0; q < p; ++q) {
+        long long flat = 0;
+        for (std::size_t d = 0; d < N; ++d) flat = flat * shape[d] + all[static_cast<std::size_t>(q)][d].proc_grid_rank;
+        if (flat != q)
+          throw unsupported_error(dap_text("dmap::dap_import: locale ", q, " sits at grid position ", flat,
+                                           " (C order); dmap numbers a grid's locales in C order, so locale q must sit "
+                                           "at position q"));
+      }
+    for (std::size_t d = 0; d < N; ++d) {
+      at[d].assign(static_cast<std::size_t>(shape[d]), nullptr);
+      locale_at[d].assign(static_cast<std::size_t>(shape[d]), -1);
+      for (int q = 0; q < p; ++q) {
+        const detail::dap_summary& s = all[static_cast<std::size_t>(q)][d];
+        auto& slot = at[d][static_cast<std::size_t>(s.proc_grid_rank)];
+        if (slot == nullptr) {
+          slot = &s;
+          locale_at[d][static_cast<std::size_t>(s.proc_grid_rank)] = q;
+          continue;
+        }
+        const bool same = s.start == slot->start && s.stop == slot->stop && s.padding[0] == slot->padding[0] &&
+                          s.padding[1] == slot->padding[1] && s.indices == slot->indices &&
+                          (s.dist_type != 'u' || lists[d][static_cast<std::size_t>(q)] ==
+                                                     lists[d][static_cast<std::size_t>(locale_at[d][static_cast<std::size_t>(s.proc_grid_rank)])]);
+        if (!same)
+          detail::reject_import(d, dap_text("locales ", locale_at[d][static_cast<std::size_t>(s.proc_grid_rank)], " and ",
+                                            q, " are both at grid coordinate ", s.proc_grid_rank,
+                                            " but describe it differently; locales at one grid coordinate must agree"));
+      }
+    }
+  });
+  // 3. The map.
+  const target_grid<N> grid(shape);
+  rect<N> indices;
+  std::array<detail::dap_block_axis, N> blocks;
+  bool all_block = true, padding = false;
+  for (std::size_t d = 0; d < N; ++d) {
+    const char kind = at[d][0]->dist_type;
+    all_block = all_block && (kind == 'b' || kind == 'n');
+    if (kind == 'b' || kind == 'n') {
+      blocks[d] = agreed([&] { return detail::dap_block_cover(d, at[d]); });
+      indices.set_dim(d, range(blocks[d].low, blocks[d].high));
+      for (const auto& w : blocks[d].padding) padding = padding || w[0] > 0 || w[1] > 0;
+      padding = padding || at[d][0]->periodic;
+    } else {
+      indices.set_dim(d, range(0, at[d][0]->size));
+    }
+  }
+  // Storage order: the buffer's strides, a compact row- or column-major array of its shape.
+  const auto compact = [&](storage_order order) {
+    index_t step = 1;
+    bool ok = true;
+    for (std::size_t j = 0; j < N; ++j) {
+      const std::size_t d = order == storage_order::row_major ? N - 1 - j : j;
+      if (x.shape[d] > 1) ok = ok && x.strides[d] == step;
+      step *= x.shape[d];
+    }
+    return ok;
+  };
+  const bool row = compact(storage_order::row_major), column = compact(storage_order::column_major);
+  const storage_order order = row || !column ? storage_order::row_major : storage_order::column_major;
+  const bool any_column = any_of_locales(!row && column), any_row_only = any_of_locales(row && !column);
+  agreed([&] {
+    if (!(row || column)) {
+      std::string strides;
+      for (std::size_t d = 0; d < N; ++d) strides += (d ? ", " : "") + std::to_string(x.strides[d]);
+      throw unsupported_error(dap_text("dmap::dap_import: on locale ", here(), ", the buffer's strides (", strides,
+                                       " elements) are not those of a compact row- or column-major array of its "
+                                       "shape; dmap adopts only those"));
+    }
+    if (any_column && any_row_only)
+      throw unsupported_error("dmap::dap_import: some locales' buffers are row-major and others column-major; dmap "
+                              "stores every locale's part in one order");
+  });
+  const storage_order agreed_order = any_column ? storage_order::column_major : order;
+  std::optional<domain<N>> dom;
+  if (all_block && padding) {
+    // Stencil when Block's cut and one width everywhere, Padded otherwise.
+    std::array<std::vector<index_t>, N> cuts;
+    std::array<std::vector<padding_widths>, N> widths;
+    std::array<bool, N> periodic{};
+    bool stencil_like = true;
+    idx<N> fluff{};
+    const block_domain<N> block_cut(block<N>(grid, agreed_order), indices);
+    for (std::size_t d = 0; d < N; ++d) {
+      periodic[d] = at[d][0]->periodic;
+      fluff[d] = blocks[d].padding[0][0];
+      for (std::size_t k = 0; k < blocks[d].padding.size(); ++k) {
+        if (k > 0) cuts[d].push_back(blocks[d].owned_lo[k]);
+        widths[d].push_back(blocks[d].padding[k]);
+        const range expected = block_cut.chunk_range(d, static_cast<int>(k));
+        const index_t lo = expected.empty() ? blocks[d].owned_lo[k] : expected.lo();
+        stencil_like = stencil_like && blocks[d].padding[k][0] == fluff[d] && blocks[d].padding[k][1] == fluff[d] &&
+                       lo == blocks[d].owned_lo[k] && expected.size() == blocks[d].owned_hi[k] - blocks[d].owned_lo[k];
+      }
+    }
+    if (stencil_like) dom.emplace(stencil<N>(fluff, periodic, grid, agreed_order), indices);
+    else dom.emplace(padded<N>(cuts, widths, periodic, grid, agreed_order), indices);
+  } else if (padding) {
+    throw unsupported_error("dmap::dap_import: padding or periodic flags on 'b' dimensions beside 'c' or 'u' "
+                            "dimensions; dmap pads only maps whose every dimension is a block");
+  } else if (N == 1 && at[0][0]->dist_type == 'u') {
+    if constexpr (N == 1) dom.emplace(unstructured<1>(x.dim_data[0].indices, at[0][0]->one_to_one), indices);
+  } else {
+    std::array<dim_spec, N> specs;
+    bool block_cut = all_block;
+    const block_domain<N> candidate(block<N>(grid, agreed_order), indices);
+    for (std::size_t d = 0; d < N; ++d) {
+      const detail::dap_summary& s = *at[d][0];
+      if (s.dist_type == 'n') {
+        specs[d] = none_dim{};
+      } else if (s.dist_type == 'b') {
+        irregular_dim cut;
+        for (std::size_t k = 1; k < blocks[d].owned_lo.size(); ++k) cut.cuts.push_back(blocks[d].owned_lo[k]);
+        for (std::size_t k = 0; k < blocks[d].owned_lo.size(); ++k) {
+          const range expected = candidate.chunk_range(d, static_cast<int>(k));
+          block_cut = block_cut && expected.size() == blocks[d].owned_hi[k] - blocks[d].owned_lo[k] &&
+                      (expected.empty() || expected.lo() == blocks[d].owned_lo[k]);
+        }
+        specs[d] = cut;
+      } else if (s.dist_type == 'c') {
+        specs[d] = s.block_size == 1 ? dim_spec{cyclic_dim{}} : dim_spec{block_cyclic_dim{s.block_size, {}}};
+      } else {
+        unstructured_dim u;
+        for (std::size_t k = 0; k < at[d].size(); ++k)
+          u.lists.push_back(lists[d][static_cast<std::size_t>(locale_at[d][k])]);
+        std::vector<index_t> every;
+        for (const auto& l : u.lists) every.insert(every.end(), l.begin(), l.end());
+        std::sort(every.begin(), every.end());
+        const bool partition = std::adjacent_find(every.begin(), every.end()) == every.end() &&
+                               static_cast<index_t>(every.size()) == s.size;
+        if (!partition)
+          agreed([&] {
+            throw unsupported_error(dap_text("dmap::dap_import: dimension ", d, " is 'u' and its grid coordinates "
+                                             "share or miss positions; in more than one dimension dmap takes 'u' "
+                                             "lists that hold every position once"));
+          });
+        specs[d] = u;
+      }
+    }
+    if (block_cut && all_block) dom.emplace(block<N>(grid, agreed_order), indices);
+    else dom.emplace(dimensional<N>(specs, grid, agreed_order), indices);
+  }
+  detail::wide_int elements = 1;  // the buffer's elements (saturated: shapes are checked, their product is not)
+  for (std::size_t d = 0; d < N; ++d) elements = std::min<detail::wide_int>(elements * x.shape[d], std::numeric_limits<index_t>::max());
+  return array<T, N>(*dom, foreign_buffer<T, N>{x.buffer, static_cast<index_t>(elements), x.strides});
+}
+
+}  // namespace dmap

@@ -46,6 +46,7 @@
 #include "algorithms/halos.hpp"
 
 #include "interop/dap.hpp"
+#include "interop/partitioned.hpp"
 
 /// \namespace dmap
 /// The whole public vocabulary of dmap: locales, index sets, domains and arrays, distributions,

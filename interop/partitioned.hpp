@@ -21,6 +21,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
+#include <memory>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -325,6 +327,315 @@ std::string to_json(const partitioned<T, N>& p) {
   }
   s << "]}";
   return s.str();
+}
+
+namespace detail {
+
+/// Throws argument_error "dmap::partitioned_import: <field> is <value>; it must be <rule>".
+[[noreturn]] inline void reject_partitioned(const std::string& field, const std::string& value, const std::string& rule) {
+  throw argument_error("dmap::partitioned_import: " + field + " is " + value + "; it must be " + rule);
+}
+
+/// The field name of a tile's entry: "partitions[(1, 0)]".
+template <std::size_t N>
+std::string tile_field(const tile_position<N>& t) {
+  return "partitions[" + tuple_text<N>(t) + "]";
+}
+
+/// A list of integers in brackets: "[0, 2]".
+template <class Values>
+std::string list_text(const Values& values) {
+  std::ostringstream s;
+  s << '[';
+  bool first = true;
+  for (const auto& v : values) s << (first ? "" : ", ") << v, first = false;
+  s << ']';
+  return s.str();
+}
+
+/// The checks of a description one locale can make alone (argument_error or
+/// unsupported_error naming the field and the rule); returns the cut points per dimension
+/// (tiling[d] + 1 of them, from 0 to shape[d]).
+template <class T, std::size_t N>
+std::array<std::vector<index_t>, N> check_partitioned(const partitioned<T, N>& x) {
+  std::size_t tiles = 1;
+  for (std::size_t d = 0; d < N; ++d) {
+    const std::string at = "[" + std::to_string(d) + "]";
+    if (x.shape[d] < 0) reject_partitioned("shape" + at, std::to_string(x.shape[d]), ">= 0");
+    if (x.partition_tiling[d] < 0 || (x.partition_tiling[d] == 0) != (x.shape[d] == 0) ||
+        x.partition_tiling[d] > x.shape[d])
+      reject_partitioned("partition_tiling" + at, std::to_string(x.partition_tiling[d]),
+                         partitioned_text("in [1, shape", at, "] = [1, ", x.shape[d],
+                                          "] (0 only for an empty dimension): every tile holds positions"));
+    tiles *= static_cast<std::size_t>(x.partition_tiling[d]);
+  }
+  for (const auto& [t, tile] : x.partitions)
+    for (std::size_t d = 0; d < N; ++d)
+      if (t[d] < 0 || t[d] >= x.partition_tiling[d])
+        reject_partitioned("the key " + tuple_text<N>(t) + " of partitions", "outside partition_tiling " +
+                           tuple_text<N>(x.partition_tiling), "a position in the tile grid");
+  if (x.partitions.size() != tiles)
+    reject_partitioned("partitions", partitioned_text(x.partitions.size(), " entries"),
+                       partitioned_text("one entry per tile of partition_tiling ", tuple_text<N>(x.partition_tiling),
+                                        ": ", tiles, " (no tile missing)"));
+  // The cut points, from the tiles along each edge of the grid.
+  std::array<std::vector<index_t>, N> cuts;
+  for (std::size_t d = 0; d < N; ++d) {
+    cuts[d] = {0};
+    for (index_t k = 0; k < x.partition_tiling[d]; ++k) {
+      tile_position<N> t{};
+      t[d] = k;
+      const partition<T, N>& edge = x.partitions.at(t);
+      const std::string at = "[" + std::to_string(d) + "]";
+      if (edge.start[d] != cuts[d].back())
+        reject_partitioned(tile_field<N>(t) + ".start" + at, std::to_string(edge.start[d]),
+                           partitioned_text(cuts[d].back(), k == 0 ? " (the first tile starts at 0)"
+                                                                   : " (where the previous tile along dimension " +
+                                                                         std::to_string(d) + " ends: tiles neither overlap nor leave gaps)"));
+      if (edge.shape[d] < 1 || edge.shape[d] > x.shape[d] - edge.start[d])
+        reject_partitioned(tile_field<N>(t) + ".shape" + at, std::to_string(edge.shape[d]),
+                           partitioned_text("in [1, shape", at, " - start", at, "] = [1, ", x.shape[d] - edge.start[d],
+                                            "]: the tile lies inside the array"));
+      cuts[d].push_back(edge.start[d] + edge.shape[d]);
+    }
+    if (x.partition_tiling[d] > 0 && cuts[d].back() != x.shape[d]) {
+      tile_position<N> last{};
+      last[d] = x.partition_tiling[d] - 1;
+      reject_partitioned(tile_field<N>(last) + ".shape[" + std::to_string(d) + "]",
+                         std::to_string(x.partitions.at(last).shape[d]),
+                         partitioned_text(x.shape[d] - x.partitions.at(last).start[d], " (the last tile along dimension ", d,
+                                          " ends at shape[", d, "] = ", x.shape[d], ": the tiles cover the array)"));
+    }
+  }
+  std::vector<tile_position<N>> mine;
+  for (const auto& [t, tile] : x.partitions) {
+    for (std::size_t d = 0; d < N; ++d) {
+      const index_t k = t[d];
+      const std::string at = "[" + std::to_string(d) + "]";
+      const auto j = static_cast<std::size_t>(k);
+      if (tile.start[d] != cuts[d][j])
+        reject_partitioned(tile_field<N>(t) + ".start" + at, std::to_string(tile.start[d]),
+                           partitioned_text(cuts[d][j], " (as every tile at grid coordinate ", k, " along dimension ", d,
+                                            ": the tiles form a grid, without overlaps or gaps)"));
+      if (tile.shape[d] != cuts[d][j + 1] - cuts[d][j])
+        reject_partitioned(tile_field<N>(t) + ".shape" + at, std::to_string(tile.shape[d]),
+                           partitioned_text(cuts[d][j + 1] - cuts[d][j], " (as every tile at grid coordinate ", k,
+                                            " along dimension ", d, ": the tiles form a grid)"));
+    }
+    if (tile.location.empty())
+      reject_partitioned(tile_field<N>(t) + ".location", "empty", "the locale holding the tile");
+    for (std::size_t k = 0; k < tile.location.size(); ++k)
+      if (tile.location[k] < 0 || tile.location[k] >= num_locales())
+        reject_partitioned(tile_field<N>(t) + ".location[" + std::to_string(k) + "]", std::to_string(tile.location[k]),
+                           partitioned_text("a locale in [0, ", num_locales(), ")"));
+    if (tile.location.size() > 1)
+      throw unsupported_error("dmap::partitioned_import: " + tile_field<N>(t) + ".location lists " +
+                              std::to_string(tile.location.size()) + " locales " + list_text(tile.location) +
+                              "; dmap imports tiles held by one locale each, not copies");
+    if (tile.location.front() != here()) continue;
+    mine.push_back(t);
+    if (tile.data == nullptr)
+      reject_partitioned(tile_field<N>(t) + ".data", "null on its location (locale " + std::to_string(here()) + ")",
+                         "a pointer to the tile's elements there");
+  }
+  if (x.locals != mine) {
+    std::string have, want;
+    for (const auto& t : x.locals) have += (have.empty() ? "" : ", ") + tuple_text<N>(t);
+    for (const auto& t : mine) want += (want.empty() ? "" : ", ") + tuple_text<N>(t);
+    reject_partitioned("locals", "[" + have + "] on locale " + std::to_string(here()),
+                       "[" + want + "]: the positions of the partitions whose location is this locale, ascending");
+  }
+  return cuts;
+}
+
+/// A 64-bit fingerprint of what every locale's description must share: shape, tiling and
+/// each tile's start, shape and location (not data or locals, which are per locale).
+template <class T, std::size_t N>
+std::uint64_t partitioned_fingerprint(const partitioned<T, N>& x) {
+  std::uint64_t h = 1469598103934665603ull;
+  const auto mix = [&](auto v) {
+    const auto u = static_cast<std::uint64_t>(v);
+    for (int b = 0; b < 8; ++b) h = (h ^ ((u >> (8 * b)) & 0xff)) * 1099511628211ull;
+  };
+  for (std::size_t d = 0; d < N; ++d) mix(x.shape[d]), mix(x.partition_tiling[d]);
+  mix(x.partitions.size());
+  for (const auto& [t, tile] : x.partitions) {
+    for (std::size_t d = 0; d < N; ++d) mix(t[d]), mix(tile.start[d]), mix(tile.shape[d]);
+    mix(tile.location.size());
+    for (const int q : tile.location) mix(q);
+  }
+  return h;
+}
+
+/// A map an import may use: its name, its descriptor's pieces and layouts per locale, and
+/// how to make the domain (collective).
+template <std::size_t N>
+struct import_candidate {
+  std::string name;                                          ///< the map's name
+  std::function<std::vector<rect<N>>(int)> subdomains;       ///< the pieces of a locale
+  std::function<std::vector<dense_layout<N>>(int)> layouts;  ///< their storage
+  std::function<domain<N>()> make;                           ///< collective: the domain
+};
+
+/// The candidate of `dist` over `indices` (its descriptor built here, not collectively).
+template <std::size_t N, class Dist>
+import_candidate<N> candidate_of(const Dist& dist, const rect<N>& indices) {
+  auto desc = std::make_shared<const decltype(dist.new_domain(indices))>(dist.new_domain(indices));
+  return {dist.name(), [desc](int q) { return desc->local_subdomains(q); },
+          [desc](int q) { return desc->local_layouts(q); }, [dist, indices] { return domain<N>(dist, indices); }};
+}
+
+/// Every C-order grid shape of `locales` locales over N dimensions.
+template <std::size_t N>
+std::vector<std::array<int, N>> grid_shapes(int locales) {
+  std::vector<std::array<int, N>> out;
+  std::array<int, N> shape{};
+  const auto place = [&](auto&& self, std::size_t d, int left) -> void {
+    if (d + 1 == N) {
+      shape[d] = left;
+      out.push_back(shape);
+      return;
+    }
+    for (int f = 1; f <= left; ++f)
+      if (left % f == 0) shape[d] = f, self(self, d + 1, left / f);
+  };
+  place(place, 0, locales);
+  return out;
+}
+
+/// True when every piece `c` gives every locale covers whole tiles (its runs end at cut
+/// points) owned by that locale, as the description says.
+template <std::size_t N>
+bool expresses(const import_candidate<N>& c, const rect<N>& whole, const std::array<std::vector<index_t>, N>& cuts,
+               const std::array<index_t, N>& tiling, const std::vector<int>& owners) {
+  for (int q = 0; q < num_locales(); ++q)
+    for (const rect<N>& piece : c.subdomains(q)) {
+      std::array<std::vector<index_t>, N> covered;
+      bool aligned = true;
+      for (std::size_t d = 0; d < N; ++d)
+        for_each_position_run(whole.dim(d), piece.dim(d), [&](index_t lo, index_t hi) {
+          const index_t a = cut_index(cuts[d], lo), b = cut_index(cuts[d], hi);
+          if (a >= static_cast<index_t>(cuts[d].size()) || cuts[d][static_cast<std::size_t>(a)] != lo ||
+              b >= static_cast<index_t>(cuts[d].size()) || cuts[d][static_cast<std::size_t>(b)] != hi) {
+            aligned = false;
+            return;
+          }
+          for (index_t k = a; k < b; ++k) covered[d].push_back(k);
+        });
+      if (!aligned) return false;
+      bool owned = true;
+      for_each_product<N>(covered, [&](const tile_position<N>& t) {
+        owned = owned && owners[tile_number<N>(t, tiling)] == q;
+      });
+      if (!owned) return false;
+    }
+  return true;
+}
+
+/// This locale's buffer for `c`'s local storage when every local tile sits where that
+/// storage puts it (the same base address, offsets and strides); otherwise why not.
+template <class T, std::size_t N>
+std::pair<std::optional<foreign_buffer<T, N>>, std::string> fit_of(const import_candidate<N>& c,
+                                                                    const partitioned<T, N>& x) {
+  const auto pieces = c.subdomains(here());
+  const auto layouts = c.layouts(here());
+  foreign_buffer<T, N> buffer;
+  if (layouts.empty()) return {buffer, ""};
+  buffer.strides = layouts.front().strides;
+  for (const auto& l : layouts) buffer.size = std::max(buffer.size, l.end());
+  std::optional<std::uintptr_t> base;
+  for (const auto& t : x.locals) {
+    const partition<T, N>& tile = x.partitions.at(t);
+    const idx<N> first(tile.start);
+    std::size_t b = 0;
+    while (b < pieces.size() && !pieces[b].contains(first)) ++b;
+    if (b == pieces.size()) return {std::nullopt, "no piece holds " + tile_field<N>(t)};
+    const auto address = reinterpret_cast<std::uintptr_t>(tile.data);
+    const auto offset = static_cast<std::uintptr_t>(layouts[b].offset_of(first)) * sizeof(T);
+    if (!base) base = address - offset;
+    if (address != *base + offset)
+      return {std::nullopt, partitioned_text(tile_field<N>(t), ".data is ", address, "; ", c.name,
+                                             " keeps the tile at element ", layouts[b].offset_of(first),
+                                             " of one local buffer, address ", *base + offset)};
+    for (std::size_t d = 0; d < N; ++d)
+      if (tile.shape[d] > 1 && tile.strides[d] != layouts[b].strides[d])
+        return {std::nullopt, partitioned_text(tile_field<N>(t), ".strides[", d, "] is ", tile.strides[d], "; ", c.name,
+                                               " steps ", layouts[b].strides[d], " elements along dimension ", d)};
+  }
+  if (base) buffer.data = reinterpret_cast<T*>(*base);  // no local tile: nothing stored here
+  return {buffer, ""};
+}
+
+}  // namespace detail
+
+/// Collective: an array over the positions [0, shape) (one range per dimension) whose
+/// elements are the partitions `x` describes, adopted without copying. The map expresses
+/// the tiling: Block (one tile per locale, on a C-order grid of locales, cut as Block cuts),
+/// Irregular Block (one tile per locale on a C-order grid, other cuts) or Block Cyclic
+/// (equal tiles dealt round a C-order grid), row- or column-major. Every locale passes the
+/// same shape, tiling, starts, shapes and locations, and its own data and locals. Throws on
+/// every locale: argument_error naming the field and the rule when the description is
+/// inconsistent (tiles overlapping or missing, a shape mismatch, locations out of range,
+/// locals or data not matching the locations, descriptions differing across locales);
+/// unsupported_error when tiles have several locations (copies), when no map expresses the
+/// tiling, or when the local partitions do not sit where that map's one local buffer keeps
+/// them (several tiles of one locale in separate buffers, for instance).
+template <class T, std::size_t N>
+array<T, N> partitioned_import(const partitioned<T, N>& x) {
+  const auto cuts = agreed([&] { return detail::check_partitioned(x); });
+  const auto prints = all_gather(detail::partitioned_fingerprint(x));
+  for (std::size_t q = 1; q < prints.size(); ++q)
+    if (prints[q] != prints[0])
+      detail::reject_partitioned("the description on locale " + std::to_string(q), "different from locale 0's",
+                                 "the same on every locale (shape, partition_tiling, and every partition's start, "
+                                 "shape and location; only data and locals differ)");
+  rect<N> whole;
+  for (std::size_t d = 0; d < N; ++d) whole.set_dim(d, range(0, x.shape[d]));
+  std::vector<int> owners;
+  for (const auto& entry : x.partitions) owners.push_back(entry.second.location.front());
+
+  std::vector<detail::import_candidate<N>> candidates;
+  const int p = num_locales();
+  for (const storage_order order : {storage_order::row_major, storage_order::column_major}) {
+    for (const auto& shape : detail::grid_shapes<N>(p))
+      candidates.push_back(detail::candidate_of<N>(block<N>(target_grid<N>(shape), order), whole));
+    std::array<int, N> one_per_locale{};
+    std::size_t tiles = 1;
+    for (std::size_t d = 0; d < N; ++d) one_per_locale[d] = static_cast<int>(x.partition_tiling[d]), tiles *= cuts[d].size() - 1;
+    if (tiles == static_cast<std::size_t>(p)) {
+      std::array<std::vector<index_t>, N> inner;
+      for (std::size_t d = 0; d < N; ++d) inner[d].assign(cuts[d].begin() + 1, cuts[d].end() - 1);
+      candidates.push_back(detail::candidate_of<N>(irregular_block<N>(inner, target_grid<N>(one_per_locale), order), whole));
+    }
+    if (tiles > 0) {
+      idx<N> block_size;
+      for (std::size_t d = 0; d < N; ++d) block_size[d] = cuts[d][1];
+      for (const auto& shape : detail::grid_shapes<N>(p))
+        candidates.push_back(detail::candidate_of<N>(block_cyclic<N>(block_size, target_grid<N>(shape), order), whole));
+    }
+  }
+  std::vector<const detail::import_candidate<N>*> expressing;
+  for (const auto& c : candidates)
+    if (detail::expresses<N>(c, whole, cuts, x.partition_tiling, owners)) expressing.push_back(&c);
+  if (expressing.empty())
+    throw unsupported_error(
+        "dmap::partitioned_import: no dmap map expresses the tiling " + detail::tuple_text<N>(x.partition_tiling) +
+        " with these locations: it is neither one tile per locale on a C-order grid (Block, Irregular Block) nor "
+        "equal tiles dealt round a C-order grid (Block Cyclic)");
+  for (const auto* c : expressing) {
+    const auto fit = detail::fit_of<T, N>(*c, x);
+    if (!all_of_locales(fit.first.has_value())) continue;
+    return array<T, N>(c->make(), *fit.first);
+  }
+  agreed([&] {
+    const auto fit = detail::fit_of<T, N>(*expressing.front(), x);
+    if (!fit.first)
+      throw unsupported_error("dmap::partitioned_import: on locale " + std::to_string(here()) + ", " + fit.second +
+                              "; the partitions must sit where a dmap map that expresses the tiling keeps them (" +
+                              expressing.front()->name + " and " + std::to_string(expressing.size() - 1) +
+                              " others tried)");
+  });
+  throw unsupported_error("dmap::partitioned_import: the partitions sit where no single map keeps them everywhere");
 }
 
 }  // namespace dmap

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -436,6 +437,178 @@ TEST_CASE("Partitioned export: refusals", "[partitioned]") {
   CHECK_NO_FAILURE(expect_everywhere<dmap::argument_error>([&] { (void)P.get({0, 0}); }, "source is null"));
   dmap::array<double, 2> B(std::move(A));
   CHECK_NO_FAILURE(expect_everywhere<dmap::argument_error>([&] { (void)dmap::partitioned_export(A); }, "moved from"));
+}
+
+
+// ------------------------------------------------------------------ import
+
+namespace {
+
+// The failures of B, imported from A's description P, against A: adopted without a copy
+// (each local tile's first element is B's), no payload sent, the same values.
+std::string check_import(const dmap::array<double, 2>& A, const dmap::partitioned<double, 2>& P,
+                         const dmap::array<double, 2>& B, const dmap::comm_counters& spent) {
+  std::ostringstream fail;
+  if (!B.adopted()) fail << "not adopted; ";
+  if (B.domain().shape() != A.domain().shape()) fail << "shape; ";
+  if (spent.messages_sent != 0 || spent.messages_received != 0) fail << "messages moved; ";
+  for (const auto& t : P.locals) {
+    const auto& tile = P.partitions.at(t);
+    if (&B.local(idx<2>(tile.start)) != tile.data) fail << "tile " << text_of(t) << " copied; ";
+  }
+  const auto Q = dmap::partitioned_export(B);
+  fail << check_structure(B, Q);
+  return fail.str();
+}
+
+// A 1-D description of 16 positions per locale, blocked (example 1 scaled), by hand:
+// this locale's tile in `mine`.
+dmap::partitioned<double, 1> by_hand(std::vector<double>& mine) {
+  const index_t p = dmap::num_locales();
+  mine.assign(16, 0.0);
+  for (index_t j = 0; j < 16; ++j) mine[static_cast<std::size_t>(j)] = value_at<1>({16 * dmap::here() + j});
+  dmap::partitioned<double, 1> x;
+  x.shape = {16 * p};
+  x.partition_tiling = {p};
+  for (index_t k = 0; k < p; ++k)
+    x.partitions[{k}] = {{16 * k}, {16}, k == dmap::here() ? mine.data() : nullptr, {1}, {static_cast<int>(k)}};
+  x.locals = {{dmap::here()}};
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("Partitioned import: exported arrays come back as adopted arrays, or are refused by name", "[partitioned]") {
+  const int p = dmap::num_locales();
+  const rect<2> r{range{0, 13}, range{-2, 7}};
+  // What each map's description becomes: "" a refusal is not expected.
+  const std::map<std::string, std::string> refusal{
+      {"replicated", p > 1 ? "copies" : ""}, {"stencil(1)", ".strides[0] is"}};
+  for (const auto& m : dmap::testing::maps::makers()) {
+    if (m.directory) continue;
+    INFO(m.name);
+    dmap::array<double, 2> A(m.make(r));
+    fill(A);
+    const auto P = dmap::partitioned_export(A);
+    const auto expected = refusal.count(m.name) ? refusal.at(m.name) : std::string();
+    if (!expected.empty()) {
+      CHECK_NO_FAILURE(expect_everywhere<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(P); }, expected));
+      continue;
+    }
+    dmap::reset_counters();
+    const auto B = dmap::partitioned_import(P);
+    const auto spent = dmap::counters();
+    CHECK_NO_FAILURE(check_import(A, P, B, spent));
+    // Block's cuts come back as Block, other cuts of one tile per locale as Irregular Block.
+    if (m.name == "block") DMAP_CHECK_ALL(B.domain().name().rfind("block(grid", 0) == 0);
+    if (m.name == "irregular" && p > 1) DMAP_CHECK_ALL(B.domain().name().find("irregular(") != std::string::npos);
+  }
+}
+
+TEST_CASE("Partitioned import: the maps chosen for the draft's tilings", "[partitioned]") {
+  const int p = dmap::num_locales();
+  // Example 1 scaled: Block.
+  std::vector<double> mine;
+  const auto x = by_hand(mine);
+  const auto B = dmap::partitioned_import(x);
+  DMAP_CHECK_ALL((B.domain().name().rfind("block(grid", 0) == 0 && B.local_data() == mine.data() && B.adopted()));
+  // Example 3 scaled: rows of 8 in blocks of 2 dealt round p locales, each locale's two
+  // tiles one after the other in one buffer: Block Cyclic (Block on one locale).
+  std::vector<double> rows(32);
+  dmap::partitioned<double, 2> y;
+  y.shape = {4 * p, 8};
+  y.partition_tiling = {2 * p, 1};
+  for (index_t k = 0; k < y.partition_tiling[0]; ++k) {
+    const int owner = static_cast<int>(k % p);
+    const index_t height = 2;
+    double* data = owner == dmap::here() ? rows.data() + 16 * (k / p) : nullptr;
+    y.partitions[{k, 0}] = {{height * k, 0}, {height, 8}, data, {8, 1}, {owner}};
+    if (owner == dmap::here()) y.locals.push_back({k, 0});
+    for (index_t j = 0; data != nullptr && j < 8 * height; ++j) data[j] = value_at<2>({height * k + j / 8, j % 8});
+  }
+  const auto C = dmap::partitioned_import(y);
+  INFO(C.domain().name());
+  DMAP_CHECK_ALL((C.adopted() && C.local_data() == rows.data()));
+  if (p > 1) DMAP_CHECK_ALL(C.domain().name().find("block_cyclic") != std::string::npos);
+  CHECK_NO_FAILURE(check_structure(C, dmap::partitioned_export(C)));
+  // The same tiles in separate buffers (a gap between them): no dmap map keeps them so.
+  std::vector<double> apart(48);
+  auto z = y;
+  for (const auto& t : z.locals) z.partitions.at(t).data = apart.data() + 24 * (t[0] / p);
+  CHECK_NO_FAILURE(expect_everywhere<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(z); },
+                                                              "the partitions must sit where"));
+}
+
+TEST_CASE("Partitioned import: inconsistent descriptions fail on every locale, naming the field", "[partitioned]") {
+  const int p = dmap::num_locales();
+  const int last = p - 1;
+  std::vector<double> mine;
+  const auto base = by_hand(mine);
+  using edit = std::function<void(dmap::partitioned<double, 1>&)>;
+  const auto expect_argument = [&](const edit& change, const std::string& needle) {
+    auto x = base;
+    change(x);
+    return expect_everywhere<dmap::argument_error>([&] { (void)dmap::partitioned_import(x); }, needle);
+  };
+  CHECK_NO_FAILURE(expect_argument([](auto& x) { x.shape = {-1}; }, "shape[0] is -1; it must be >= 0"));
+  CHECK_NO_FAILURE(expect_argument([&](auto& x) { x.partition_tiling = {p + 1}; },
+                                   "partitions is " + std::to_string(p) + " entries; it must be one entry per tile"));
+  CHECK_NO_FAILURE(expect_argument([](auto& x) { x.partition_tiling = {0}; }, "partition_tiling[0] is 0"));
+  CHECK_NO_FAILURE(expect_argument([&](auto& x) { x.partitions.erase({last}); }, "it must be one entry per tile"));
+  CHECK_NO_FAILURE(expect_argument(
+      [&](auto& x) {
+        auto node = x.partitions.extract({last});
+        node.key() = {p};
+        x.partitions.insert(std::move(node));
+      },
+      "the key (" + std::to_string(p) + ",) of partitions is outside partition_tiling"));
+  if (p > 1)
+    CHECK_NO_FAILURE(expect_argument([](auto& x) { x.partitions.at({1}).start = {15}; },
+                                     "partitions[(1,)].start[0] is 15; it must be 16"));
+  CHECK_NO_FAILURE(expect_argument([&](auto& x) { x.partitions.at({last}).shape = {17}; },
+                                   "partitions[(" + std::to_string(last) + ",)].shape[0] is 17"));
+  CHECK_NO_FAILURE(expect_argument([&](auto& x) { x.shape = {16 * p + 1}; },
+                                   "the tiles cover the array"));
+  CHECK_NO_FAILURE(expect_argument([&](auto& x) { x.partitions.at({0}).location = {p}; },
+                                   "partitions[(0,)].location[0] is " + std::to_string(p) + "; it must be a locale in [0, "));
+  CHECK_NO_FAILURE(expect_argument([](auto& x) { x.partitions.at({0}).location = {}; }, "partitions[(0,)].location is empty"));
+  // On one locale only: its locals, its data.
+  CHECK_NO_FAILURE(expect_argument([&](auto& x) { if (dmap::here() == last) x.locals.clear(); },
+                                   "locals is [] on locale " + std::to_string(last)));
+  CHECK_NO_FAILURE(expect_argument([&](auto& x) { if (dmap::here() == last) x.partitions.at({last}).data = nullptr; },
+                                   "partitions[(" + std::to_string(last) + ",)].data is null on its location"));
+  if (p > 1) {
+    // Locale `last` alone says it holds tile 0 too: consistent there, not the same as elsewhere.
+    CHECK_NO_FAILURE(expect_argument(
+                         [&](auto& x) {
+                           if (dmap::here() != last) return;
+                           x.partitions.at({0}).location = {last};
+                           x.partitions.at({0}).data = mine.data();
+                           x.locals = {{0}, {last}};
+                         },
+                                     "the description on locale " + std::to_string(last) + " is different from locale 0's"));
+  }
+}
+
+TEST_CASE("Partitioned import: what no dmap map takes", "[partitioned]") {
+  const int p = dmap::num_locales();
+  std::vector<double> mine;
+  auto x = by_hand(mine);
+  // Copies: every tile on two locales.
+  auto copies = x;
+  for (auto& [t, tile] : copies.partitions) tile.location = {0, p - 1};
+  CHECK_NO_FAILURE(expect_everywhere<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(copies); },
+                                                              "location lists 2 locales"));
+  if (p == 1) return;
+  // Tiles dealt to the locales backwards: neither Block, Irregular Block nor Block Cyclic.
+  auto backwards = x;
+  for (auto& [t, tile] : backwards.partitions) {
+    tile.location = {p - 1 - static_cast<int>(t[0])};
+    tile.data = tile.location.front() == dmap::here() ? mine.data() : nullptr;
+  }
+  backwards.locals = {{p - 1 - dmap::here()}};
+  CHECK_NO_FAILURE(expect_everywhere<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(backwards); },
+                                                              "no dmap map expresses the tiling"));
 }
 
 }  // namespace test_partitioned

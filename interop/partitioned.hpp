@@ -14,6 +14,9 @@
 // - `data` is this locale's element at `start` when it holds the tile, null otherwise; the
 //   tile's elements are at data + sum(p[d] * strides[d]) (strides in elements, a C++
 //   addition the draft leaves to its nd-array type).
+// - Import builds a domain over the positions [0, shape) with Block, Irregular Block or
+//   Block Cyclic (whichever expresses the tiling) and adopts the local partitions in place
+//   (dsi/foreign_buffer.hpp); it takes one location per tile (no copies).
 #pragma once
 
 #include <algorithm>
@@ -22,6 +25,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <map>
 #include <optional>
@@ -358,7 +362,7 @@ std::string list_text(const Values& values) {
 /// (tiling[d] + 1 of them, from 0 to shape[d]).
 template <class T, std::size_t N>
 std::array<std::vector<index_t>, N> check_partitioned(const partitioned<T, N>& x) {
-  std::size_t tiles = 1;
+  wide_int tiles = 1;  // saturated at 2^63 - 1 after each dimension: never overflows
   for (std::size_t d = 0; d < N; ++d) {
     const std::string at = "[" + std::to_string(d) + "]";
     if (x.shape[d] < 0) reject_partitioned("shape" + at, std::to_string(x.shape[d]), ">= 0");
@@ -367,20 +371,21 @@ std::array<std::vector<index_t>, N> check_partitioned(const partitioned<T, N>& x
       reject_partitioned("partition_tiling" + at, std::to_string(x.partition_tiling[d]),
                          partitioned_text("in [1, shape", at, "] = [1, ", x.shape[d],
                                           "] (0 only for an empty dimension): every tile holds positions"));
-    tiles *= static_cast<std::size_t>(x.partition_tiling[d]);
+    tiles = std::min<wide_int>(tiles * x.partition_tiling[d], std::numeric_limits<index_t>::max());
   }
   for (const auto& [t, tile] : x.partitions)
     for (std::size_t d = 0; d < N; ++d)
       if (t[d] < 0 || t[d] >= x.partition_tiling[d])
         reject_partitioned("the key " + tuple_text<N>(t) + " of partitions", "outside partition_tiling " +
                            tuple_text<N>(x.partition_tiling), "a position in the tile grid");
-  if (x.partitions.size() != tiles)
+  if (static_cast<wide_int>(x.partitions.size()) != tiles)
     reject_partitioned("partitions", partitioned_text(x.partitions.size(), " entries"),
                        partitioned_text("one entry per tile of partition_tiling ", tuple_text<N>(x.partition_tiling),
-                                        ": ", tiles, " (no tile missing)"));
-  // The cut points, from the tiles along each edge of the grid.
+                                        ": ", static_cast<index_t>(tiles), " (no tile missing)"));
+  // The cut points, from the tiles along each edge of the grid (none without tiles).
   std::array<std::vector<index_t>, N> cuts;
-  for (std::size_t d = 0; d < N; ++d) {
+  for (std::size_t d = 0; d < N && tiles == 0; ++d) cuts[d] = {0};
+  for (std::size_t d = 0; d < N && tiles > 0; ++d) {
     cuts[d] = {0};
     for (index_t k = 0; k < x.partition_tiling[d]; ++k) {
       tile_position<N> t{};
@@ -510,6 +515,7 @@ bool expresses(const import_candidate<N>& c, const rect<N>& whole, const std::ar
                const std::array<index_t, N>& tiling, const std::vector<int>& owners) {
   for (int q = 0; q < num_locales(); ++q)
     for (const rect<N>& piece : c.subdomains(q)) {
+      if (piece.empty()) continue;
       std::array<std::vector<index_t>, N> covered;
       bool aligned = true;
       for (std::size_t d = 0; d < N; ++d)

@@ -590,6 +590,43 @@ TEST_CASE("Partitioned import: inconsistent descriptions fail on every locale, n
   }
 }
 
+TEST_CASE("Partitioned import: 2-D tiles off the grid, and an empty array", "[partitioned]") {
+  const int p = dmap::num_locales();
+  // A 4x4 array in 2x2 tiles, all on locale 0, in one row-major buffer there.
+  std::vector<double> buffer(16);
+  dmap::partitioned<double, 2> x;
+  x.shape = {4, 4};
+  x.partition_tiling = {2, 2};
+  for (index_t a = 0; a < 2; ++a)
+    for (index_t b = 0; b < 2; ++b) {
+      double* data = dmap::here() == 0 ? buffer.data() + 8 * a + 2 * b : nullptr;
+      x.partitions[{a, b}] = {{2 * a, 2 * b}, {2, 2}, data, {4, 1}, {0}};
+      if (dmap::here() == 0) x.locals.push_back({a, b});
+    }
+  const auto off_grid = [&](auto change, const std::string& needle) {
+    auto y = x;
+    change(y.partitions.at({1, 1}));
+    return expect_everywhere<dmap::argument_error>([&] { (void)dmap::partitioned_import(y); }, needle);
+  };
+  CHECK_NO_FAILURE(off_grid([](auto& tile) { tile.start = {1, 2}; },
+                            "partitions[(1, 1)].start[0] is 1; it must be 2 (as every tile at grid coordinate 1"));
+  CHECK_NO_FAILURE(off_grid([](auto& tile) { tile.shape = {2, 1}; },
+                            "partitions[(1, 1)].shape[1] is 1; it must be 2 (as every tile at grid coordinate 1"));
+  if (p == 1) {
+    const auto B = dmap::partitioned_import(x);
+    DMAP_CHECK_ALL((B.adopted() && B.local_data() == buffer.data()));
+  } else {
+    CHECK_NO_FAILURE(expect_everywhere<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(x); },
+                                                                "no dmap map expresses the tiling (2, 2)"));
+  }
+  // No positions at all: no tiles, nothing adopted.
+  dmap::partitioned<double, 2> none;
+  none.shape = {3, 0};
+  none.partition_tiling = {1, 0};
+  const auto E = dmap::partitioned_import(none);
+  DMAP_CHECK_ALL((E.domain().size() == 0 && E.domain().shape() == std::array<index_t, 2>{3, 0}));
+}
+
 TEST_CASE("Partitioned import: what no dmap map takes", "[partitioned]") {
   const int p = dmap::num_locales();
   std::vector<double> mine;

@@ -486,7 +486,10 @@ struct import_candidate {
 template <std::size_t N, class Dist>
 import_candidate<N> candidate_of(const Dist& dist, const rect<N>& indices) {
   auto desc = std::make_shared<const decltype(dist.new_domain(indices))>(dist.new_domain(indices));
-  return {dist.name(), [desc](int q) { return desc->local_subdomains(q); },
+  std::string name = dist.name();
+  if (dist.order() == storage_order::column_major && name.find("column-major") == std::string::npos)
+    name += " (column-major)";
+  return {name, [desc](int q) { return desc->local_subdomains(q); },
           [desc](int q) { return desc->local_layouts(q); }, [dist, indices] { return domain<N>(dist, indices); }};
 }
 
@@ -641,6 +644,7 @@ array<T, N> partitioned_import(const partitioned<T, N>& x) {
                               expressing.front()->name + " and " + std::to_string(expressing.size() - 1) +
                               " others tried)");
   });
+  // Not reached: the first map fitted everywhere (returned above) or failed somewhere (thrown).
   throw unsupported_error("dmap::partitioned_import: the partitions sit where no single map keeps them everywhere");
 }
 

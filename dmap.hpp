@@ -50,6 +50,7 @@
 #include "interop/dap.hpp"
 #include "interop/dap_export.hpp"
 #include "interop/dap_import.hpp"
+#include "interop/partitioned.hpp"
 
 /// \namespace dmap
 /// The whole public vocabulary of dmap: locales, index sets, domains and arrays, distributions,

@@ -20,6 +20,10 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <typeindex>
+#include <typeinfo>
+#include <utility>
+#include <vector>
 
 #include "counters.hpp"
 #include "errors.hpp"
@@ -65,6 +69,8 @@ class environment {
   environment& operator=(const environment&) = delete;
 
   ~environment() {
+    // Attachments may hold MPI objects (BLACS grids): released while MPI still runs.
+    while (!attachments_.empty()) attachments_.pop_back();
     stop_mpi();
     detail::current_environment = nullptr;
   }
@@ -89,6 +95,19 @@ class environment {
   std::mutex& mpi_mutex() noexcept { return mpi_mutex_; }
   /// True on the thread that created the environment.
   bool on_main_thread() const noexcept { return std::this_thread::get_id() == main_thread_; }
+  /// The state an optional component keeps for this environment (interop/scalapack.hpp's
+  /// BLACS grids), one per type: made as `State{}` on first use, destroyed with the
+  /// environment, the latest made first, before MPI stops. Its destructor must not throw;
+  /// it runs on every locale at the same point, so it may free collective MPI objects.
+  template <class State>
+  State& attachment() {
+    for (auto& [type, state] : attachments_)
+      if (type == std::type_index(typeid(State))) return *static_cast<State*>(state.get());
+    auto made = std::make_shared<State>();
+    State& result = *made;
+    attachments_.emplace_back(std::type_index(typeid(State)), std::move(made));
+    return result;
+  }
 
  private:
   void start(int* argc, char*** argv, MPI_Comm locales, bool embedded) {
@@ -179,6 +198,7 @@ class environment {
   int thread_level_ = MPI_THREAD_SINGLE;
   std::thread::id main_thread_;
   std::mutex mpi_mutex_;
+  std::vector<std::pair<std::type_index, std::shared_ptr<void>>> attachments_;
 };
 
 namespace detail {

@@ -75,18 +75,18 @@ std::string dap_typestr() {
   else return "|V" + size;
 }
 
-// This locale's storage along each dimension: slot s of the buffer along d holds the index
-// at extended position slots[d][s] (positions outside [0, n) are padding). Throws when the
-// storage is not one dense strided array.
+// Locale q's storage (its `layouts`) along each dimension: slot s of the buffer along d
+// holds the index at extended position slots[d][s] (positions outside [0, n) of `whole`
+// are padding). Throws when the storage is not one dense strided array.
 template <std::size_t N>
-std::array<std::vector<index_t>, N> dap_buffer_slots(const domain_state<N>& st, std::array<index_t, N>& strides,
+std::array<std::vector<index_t>, N> dap_buffer_slots(const rect<N>& whole, const std::vector<dense_layout<N>>& layouts,
+                                                     int q, std::array<index_t, N>& strides,
                                                      std::array<index_t, N>& extents) {
   std::array<std::vector<index_t>, N> slots{};
-  const auto& layouts = st.my_layouts;
   if (layouts.empty()) return slots;
   strides = layouts.front().strides;
   const auto extended = [&](std::size_t d, index_t i) {
-    const range& w = st.whole.dim(d);
+    const range& w = whole.dim(d);
     return (i - w.first()) / w.stride();
   };
   for (std::size_t d = 0; d < N; ++d) {
@@ -108,7 +108,7 @@ std::array<std::vector<index_t>, N> dap_buffer_slots(const domain_state<N>& st, 
   index_t step = 1;
   for (std::size_t d : by_stride) {
     if (extents[d] > 1 && strides[d] != step)
-      dap_cannot("locale " + std::to_string(here()) + " stores its elements with strides that do not make one dense "
+      dap_cannot("locale " + std::to_string(q) + " stores its elements with strides that do not make one dense "
                  "array (dimension " + std::to_string(d) + " has stride " + std::to_string(strides[d]) + ", " +
                  std::to_string(step) + " expected); DAP describes one buffer of shape and strides");
     if (extents[d] > 1) step *= extents[d];
@@ -129,13 +129,13 @@ std::array<std::vector<index_t>, N> dap_buffer_slots(const domain_state<N>& st, 
     for (std::size_t d = 0; d < N; ++d) {
       const range& r = l.indices.dim(d);
       if (r.size() > 1 && l.strides[d] != strides[d])
-        dap_cannot("locale " + std::to_string(here()) + "'s pieces are stored with different strides");
-      if (slot[d] + r.size() > extents[d]) dap_cannot("locale " + std::to_string(here()) + "'s pieces overlap in its buffer");
+        dap_cannot("locale " + std::to_string(q) + "'s pieces are stored with different strides");
+      if (slot[d] + r.size() > extents[d]) dap_cannot("locale " + std::to_string(q) + "'s pieces overlap in its buffer");
       for (index_t t = 0; t < r.size(); ++t) {
         index_t& s = slots[d][static_cast<std::size_t>(slot[d] + t)];
         const index_t p = extended(d, r.index_at(t));
         if (s != std::numeric_limits<index_t>::min() && s != p)
-          dap_cannot("locale " + std::to_string(here()) + "'s buffer holds two positions at one place along dimension " +
+          dap_cannot("locale " + std::to_string(q) + "'s buffer holds two positions at one place along dimension " +
                      std::to_string(d));
         s = p;
       }
@@ -144,7 +144,7 @@ std::array<std::vector<index_t>, N> dap_buffer_slots(const domain_state<N>& st, 
   for (std::size_t d = 0; d < N; ++d)
     for (const index_t s : slots[d])
       if (s == std::numeric_limits<index_t>::min())
-        dap_cannot("locale " + std::to_string(here()) + "'s buffer has gaps along dimension " + std::to_string(d) +
+        dap_cannot("locale " + std::to_string(q) + "'s buffer has gaps along dimension " + std::to_string(d) +
                    "; DAP describes a buffer whose every position holds an index");
   return slots;
 }
@@ -268,7 +268,7 @@ dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0
       if (classes[d][0].count > 0) classes[d][0].ranges = {range(0, classes[d][0].count)};
     }
   std::array<index_t, N> strides{}, extents{};
-  const auto slots = detail::dap_buffer_slots(st, strides, extents);
+  const auto slots = detail::dap_buffer_slots(st.whole, st.my_layouts, here(), strides, extents);
   const bool stores = !st.my_layouts.empty();
   out.buffer = stores ? a.local_data() : nullptr;
   for (std::size_t d = 0; d < N; ++d) {
@@ -354,22 +354,38 @@ dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0
         for (const range& r : cls[static_cast<std::size_t>(j)].ranges)
           dealt = dealt && detail::dap_in_cyclic_class(r, block, parts, j);
       }
-      if (dealt && stores)
-        dealt = std::is_sorted(slots[d].begin(), slots[d].end());
+      // Every coordinate stores its positions in order (the same answer on every locale).
+      std::vector<bool> seen(static_cast<std::size_t>(parts), false);
+      for (int q = 0; q < grid->size() && dealt; ++q) {
+        const auto& pieces = all[static_cast<std::size_t>(q)];
+        const auto j = static_cast<std::size_t>(grid->coords_of(q)[d]);
+        if (pieces.empty() || seen[j]) continue;
+        seen[j] = true;
+        std::vector<dense_layout<N>> layouts;
+        for (const auto& b : pieces) layouts.push_back(b.layout);
+        std::array<index_t, N> s{}, e{};
+        const auto theirs = detail::dap_buffer_slots(st.whole, layouts, q, s, e);
+        dealt = std::is_sorted(theirs[d].begin(), theirs[d].end());
+      }
       if (dealt) {
         dim.dist_type = 'c';
         dim.block_size = block;
         dim.start = static_cast<index_t>(k) * block;
-        dim.stop = dim.start;
         out.shape[d] = cls[static_cast<std::size_t>(k)].count;
       } else {
         dim.dist_type = 'u';
         if (stores) {
           dim.indices = slots[d];
-        } else {  // nothing stored: the coordinate's positions, ascending
-          for (const range& r : cls[static_cast<std::size_t>(k)].ranges)
-            for (index_t j = 0; j < r.size(); ++j) dim.indices.push_back(r.first() + j * r.stride());
-          std::sort(dim.indices.begin(), dim.indices.end());
+        } else {  // nothing stored here: the order of a locale at the same coordinate that stores some
+          for (int q = 0; q < grid->size(); ++q) {
+            const auto& pieces = all[static_cast<std::size_t>(q)];
+            if (pieces.empty() || grid->coords_of(q)[d] != k) continue;
+            std::vector<dense_layout<N>> layouts;
+            for (const auto& b : pieces) layouts.push_back(b.layout);
+            std::array<index_t, N> s{}, e{};
+            dim.indices = detail::dap_buffer_slots(st.whole, layouts, q, s, e)[d];
+            break;
+          }
         }
         index_t total = 0;
         for (const auto& c : cls) total += c.count;

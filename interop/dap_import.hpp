@@ -250,9 +250,11 @@ array<T, N> dap_import(const dap_description<T, N>& x) {
     }
   }
   // Storage order: the buffer's strides, a compact row- or column-major array of its shape.
+  const bool no_elements = std::any_of(x.shape.begin(), x.shape.end(), [](index_t e) { return e == 0; });
   const auto compact = [&](storage_order order) {
     index_t step = 1;
     bool ok = true;
+    if (no_elements) return true;  // no element: any strides, either order
     for (std::size_t j = 0; j < N; ++j) {
       const std::size_t d = order == storage_order::row_major ? N - 1 - j : j;
       if (x.shape[d] > 1) ok = ok && x.strides[d] == step;
@@ -332,12 +334,13 @@ array<T, N> dap_import(const dap_description<T, N>& x) {
         std::sort(every.begin(), every.end());
         const bool partition = std::adjacent_find(every.begin(), every.end()) == every.end() &&
                                static_cast<index_t>(every.size()) == s.size;
+        if (!partition && s.one_to_one)
+          detail::reject_import(d, "its 'u' lists say one_to_one, but together they do not hold every position of "
+                                   "[0, size) exactly once");
         if (!partition)
-          agreed([&] {
-            throw unsupported_error(dap_text("dmap::dap_import: dimension ", d, " is 'u' and its grid coordinates "
-                                             "share or miss positions; in more than one dimension dmap takes 'u' "
-                                             "lists that hold every position once"));
-          });
+          throw unsupported_error(dap_text("dmap::dap_import: dimension ", d, " is 'u' and its grid coordinates "
+                                           "share or miss positions; in more than one dimension dmap takes 'u' "
+                                           "lists that hold every position once"));
         specs[d] = u;
       }
     }

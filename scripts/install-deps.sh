@@ -7,7 +7,8 @@ set -euo pipefail
 PACKAGES=(build-essential cmake pkg-config librange-v3-dev libtbb-dev libopenmpi-dev openmpi-bin catch2
           doxygen       # doxygen: the API reference (docs target, checked by the test suite)
           libpng-dev    # libpng-dev: the heat example writes PNG images
-          libscalapack-openmpi-dev)   # ScaLAPACK: oracle and interop target of tests/test_scalapack.cpp
+          libscalapack-openmpi-dev    # ScaLAPACK: oracle and interop target of tests/test_scalapack.cpp
+          nlohmann-json3-dev)         # JSON parsing of DAP descriptions (interop/dap_json.hpp): a tested parser for hostile text
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -33,6 +33,25 @@ TEST_CASE("DAP: the protocol's block-with-padding example", "[dap]") {
                              ", \"padding\": [1, 1], \"periodic\": false}");
 }
 
+TEST_CASE("DAP: a periodic dimension's padding is communication padding, not counted in size", "[dap]") {
+  // DAP 0.9: padding on an external edge of a periodic dimension is communication padding.
+  // 16 indices on p locales with one ghost layer wrapping: size 16 (it was 18), grid rank 0
+  // starts at -1 (its first slot holds index 15's value), the last one stops at 17.
+  dmap::domain D{dmap::stencil<1>{{1}, {true}}, dmap::rect<1>{dmap::range{0, 16}}};
+  dmap::array<double, 1> A{D};
+  const auto x = dmap::dap_export(A);
+  const auto owned = D.local_subdomain();
+  const auto& d = x.dim_data[0];
+  DMAP_CHECK_ALL((d.size == 16 && d.periodic && d.padding == std::array<dmap::index_t, 2>{1, 1}));
+  DMAP_CHECK_ALL((d.start == owned.dim(0).lo() - 1 && d.stop == owned.dim(0).hi() + 1));
+  DMAP_CHECK_ALL((dmap::here() != 0 || d.start == -1));
+  DMAP_CHECK_ALL(dmap::all_reduce_sum(dmap::num_owned_indices(d)) == 16);
+  // DAP 0.9 leaves the communication padding out of [start, stop): the owned indices.
+  const auto y = dmap::dap_export(A, "0.9.0");
+  DMAP_CHECK_ALL((y.dim_data[0].start == owned.dim(0).lo() && y.dim_data[0].stop == owned.dim(0).hi() &&
+                  y.shape[0] == owned.dim(0).size() + 2));
+}
+
 TEST_CASE("DAP: Block and Stencil descriptions obey the protocol on every locale count", "[dap]") {
   const int p = dmap::num_locales();
   struct shape_case {

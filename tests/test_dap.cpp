@@ -3,6 +3,7 @@
 #include "support.hpp"
 
 #include <functional>
+#include <vector>
 
 namespace test_dap {  // one per file: the tests also build as unity batches (docs/testing.md)
 
@@ -31,6 +32,25 @@ TEST_CASE("DAP: the protocol's block-with-padding example", "[dap]") {
                              std::to_string(dmap::here()) + ", \"start\": " + std::to_string(want.start) +
                              ", \"stop\": " + std::to_string(want.stop) +
                              ", \"padding\": [1, 1], \"periodic\": false}");
+  // Round trip: the document's dictionary over a buffer of its own (positions 0..9 or 8..17,
+  // each slot holding its position) imports in place as the same Stencil, without messages,
+  // and exports again to the same dictionary.
+  std::vector<double> foreign(10);
+  for (std::size_t j = 0; j < foreign.size(); ++j) foreign[j] = static_cast<double>(want.start + static_cast<dmap::index_t>(j));
+  dmap::dap_description<double, 1> in;
+  in.buffer = foreign.data();
+  in.shape = {10};
+  in.strides = {1};
+  in.dim_data[0] = want;
+  const auto before = dmap::counters();
+  auto B = dmap::dap_import(in);
+  const auto spent = dmap::counters() - before;
+  DMAP_CHECK_ALL((B.adopted() && B.local_data() == foreign.data() && spent.messages_sent == 0));
+  DMAP_CHECK_ALL((B.domain().indices() == dmap::rect<1>{dmap::range{1, 17}} && B.domain().same_map(D)));
+  bool values = true;
+  for (dmap::index_t i = 1; i < 17; ++i) values = values && B[dmap::idx<1>{i}] == static_cast<double>(i);
+  DMAP_CHECK_ALL(values);
+  DMAP_CHECK_ALL(dmap::dap_export(B).dim_data[0] == want);
 }
 
 TEST_CASE("DAP: a periodic dimension's padding is communication padding, not counted in size", "[dap]") {

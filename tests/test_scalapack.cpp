@@ -19,6 +19,7 @@
 //
 // The Fortran and BLACS entry points have no C header; the prototypes below follow the
 // Fortran sources (LP64 build: INTEGER is int, every argument by pointer).
+#include "blacs_grid.hpp"
 #include "support.hpp"
 
 #include <algorithm>
@@ -39,11 +40,6 @@ int indxg2l_(const int* indxglob, const int* nb, const int* iproc, const int* is
 int indxl2g_(const int* indxloc, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
 void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb, const int* irsrc,
                const int* icsrc, const int* ictxt, const int* lld, int* info);
-void Cblacs_pinfo(int* mypnum, int* nprocs);
-void Cblacs_get(int icontxt, int what, int* val);
-void Cblacs_gridinit(int* icontxt, char* order, int nprow, int npcol);
-void Cblacs_gridinfo(int icontxt, int* nprow, int* npcol, int* myrow, int* mycol);
-void Cblacs_gridexit(int icontxt);
 // PBLAS (C code): character arguments are plain char*, no hidden string lengths.
 void pdgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
              const double* alpha, const double* a, const int* ia, const int* ja, const int* desca,
@@ -272,31 +268,7 @@ std::string joined(const std::vector<std::string>& errors) {
   return s;
 }
 
-// A BLACS process grid over all locales in "Row" (C) order; released at scope exit.
-class blacs_grid {
- public:
-  blacs_grid(int pr, int pc) {
-    int me = 0, np = 0;
-    Cblacs_pinfo(&me, &np);
-    Cblacs_get(-1, 0, &ctxt_);
-    char order[] = "Row";
-    Cblacs_gridinit(&ctxt_, order, pr, pc);
-    Cblacs_gridinfo(ctxt_, &nprow_, &npcol_, &myrow_, &mycol_);
-  }
-  blacs_grid(const blacs_grid&) = delete;
-  blacs_grid& operator=(const blacs_grid&) = delete;
-  ~blacs_grid() {
-    if (myrow_ >= 0) Cblacs_gridexit(ctxt_);
-  }
-  int context() const noexcept { return ctxt_; }
-  int myrow() const noexcept { return myrow_; }
-  int mycol() const noexcept { return mycol_; }
-  int nprow() const noexcept { return nprow_; }
-  int npcol() const noexcept { return npcol_; }
-
- private:
-  int ctxt_ = -1, nprow_ = -1, npcol_ = -1, myrow_ = -1, mycol_ = -1;
-};
+using dmap::testing::blacs_grid;  // a BLACS grid over all locales, released at scope exit
 
 // The ScaLAPACK descriptor of a dmap array over make_domain(s); info from DESCINIT.
 std::array<int, 9> descriptor(const sl_matrix& s, const blacs_grid& g, int& info) {

@@ -14,6 +14,7 @@
 //   sent; descriptor -> import -> descriptor round trips.
 // * Bad descriptors, entry by entry, on every locale or on one only: the named error on
 //   every locale, and dmap still works afterwards.
+#include "blacs_grid.hpp"
 #include "support.hpp"
 
 #include "../interop/scalapack.hpp"
@@ -33,8 +34,6 @@ extern "C" {
 int indxl2g_(const int* indxloc, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
 void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb, const int* irsrc,
                const int* icsrc, const int* ictxt, const int* lld, int* info);
-void Cblacs_pinfo(int* mypnum, int* nprocs);
-void Cblacs_get(int icontxt, int what, int* val);
 // PBLAS (C code): character arguments are plain char*, no hidden string lengths.
 void pdgeadd_(const char* trans, const int* m, const int* n, const double* alpha, const double* a,
               const int* ia, const int* ja, const int* desca, const double* beta, double* c,
@@ -58,32 +57,7 @@ std::vector<std::pair<int, int>> grid_shapes(int P) {
   return out;
 }
 
-// A BLACS grid made the way ScaLAPACK programs make one (default system context, that is
-// MPI_COMM_WORLD, which the test runner's locales are), released at scope exit.
-class user_grid {
- public:
-  user_grid(int pr, int pc, const char* order = "Row") {
-    int me = 0, np = 0;
-    Cblacs_pinfo(&me, &np);
-    Cblacs_get(-1, 0, &ctxt_);
-    std::string o = order;
-    Cblacs_gridinit(&ctxt_, o.data(), pr, pc);
-    Cblacs_gridinfo(ctxt_, &nprow_, &npcol_, &myrow_, &mycol_);
-  }
-  user_grid(const user_grid&) = delete;
-  user_grid& operator=(const user_grid&) = delete;
-  ~user_grid() {
-    if (myrow_ >= 0) Cblacs_gridexit(ctxt_);
-  }
-  int context() const noexcept { return ctxt_; }
-  int myrow() const noexcept { return myrow_; }
-  int mycol() const noexcept { return mycol_; }
-  int nprow() const noexcept { return nprow_; }
-  int npcol() const noexcept { return npcol_; }
-
- private:
-  int ctxt_ = -1, nprow_ = -1, npcol_ = -1, myrow_ = -1, mycol_ = -1;
-};
+using user_grid = dmap::testing::blacs_grid;  // a grid the caller (not dmap) makes
 
 // A ScaLAPACK matrix m x n in mb x nb blocks with sources (rs, cs) on grid g: DESCINIT's
 // descriptor (LLD = max(1, local rows) + pad) and a local buffer holding f(i, j) (0-based

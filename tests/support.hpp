@@ -45,6 +45,16 @@ std::pair<bool, std::string> throws_as(F&& f) {
   return {false, "no exception"};
 }
 
+/// Runs `f`: "" when it throws E with a message containing `needle`, a description of what
+/// happened otherwise (for CHECK_NO_FAILURE, so a failure on any locale fails on all).
+template <class E, class F>
+std::string throws_with(F&& f, const std::string& needle) {
+  const auto [thrown, what] = throws_as<E>(std::forward<F>(f));
+  if (!thrown) return "expected an exception containing '" + needle + "', got " + what;
+  if (what.find(needle) == std::string::npos) return "the message '" + what + "' lacks '" + needle + "'";
+  return "";
+}
+
 }  // namespace dmap::testing
 
 /// Collective CHECK: fails on every locale if `cond` is false on any; names them.

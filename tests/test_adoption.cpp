@@ -45,13 +45,7 @@ std::array<index_t, 2> strides_of(const dmap::domain<2>& D) {
   return layouts.empty() ? std::array<index_t, 2>{1, 1} : layouts.front().strides;
 }
 
-template <class E, class F>
-std::string expect_everywhere(F&& f, const std::string& needle) {
-  const auto [thrown, what] = dmap::testing::throws_as<E>(f);
-  if (!thrown) return "expected an exception containing '" + needle + "', got " + what;
-  if (what.find(needle) == std::string::npos) return "the message '" + what + "' lacks '" + needle + "'";
-  return "";
-}
+using dmap::testing::throws_with;
 
 }  // namespace
 
@@ -166,26 +160,26 @@ TEST_CASE("Adoption: a bad buffer on one locale fails on every locale, naming th
   const auto strides = strides_of(D);
   const auto adopt = [&](dmap::foreign_buffer<double, 2> b) { dmap::array<double, 2> A(D, b); };
   const bool mine = dmap::here() == last;
-  CHECK_NO_FAILURE(expect_everywhere<dmap::argument_error>(
+  CHECK_NO_FAILURE(throws_with<dmap::argument_error>(
       [&] { adopt({buffer.data(), mine ? size - 1 : size, strides}); }, "buffer.size is"));
-  CHECK_NO_FAILURE(expect_everywhere<dmap::argument_error>(
+  CHECK_NO_FAILURE(throws_with<dmap::argument_error>(
       [&] { adopt({buffer.data(), mine ? -1 : size, strides}); }, "it must be >= 0"));
-  CHECK_NO_FAILURE(expect_everywhere<dmap::argument_error>(
+  CHECK_NO_FAILURE(throws_with<dmap::argument_error>(
       [&] { adopt({mine ? nullptr : buffer.data(), size, strides}); }, "buffer.data is null"));
-  CHECK_NO_FAILURE(expect_everywhere<dmap::argument_error>(
+  CHECK_NO_FAILURE(throws_with<dmap::argument_error>(
       [&] { adopt({buffer.data(), size, mine ? std::array<index_t, 2>{1, strides[0]} : strides}); },
       "buffer.strides["));
   std::vector<char> bytes(sizeof(double) * (buffer.size() + 1));
   auto* misaligned = reinterpret_cast<double*>(bytes.data() + 1);
-  CHECK_NO_FAILURE(expect_everywhere<dmap::argument_error>(
+  CHECK_NO_FAILURE(throws_with<dmap::argument_error>(
       [&] { adopt({mine ? misaligned : buffer.data(), size, strides}); }, "not aligned"));
-  CHECK_NO_FAILURE(expect_everywhere<dmap::argument_error>(
+  CHECK_NO_FAILURE(throws_with<dmap::argument_error>(
       [&] { adopt({mine ? misaligned : buffer.data(), size, strides}); },
       "on locale " + std::to_string(last)));
   // A moved-from domain.
   dmap::domain<2> gone(dmap::block<2>{}, r);
   dmap::domain<2> taker(std::move(gone));
-  CHECK_NO_FAILURE(expect_everywhere<dmap::argument_error>(
+  CHECK_NO_FAILURE(throws_with<dmap::argument_error>(
       [&] { dmap::array<double, 2> A(gone, dmap::foreign_buffer<double, 2>{buffer.data(), size, strides}); },
       "moved from"));
 }
@@ -203,7 +197,7 @@ TEST_CASE("Adoption: directory maps take a contiguous buffer in their stored ord
   bool ok = true;
   for (index_t k = 0; k < 23; ++k) ok = ok && A[idx<1>{k}] == 100 + k;
   DMAP_CHECK_ALL(ok);
-  CHECK_NO_FAILURE(expect_everywhere<dmap::argument_error>(
+  CHECK_NO_FAILURE(throws_with<dmap::argument_error>(
       [&] {
         dmap::array<int, 1> B(D, dmap::foreign_buffer<int, 1>{buffer.data(), static_cast<index_t>(buffer.size()),
                                                              {dmap::here() == 0 && buffer.size() > 1 ? 2 : 1}});

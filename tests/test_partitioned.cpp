@@ -179,13 +179,7 @@ std::string pointer_text(const double* p) {
   return p == nullptr ? "null" : std::to_string(reinterpret_cast<std::uintptr_t>(p));
 }
 
-template <class E, class F>
-std::string expect_everywhere(F&& f, const std::string& needle) {
-  const auto [thrown, what] = dmap::testing::throws_as<E>(f);
-  if (!thrown) return "expected an exception containing '" + needle + "', got " + what;
-  if (what.find(needle) == std::string::npos) return "the message '" + what + "' lacks '" + needle + "'";
-  return "";
-}
+using dmap::testing::throws_with;
 
 }  // namespace
 
@@ -366,7 +360,7 @@ TEST_CASE("Partitioned export: every formula map, strided and backwards domains,
       const auto D = m.make(r);
       dmap::array<double, 2> A(D);
       if (m.directory) {
-        CHECK_NO_FAILURE(expect_everywhere<dmap::unsupported_error>([&] { (void)dmap::partitioned_export(A); },
+        CHECK_NO_FAILURE(throws_with<dmap::unsupported_error>([&] { (void)dmap::partitioned_export(A); },
                                                                     "through a directory"));
         continue;
       }
@@ -427,16 +421,16 @@ TEST_CASE("Partitioned get: one message per remote partition, none for a local o
 TEST_CASE("Partitioned export: refusals", "[partitioned]") {
   const rect<2> r{range{0, 6}, range{0, 4}};
   dmap::array<double, 2> H(dmap::domain<2>{dmap::hashed<2>{}, r});
-  CHECK_NO_FAILURE(expect_everywhere<dmap::unsupported_error>([&] { (void)dmap::partitioned_export(H); },
+  CHECK_NO_FAILURE(throws_with<dmap::unsupported_error>([&] { (void)dmap::partitioned_export(H); },
                                                               "dmap::partitioned_export: hashed"));
   dmap::array<double, 2> A(dmap::domain<2>{dmap::block<2>{}, r});
   auto P = dmap::partitioned_export(A);
-  CHECK_NO_FAILURE(expect_everywhere<dmap::out_of_bounds_error>([&] { (void)P.get({5, 0}); },
+  CHECK_NO_FAILURE(throws_with<dmap::out_of_bounds_error>([&] { (void)P.get({5, 0}); },
                                                                 "position (5, 0) is not a partition's"));
   P.source = nullptr;
-  CHECK_NO_FAILURE(expect_everywhere<dmap::argument_error>([&] { (void)P.get({0, 0}); }, "source is null"));
+  CHECK_NO_FAILURE(throws_with<dmap::argument_error>([&] { (void)P.get({0, 0}); }, "source is null"));
   dmap::array<double, 2> B(std::move(A));
-  CHECK_NO_FAILURE(expect_everywhere<dmap::argument_error>([&] { (void)dmap::partitioned_export(A); }, "moved from"));
+  CHECK_NO_FAILURE(throws_with<dmap::argument_error>([&] { (void)dmap::partitioned_export(A); }, "moved from"));
 }
 
 
@@ -492,7 +486,7 @@ TEST_CASE("Partitioned import: exported arrays come back as adopted arrays, or a
     const auto P = dmap::partitioned_export(A);
     const auto expected = refusal.count(m.name) ? refusal.at(m.name) : std::string();
     if (!expected.empty()) {
-      CHECK_NO_FAILURE(expect_everywhere<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(P); }, expected));
+      CHECK_NO_FAILURE(throws_with<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(P); }, expected));
       continue;
     }
     dmap::reset_counters();
@@ -535,7 +529,7 @@ TEST_CASE("Partitioned import: the maps chosen for the draft's tilings", "[parti
   std::vector<double> apart(48);
   auto z = y;
   for (const auto& t : z.locals) z.partitions.at(t).data = apart.data() + 24 * (t[0] / p);
-  CHECK_NO_FAILURE(expect_everywhere<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(z); },
+  CHECK_NO_FAILURE(throws_with<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(z); },
                                                               "the partitions must sit where"));
 }
 
@@ -548,7 +542,7 @@ TEST_CASE("Partitioned import: inconsistent descriptions fail on every locale, n
   const auto expect_argument = [&](const edit& change, const std::string& needle) {
     auto x = base;
     change(x);
-    return expect_everywhere<dmap::argument_error>([&] { (void)dmap::partitioned_import(x); }, needle);
+    return throws_with<dmap::argument_error>([&] { (void)dmap::partitioned_import(x); }, needle);
   };
   CHECK_NO_FAILURE(expect_argument([](auto& x) { x.shape = {-1}; }, "shape[0] is -1; it must be >= 0"));
   CHECK_NO_FAILURE(expect_argument([&](auto& x) { x.partition_tiling = {p + 1}; },
@@ -606,7 +600,7 @@ TEST_CASE("Partitioned import: 2-D tiles off the grid, and an empty array", "[pa
   const auto off_grid = [&](auto change, const std::string& needle) {
     auto y = x;
     change(y.partitions.at({1, 1}));
-    return expect_everywhere<dmap::argument_error>([&] { (void)dmap::partitioned_import(y); }, needle);
+    return throws_with<dmap::argument_error>([&] { (void)dmap::partitioned_import(y); }, needle);
   };
   CHECK_NO_FAILURE(off_grid([](auto& tile) { tile.start = {1, 2}; },
                             "partitions[(1, 1)].start[0] is 1; it must be 2 (as every tile at grid coordinate 1"));
@@ -616,7 +610,7 @@ TEST_CASE("Partitioned import: 2-D tiles off the grid, and an empty array", "[pa
     const auto B = dmap::partitioned_import(x);
     DMAP_CHECK_ALL((B.adopted() && B.local_data() == buffer.data()));
   } else {
-    CHECK_NO_FAILURE(expect_everywhere<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(x); },
+    CHECK_NO_FAILURE(throws_with<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(x); },
                                                                 "no dmap map expresses the tiling (2, 2)"));
   }
   // No positions at all: no tiles, nothing adopted.
@@ -634,7 +628,7 @@ TEST_CASE("Partitioned import: what no dmap map takes", "[partitioned]") {
   // Copies: every tile on two locales.
   auto copies = x;
   for (auto& [t, tile] : copies.partitions) tile.location = {0, p - 1};
-  CHECK_NO_FAILURE(expect_everywhere<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(copies); },
+  CHECK_NO_FAILURE(throws_with<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(copies); },
                                                               "location lists 2 locales"));
   if (p == 1) return;
   // Tiles dealt to the locales backwards: neither Block, Irregular Block nor Block Cyclic.
@@ -644,7 +638,7 @@ TEST_CASE("Partitioned import: what no dmap map takes", "[partitioned]") {
     tile.data = tile.location.front() == dmap::here() ? mine.data() : nullptr;
   }
   backwards.locals = {{p - 1 - dmap::here()}};
-  CHECK_NO_FAILURE(expect_everywhere<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(backwards); },
+  CHECK_NO_FAILURE(throws_with<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(backwards); },
                                                               "no dmap map expresses the tiling"));
 }
 

@@ -269,6 +269,13 @@ dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0
     }
   std::array<index_t, N> strides{}, extents{};
   const auto slots = detail::dap_buffer_slots(st.whole, st.my_layouts, here(), strides, extents);
+  // Another locale's buffer slots, from the layouts every locale knows.
+  const auto slots_of = [&](int q) {
+    std::vector<dense_layout<N>> layouts;
+    for (const auto& b : all[static_cast<std::size_t>(q)]) layouts.push_back(b.layout);
+    std::array<index_t, N> their_strides{}, their_extents{};
+    return detail::dap_buffer_slots(st.whole, layouts, q, their_strides, their_extents);
+  };
   const bool stores = !st.my_layouts.empty();
   out.buffer = stores ? a.local_data() : nullptr;
   for (std::size_t d = 0; d < N; ++d) {
@@ -361,10 +368,7 @@ dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0
         const auto j = static_cast<std::size_t>(grid->coords_of(q)[d]);
         if (pieces.empty() || seen[j]) continue;
         seen[j] = true;
-        std::vector<dense_layout<N>> layouts;
-        for (const auto& b : pieces) layouts.push_back(b.layout);
-        std::array<index_t, N> s{}, e{};
-        const auto theirs = detail::dap_buffer_slots(st.whole, layouts, q, s, e);
+        const auto theirs = slots_of(q);
         dealt = std::is_sorted(theirs[d].begin(), theirs[d].end());
       }
       if (dealt) {
@@ -380,10 +384,7 @@ dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0
           for (int q = 0; q < grid->size(); ++q) {
             const auto& pieces = all[static_cast<std::size_t>(q)];
             if (pieces.empty() || grid->coords_of(q)[d] != k) continue;
-            std::vector<dense_layout<N>> layouts;
-            for (const auto& b : pieces) layouts.push_back(b.layout);
-            std::array<index_t, N> s{}, e{};
-            dim.indices = detail::dap_buffer_slots(st.whole, layouts, q, s, e)[d];
+            dim.indices = slots_of(q)[d];
             break;
           }
         }

@@ -6,6 +6,7 @@
 // other edge's elements).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <memory>
@@ -14,57 +15,148 @@
 #include "../dsi/array.hpp"
 #include "../dsi/detail/access.hpp"
 #include "../dsi/detail/domain_state.hpp"
+#include "../dsi/detail/locator.hpp"
 #include "../dsi/detail/transfer.hpp"
 
 namespace dmap {
 
 namespace detail {
 
-/// For every locale, its ghost slabs as blocks named by the indices whose values fill them:
-/// a ghost index g holds the value of g - shift, where shift is a whole number of periods
-/// along periodic dimensions (zero elsewhere). Ghost indices outside the domain that no
-/// wrap brings back are boundary cells and get nothing.
+/// Every locale's ghost cells as blocks named by the indices whose values fill them: a ghost
+/// index g holds the value of g - shift, where shift is a whole number of periods along
+/// periodic dimensions (zero elsewhere). Ghost indices outside the domain that no wrap brings
+/// back are boundary cells and get nothing. Answers from the owners' placement: the locales
+/// whose ghost cells may hold an index are the owners within `reach` (the widest ghost
+/// frame, per dimension, in index units) of it or of one of its periodic images.
 template <std::size_t N>
-placement<N> ghost_sources(const domain_state<N>& st) {
-  const int p = num_locales();
-  const rect<N>& whole = st.whole;
-  const std::array<bool, N> periodic = st.model->periodic().value_or(std::array<bool, N>{});
-  idx<N> period{};
-  for (std::size_t d = 0; d < N; ++d) period[d] = whole.dim(d).size() * abs_index(whole.dim(d).stride());
-  placement<N> halos(static_cast<std::size_t>(p));
-  for (int q = 0; q < p; ++q)
-    for (const auto& b : st.blocks_of_all()[static_cast<std::size_t>(q)])
-      for (const rect<N>& slab : difference(b.layout.indices, b.owned)) {
-        // Every combination of wraps (-1, 0, +1 periods) along the periodic dimensions.
-        std::array<int, N> wrap{};
-        for (std::size_t d = 0; d < N; ++d) wrap[d] = periodic[d] ? -1 : 0;
-        while (true) {
-          idx<N> shift{};
-          for (std::size_t d = 0; d < N; ++d) shift[d] = wrap[d] * period[d];
-          const rect<N> source = slab.translated(idx<N>{} - shift).intersect(whole);
-          if (!source.empty()) halos[static_cast<std::size_t>(q)].push_back({source, b.layout, shift});
-          std::size_t d = N;
-          while (d-- > 0) {
-            if (!periodic[d]) continue;
-            if (++wrap[d] <= 1) break;
-            wrap[d] = -1;
-          }
-          if (d == static_cast<std::size_t>(-1)) break;
-        }
+class ghost_query final : public placement_query<N> {
+ public:
+  ghost_query(std::shared_ptr<const placement_query<N>> owners, const rect<N>& whole,
+              const std::array<bool, N>& periodic, const std::array<index_t, N>& reach)
+      : owners_(std::move(owners)), whole_(whole), periodic_(periodic), reach_(reach) {
+    for (std::size_t d = 0; d < N; ++d) period_[d] = whole.dim(d).size() * abs_index(whole.dim(d).stride());
+  }
+  std::vector<int> meeting(const rect<N>& r) const override {
+    std::vector<int> out;
+    const rect<N> sources = r.intersect(whole_);
+    if (sources.empty()) return out;
+    for_each_shift([&](const idx<N>& shift) {
+      // The ghost cells holding `sources` under this shift sit at sources + shift, within
+      // reach of their owners' pieces.
+      rect<N> around;
+      for (std::size_t d = 0; d < N; ++d) {
+        const auto [lo, hi] = bounds_of(sources.dim(d));
+        const wide_int first = static_cast<wide_int>(lo) + shift[d] - reach_[d];
+        const wide_int last = static_cast<wide_int>(hi) + shift[d] + reach_[d];
+        const auto [wlo, whi] = bounds_of(whole_.dim(d));
+        const wide_int a = std::max<wide_int>(first, wlo), b = std::min<wide_int>(last, whi);
+        around.set_dim(d, a > b ? range(0, 0) : range(static_cast<index_t>(a), static_cast<index_t>(b) + 1));
       }
-  return halos;
+      if (around.empty()) return;
+      for (int q : owners_->meeting(around)) out.push_back(q);
+    });
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+  std::vector<held_region<N>> regions(int locale, const rect<N>& r) const override {
+    std::vector<held_region<N>> out;
+    for (const auto& b : blocks(locale))
+      if (!b.owned.intersect(r).empty()) out.push_back({b.owned, b.shift});
+    return out;
+  }
+  std::vector<placed_block<N>> blocks(int locale) const override { return ghosts_of(owners_->blocks(locale)); }
+  /// The ghost blocks of the given owned blocks (one locale's).
+  std::vector<placed_block<N>> ghosts_of(const std::vector<placed_block<N>>& owned) const {
+    std::vector<placed_block<N>> out;
+    for (const auto& b : owned)
+      for (const rect<N>& slab : difference(b.layout.indices, b.owned))
+        for_each_shift([&](const idx<N>& shift) {
+          const rect<N> source = slab.translated(idx<N>{} - shift).intersect(whole_);
+          if (!source.empty()) out.push_back({source, b.layout, shift});
+        });
+    return out;
+  }
+
+ private:
+  // Calls f(shift) for every combination of wraps (-1, 0, +1 periods) along the periodic
+  // dimensions.
+  template <class F>
+  void for_each_shift(F&& f) const {
+    std::array<int, N> wrap{};
+    for (std::size_t d = 0; d < N; ++d) wrap[d] = periodic_[d] ? -1 : 0;
+    while (true) {
+      idx<N> shift{};
+      for (std::size_t d = 0; d < N; ++d) shift[d] = wrap[d] * period_[d];
+      f(shift);
+      std::size_t d = N;
+      while (d-- > 0) {
+        if (!periodic_[d]) continue;
+        if (++wrap[d] <= 1) break;
+        wrap[d] = -1;
+      }
+      if (d == static_cast<std::size_t>(-1)) break;
+    }
+  }
+
+  std::shared_ptr<const placement_query<N>> owners_;
+  rect<N> whole_;
+  std::array<bool, N> periodic_;
+  std::array<index_t, N> reach_;
+  idx<N> period_{};
+};
+
+/// How far (in index units, per dimension) the widest frame of `blocks` reaches beyond its
+/// owned indices.
+template <std::size_t N>
+std::array<index_t, N> frame_reach(const std::vector<placed_block<N>>& blocks) {
+  std::array<index_t, N> reach{};
+  for (const auto& b : blocks) {
+    if (b.owned.empty()) continue;
+    for (std::size_t d = 0; d < N; ++d) {
+      const auto [olo, ohi] = bounds_of(b.owned.dim(d));
+      const auto [flo, fhi] = bounds_of(b.layout.indices.dim(d));
+      reach[d] = std::max({reach[d], static_cast<index_t>(std::max<wide_int>(0, static_cast<wide_int>(olo) - flo)),
+                           static_cast<index_t>(std::max<wide_int>(0, static_cast<wide_int>(fhi) - ohi))});
+    }
+  }
+  return reach;
+}
+
+/// The widest ghost frame of any locale of `model`: the descriptor's `ghost_reach()`, else
+/// found from every locale's layouts (O(P x pieces); no messages).
+template <std::size_t N>
+std::array<index_t, N> ghost_reach(const std::shared_ptr<const domain_model_base<N>>& model) {
+  if (auto reach = model->ghost_reach()) return *reach;
+  std::array<index_t, N> reach{};
+  const model_query<N> all(model);
+  for (int q = 0; q < num_locales(); ++q) {
+    const auto r = frame_reach(all.blocks(q));
+    for (std::size_t d = 0; d < N; ++d) reach[d] = std::max(reach[d], r[d]);
+  }
+  return reach;
+}
+
+/// The halo plan of this locale: its pieces to the ghost cells that hold them (no messages).
+template <std::size_t N>
+transfer_plan<N> halo_plan(const domain_state<N>& st) {
+  const locator<N> owners = st.locate();
+  const ghost_query<N> ghosts(owners.peers, st.whole, st.model->periodic().value_or(std::array<bool, N>{}),
+                              ghost_reach<N>(st.model));
+  return transfer_plan<N>(here(), owners.mine, *owners.peers, ghosts.ghosts_of(owners.mine), ghosts);
 }
 
 /// True when the map keeps ghost cells: its descriptor says so (`periodic()`) or some
-/// locale's layouts hold indices beyond its subdomains (the same answer on every locale).
+/// locale's layouts hold indices beyond its subdomains (the same answer on every locale;
+/// found without messages, from this locale's layouts or else every locale's).
 template <std::size_t N>
 bool has_ghost_cells(const domain_state<N>& st) {
   if (st.dir) return false;
   if (st.model->periodic()) return true;
-  for (const auto& blocks : st.blocks_of_all())
-    for (const auto& b : blocks)
-      if (!(b.layout.indices == b.owned)) return true;
-  return false;
+  for (std::size_t k = 0; k < st.my_subdomains.size(); ++k)
+    if (!(st.my_layouts[k].indices == st.my_subdomains[k])) return true;
+  const auto reach = ghost_reach<N>(st.model);
+  return std::any_of(reach.begin(), reach.end(), [](index_t r) { return r > 0; });
 }
 
 /// The halo plan a domain keeps (its cache of this type).
@@ -110,7 +202,7 @@ template <class T, std::size_t N>
                          ", whose layouts hold no ghost cells; halo updates need a map with ghost cells, "
                          "such as a dmap::stencil domain");
   const auto& plan = st.caches.template get<detail::halo_plans<N>>().plan.for_generation(
-      st.generation, [&] { return detail::transfer_plan<N>(st.blocks_of_all(), detail::ghost_sources(st)); });
+      st.generation, [&] { return detail::halo_plan(st); });
   return halo_update<T, N>(plan, a.local_data());
 }
 

@@ -177,6 +177,21 @@ class block_domain {
     const rect<N> mine = chunk_of(locale);
     return mine.empty() ? std::vector<rect<N>>{} : std::vector<rect<N>>{mine};
   }
+  /// The locales whose chunks may meet `r`: per dimension, the owners of r's bounds and
+  /// every coordinate between them.
+  std::vector<int> locales_meeting(const rect<N>& r) const {
+    std::array<std::vector<int>, N> coords;
+    for (std::size_t d = 0; d < N; ++d) {
+      const range within = whole_.dim(d).intersect(r.dim(d));
+      if (within.empty()) return {};
+      const index_t lo = within.lo(), hi = std::max(within.lo(), within.hi() - 1);
+      const int p = targets().extent(d);
+      for (int k = block<N>::owner(bounds_[d].first, bounds_[d].second, p, lo);
+           k <= block<N>::owner(bounds_[d].first, bounds_[d].second, p, hi); ++k)
+        coords[d].push_back(k);
+    }
+    return detail::locales_of_product(targets(), coords);
+  }
   /// How locale `locale` stores its rect.
   std::vector<dense_layout<N>> local_layouts(int locale) const {
     const rect<N> mine = chunk_of(locale);

@@ -161,19 +161,17 @@ class dimension_cut {
   dimension_cut() = default;
   /// The cut of `whole` (dimension `d` of a domain) by `spec` over `parts` locales; throws
   /// argument_error when an unstructured dimension's lists do not cover `whole` exactly once.
-  dimension_cut(const dim_spec& spec, const range& whole, int parts, std::size_t d = 0)
+  /// The pieces of coordinate `own` (this locale's, if any) are computed once and kept; any
+  /// other coordinate's are computed when asked.
+  dimension_cut(const dim_spec& spec, const range& whole, int parts, std::size_t d = 0, int own = -1)
       : spec_(spec), whole_(whole), parts_(parts) {
     low_ = whole.empty() ? whole.lo() : whole.aligned_low();
     high_ = whole.empty() ? whole.lo() : whole.aligned_high() + 1;
     if (const auto* u = std::get_if<unstructured_dim>(&spec)) build_table(*u, d);
-    pieces_.assign(static_cast<std::size_t>(parts), {});
-    positions_.assign(static_cast<std::size_t>(parts), {});
-    for (int k = 0; k < parts; ++k) {
-      auto& list = pieces_[static_cast<std::size_t>(k)];
-      list = compute_pieces(k);
-      if (whole.stride() < 0 && !std::holds_alternative<unstructured_dim>(spec)) std::reverse(list.begin(), list.end());
-      index_t at = 0;
-      for (const auto& r : list) positions_[static_cast<std::size_t>(k)].push_back(at), at += r.size();
+    if (own >= 0 && own < parts) {
+      own_ = own;
+      own_pieces_ = ordered_pieces(own);
+      own_positions_ = positions_of(own_pieces_);
     }
   }
 
@@ -201,16 +199,97 @@ class dimension_cut {
   /// True when every coordinate holds the whole dimension.
   bool replicated() const noexcept { return std::holds_alternative<replicated_dim>(spec_); }
   /// The pieces grid coordinate k owns, in the dimension's iteration order.
-  const std::vector<range>& pieces(int k) const { return pieces_[static_cast<std::size_t>(k)]; }
+  std::vector<range> pieces(int k) const { return k == own_ ? own_pieces_ : ordered_pieces(k); }
   /// The local position of the first index of each piece of coordinate k.
-  const std::vector<index_t>& positions(int k) const { return positions_[static_cast<std::size_t>(k)]; }
+  std::vector<index_t> positions(int k) const { return k == own_ ? own_positions_ : positions_of(pieces(k)); }
   /// The number of indices coordinate k owns.
   index_t count(int k) const {
-    const auto& p = pieces(k);
-    return p.empty() ? 0 : positions(k).back() + p.back().size();
+    index_t n = 0;
+    for (const auto& r : pieces(k)) n += r.size();
+    return n;
+  }
+  /// The pieces of coordinate k that meet `r`, in the dimension's iteration order: O(pieces
+  /// found) for block-cyclic dimensions of unit stride, O(pieces of k) otherwise.
+  std::vector<range> pieces_meeting(int k, const range& r) const {
+    std::vector<range> out;
+    const range within = whole_.intersect(r);
+    if (within.empty()) return out;
+    const auto* bc = std::get_if<block_cyclic_dim>(&spec_);
+    if (k != own_ && bc && bc->block_size > 1 && parts_ > 1 && detail::abs_index(whole_.stride()) == 1) {
+      // Blocks dealt to k between the bounds of `within`; with unit stride and p > 1 no two
+      // of k's blocks touch, so these are exactly k's pieces there.
+      using detail::wide_int;
+      const index_t s = bc->start.value_or(low_), b = bc->block_size;
+      const auto [lo, hi] = std::pair{within.lo(), std::max(within.lo(), within.hi() - 1)};
+      const wide_int first_block = detail::floor_div_wide(static_cast<wide_int>(lo) - s, b);
+      const wide_int last_block = detail::floor_div_wide(static_cast<wide_int>(hi) - s, b);
+      for (wide_int j = first_block + detail::floor_mod_wide(k - first_block, parts_); j <= last_block; j += parts_) {
+        const wide_int begin = std::max<wide_int>(static_cast<wide_int>(s) + j * b, low_);
+        const wide_int end = std::min<wide_int>(static_cast<wide_int>(s) + (j + 1) * b, high_);
+        if (begin < end) out.push_back(whole_.intersect(range(static_cast<index_t>(begin), static_cast<index_t>(end))));
+      }
+      if (whole_.stride() < 0) std::reverse(out.begin(), out.end());
+      return out;
+    }
+    for (const auto& p : pieces(k))
+      if (!p.intersect(within).empty()) out.push_back(p);
+    return out;
+  }
+  /// The grid coordinates (sorted) that may own an index of `r` (a superset is allowed).
+  std::vector<int> coordinates_meeting(const range& r) const {
+    std::vector<int> out;
+    const range within = whole_.intersect(r);
+    if (within.empty()) return out;
+    const auto all = [&] {
+      out.resize(static_cast<std::size_t>(parts_));
+      for (int k = 0; k < parts_; ++k) out[static_cast<std::size_t>(k)] = k;
+    };
+    const index_t lo = within.lo(), hi = std::max(within.lo(), within.hi() - 1);
+    std::visit(
+        [&](const auto& x) {
+          using X = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, block_dim> || std::is_same_v<X, irregular_dim>) {
+            for (int k = owner(lo); k <= owner(hi); ++k) out.push_back(k);
+          } else if constexpr (std::is_same_v<X, none_dim>) {
+            out.push_back(0);
+          } else if constexpr (std::is_same_v<X, cyclic_dim> || std::is_same_v<X, block_cyclic_dim>) {
+            // The coordinates of the blocks (single indices when cyclic) between the bounds:
+            // every coordinate once they number p or more.
+            using detail::wide_int;
+            const index_t s = x.start.value_or(low_), b = block_size_of(x);
+            const wide_int first_block = detail::floor_div_wide(static_cast<wide_int>(lo) - s, b);
+            const wide_int last_block = detail::floor_div_wide(static_cast<wide_int>(hi) - s, b);
+            if (last_block - first_block + 1 >= parts_) {
+              all();
+              return;
+            }
+            for (wide_int j = first_block; j <= last_block; ++j)
+              out.push_back(static_cast<int>(detail::floor_mod_wide(j, parts_)));
+            std::sort(out.begin(), out.end());
+            out.erase(std::unique(out.begin(), out.end()), out.end());
+          } else {  // replicated, unstructured: any coordinate
+            all();
+          }
+        },
+        spec_);
+    return out;
   }
 
  private:
+  static index_t block_size_of(const cyclic_dim&) { return 1; }
+  static index_t block_size_of(const block_cyclic_dim& x) { return x.block_size; }
+  // The pieces of coordinate k in the dimension's iteration order.
+  std::vector<range> ordered_pieces(int k) const {
+    std::vector<range> list = compute_pieces(k);
+    if (whole_.stride() < 0 && !std::holds_alternative<unstructured_dim>(spec_)) std::reverse(list.begin(), list.end());
+    return list;
+  }
+  static std::vector<index_t> positions_of(const std::vector<range>& pieces) {
+    std::vector<index_t> out;
+    index_t at = 0;
+    for (const auto& r : pieces) out.push_back(at), at += r.size();
+    return out;
+  }
   std::vector<range> compute_pieces(int k) const {
     std::vector<range> out;
     if (whole_.empty()) return out;
@@ -318,8 +397,9 @@ class dimension_cut {
   int parts_ = 1;
   std::vector<std::pair<index_t, int>> table_;  // unstructured: (index, coordinate), sorted
   index_t low_ = 0, high_ = 0;
-  std::vector<std::vector<range>> pieces_;
-  std::vector<std::vector<index_t>> positions_;
+  int own_ = -1;                        // the coordinate whose pieces are kept
+  std::vector<range> own_pieces_;
+  std::vector<index_t> own_positions_;
 };
 
 template <std::size_t N>
@@ -415,6 +495,8 @@ class dimensional_domain {
   /// Replaces the index set; throws when irregular cut points lie outside its bounds.
   void set_indices(const rect<N>& indices) {
     std::array<dimension_cut, N> cuts;
+    const int me = detail::current_environment ? here() : 0;
+    const auto mine = targets().coords_of(me);
     for (std::size_t d = 0; d < N; ++d) {
       if (const auto* ir = std::get_if<irregular_dim>(&dist_.specs()[d]); ir && !indices.dim(d).empty()) {
         const range r = indices.dim(d).normalized();
@@ -427,11 +509,10 @@ class dimensional_domain {
             throw argument_error(s.str());
           }
       }
-      cuts[d] = dimension_cut(dist_.specs()[d], indices.dim(d), targets().extent(d), d);
+      cuts[d] = dimension_cut(dist_.specs()[d], indices.dim(d), targets().extent(d), d, mine[d]);
     }
     whole_ = indices;
     cuts_ = std::move(cuts);
-    const int me = detail::current_environment ? here() : 0;
     local_ = dimensional_local_domain<N>(local_subdomains(me), local_layouts(me));
   }
 
@@ -481,6 +562,23 @@ class dimensional_domain {
     });
     return out;
   }
+  /// The rects of `locale` that meet `r`, in the order of local_subdomains(locale): per
+  /// dimension, the pieces that meet r's range (a small search per dimension).
+  std::vector<rect<N>> local_subdomains(int locale, const rect<N>& r) const {
+    const auto c = targets().coords_of(locale);
+    std::array<std::vector<range>, N> pieces;
+    for (std::size_t d = 0; d < N; ++d) pieces[d] = cuts_[d].pieces_meeting(c[d], r.dim(d));
+    std::vector<rect<N>> out;
+    for_each_product(pieces, [&](const rect<N>& piece, const std::array<index_t, N>&) { out.push_back(piece); });
+    return out;
+  }
+  /// The locales that may own an index of `r`: the grid coordinates meeting each dimension's
+  /// range, combined (sorted).
+  std::vector<int> locales_meeting(const rect<N>& r) const {
+    std::array<std::vector<int>, N> coords;
+    for (std::size_t d = 0; d < N; ++d) coords[d] = cuts_[d].coordinates_meeting(r.dim(d));
+    return detail::locales_of_product(targets(), coords);
+  }
   /// This locale's local domain descriptor.
   const dimensional_local_domain<N>& local() const noexcept { return local_; }
   /// The cut of dimension d.
@@ -491,22 +589,33 @@ class dimensional_domain {
   template <class F>
   void for_each_piece(int locale, F&& f) const {
     const auto c = targets().coords_of(locale);
+    std::array<std::vector<range>, N> pieces;
+    std::array<std::vector<index_t>, N> positions;
+    for (std::size_t d = 0; d < N; ++d) {
+      pieces[d] = cuts_[d].pieces(c[d]);
+      positions[d] = cuts_[d].positions(c[d]);
+    }
+    for_each_product(pieces, [&](const rect<N>& r, const std::array<index_t, N>& k) {
+      std::array<index_t, N> position{};
+      for (std::size_t d = 0; d < N; ++d) position[d] = positions[d][static_cast<std::size_t>(k[d])];
+      f(r, position);
+    });
+  }
+  // Calls f(rect, piece numbers) for each combination of one range per dimension, in
+  // row-major order.
+  template <class F>
+  static void for_each_product(const std::array<std::vector<range>, N>& pieces, F&& f) {
     std::array<index_t, N> counts{};
     for (std::size_t d = 0; d < N; ++d) {
-      counts[d] = static_cast<index_t>(cuts_[d].pieces(c[d]).size());
+      counts[d] = static_cast<index_t>(pieces[d].size());
       if (counts[d] == 0) return;
     }
     detail::for_each_row_start<N>(counts, [&](const std::array<index_t, N>& k0) {
       std::array<index_t, N> k = k0;
       for (k[N - 1] = 0; k[N - 1] < counts[N - 1]; ++k[N - 1]) {
         rect<N> r;
-        std::array<index_t, N> position{};
-        for (std::size_t d = 0; d < N; ++d) {
-          const auto j = static_cast<std::size_t>(k[d]);
-          r.set_dim(d, cuts_[d].pieces(c[d])[j]);
-          position[d] = cuts_[d].positions(c[d])[j];
-        }
-        f(r, position);
+        for (std::size_t d = 0; d < N; ++d) r.set_dim(d, pieces[d][static_cast<std::size_t>(k[d])]);
+        f(r, k);
       }
     });
   }

@@ -161,6 +161,27 @@ class padded_domain {
     const rect<N> c = chunk_of(locale);
     return c.empty() ? std::vector<rect<N>>{} : std::vector<rect<N>>{c};
   }
+  /// Per dimension, the widest padding of any chunk (the optional `ghost_reach()` halo plans
+  /// use to find the neighbours whose padding holds an index).
+  std::array<index_t, N> ghost_reach() const {
+    std::array<index_t, N> out{};
+    for (std::size_t d = 0; d < N; ++d)
+      for (const padding_widths& w : dist_.padding()[d]) out[d] = std::max({out[d], w[0], w[1]});
+    return out;
+  }
+  /// The locales whose chunks may meet `r`: per dimension, the coordinates between the
+  /// owners of r's bounds.
+  std::vector<int> locales_meeting(const rect<N>& r) const {
+    std::array<std::vector<int>, N> coords;
+    for (std::size_t d = 0; d < N; ++d) {
+      const range within = indices_.dim(d).intersect(r.dim(d));
+      if (within.empty()) return {};
+      const auto& cuts = dist_.cuts()[d];
+      const auto owner = [&](index_t i) { return static_cast<int>(std::upper_bound(cuts.begin(), cuts.end(), i) - cuts.begin()); };
+      for (int k = owner(within.lo()); k <= owner(std::max(within.lo(), within.hi() - 1)); ++k) coords[d].push_back(k);
+    }
+    return detail::locales_of_product(targets(), coords);
+  }
   /// How locale `locale` stores it: the owned rect widened by its padding.
   std::vector<dense_layout<N>> local_layouts(int locale) const {
     const rect<N> c = chunk_of(locale);

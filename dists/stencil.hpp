@@ -128,6 +128,15 @@ class stencil_domain {
   int locale_of(const idx<N>& i) const noexcept { return blocks_.locale_of(i); }
   /// The rect locale `locale` owns (none or one).
   std::vector<rect<N>> local_subdomains(int locale) const { return blocks_.local_subdomains(locale); }
+  /// Per dimension, how far ghost cells reach beyond a chunk, in index units (the optional
+  /// `ghost_reach()` halo plans use to find the neighbours whose ghosts hold an index).
+  std::array<index_t, N> ghost_reach() const {
+    std::array<index_t, N> out{};
+    for (std::size_t d = 0; d < N; ++d) out[d] = dist_.fluff()[d] * detail::abs_index(indices().dim(d).stride());
+    return out;
+  }
+  /// The locales whose chunks may meet `r` (Block's answer).
+  std::vector<int> locales_meeting(const rect<N>& r) const { return blocks_.locales_meeting(r); }
   /// How locale `locale` stores it: the owned rect widened by the ghost widths.
   std::vector<dense_layout<N>> local_layouts(int locale) const {
     if (chunk_of(locale).empty()) return {};

@@ -255,7 +255,7 @@ class array {
       for (index_t k = 0; k < count; ++k) {
         const idx<N> i = st.whole.index_at(orders[static_cast<std::size_t>(k)]);
         const int owner = st.model->locale_of(i);
-        for (const auto& b : st.blocks_of_all()[static_cast<std::size_t>(owner)])
+        for (const auto& b : *st.blocks_of(owner))
           if (b.owned.contains(i)) {
             where[static_cast<std::size_t>(k)] = {b.layout.offset_of(i), owner, 1};
             break;
@@ -317,7 +317,7 @@ class array {
   }
   std::pair<int, index_t> remote_offset(const idx<N>& i) const {
     const int owner = detail::state_of(dom_)->model->locale_of(i);
-    for (const auto& b : detail::state_of(dom_)->blocks_of_all()[static_cast<std::size_t>(owner)])
+    for (const auto& b : *detail::state_of(dom_)->blocks_of(owner))
       if (b.owned.contains(i)) return {owner, b.layout.offset_of(i)};
     throw runtime_error("dmap::array: the distribution says locale " + std::to_string(owner) +
                         " owns an index that none of its layouts holds");

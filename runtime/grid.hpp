@@ -130,6 +130,31 @@ class target_grid {
 };
 
 namespace detail {
+/// The locales of `grid` at every combination of one coordinate per dimension from
+/// `coords` (each list sorted), sorted.
+template <std::size_t N>
+std::vector<int> locales_of_product(const target_grid<N>& grid, const std::array<std::vector<int>, N>& coords) {
+  std::vector<int> out;
+  std::size_t total = 1;
+  for (const auto& c : coords) total *= c.size();
+  if (total == 0) return out;
+  out.reserve(total);
+  std::array<std::size_t, N> k{};
+  while (true) {
+    std::array<int, N> c{};
+    for (std::size_t d = 0; d < N; ++d) c[d] = coords[d][k[d]];
+    out.push_back(grid.locale_at(c));
+    std::size_t d = N;
+    while (d-- > 0) {
+      if (++k[d] < coords[d].size()) break;
+      k[d] = 0;
+    }
+    if (d == static_cast<std::size_t>(-1)) break;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 /// Throws argument_error unless `grid` holds exactly the program's locales: a grid made for
 /// index math over another locale count (target_grid(shape, locales)) cannot place a
 /// domain. `who` names the distribution. Without an environment there is nothing to check.

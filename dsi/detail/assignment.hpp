@@ -38,8 +38,8 @@ std::vector<T> gather_to_root(const locator<N>& where, const T* data) {
   placement<N> to(static_cast<std::size_t>(num_locales()));
   to[0].push_back({whole, dense_layout<N>::make(whole, 0), {}});
   std::vector<T> all(here() == 0 ? static_cast<std::size_t>(whole.size()) : 0);
-  locator<N> target{whole, {}, std::make_shared<const placement<N>>(std::move(to)), nullptr, nullptr, {}};
-  if (here() == 0) target.mine = (*target.all)[0];
+  locator<N> target{whole, here() == 0 ? to[0] : std::vector<placed_block<N>>{}, nullptr, nullptr, nullptr, {}};
+  target.peers = std::make_shared<const listed_query<N>>(std::make_shared<const placement<N>>(std::move(to)));
   transfer(where, data, target, all.data());
   return all;
 }

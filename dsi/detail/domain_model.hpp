@@ -16,6 +16,7 @@
 #include "../layout.hpp"
 #include "../rect.hpp"
 #include "directory.hpp"
+#include "placement_query.hpp"
 
 namespace dmap::detail {
 
@@ -49,6 +50,15 @@ class domain_model_base {
   virtual std::shared_ptr<const directory<N>> find_directory() const = 0;
   /// The target grid, when the descriptor's `targets()` is an N-D grid of locales.
   virtual std::optional<target_grid<N>> grid() const = 0;
+  /// The locales that may own an index of `r`, sorted and distinct: the descriptor's
+  /// `locales_meeting(r)`, else every locale.
+  virtual std::vector<int> locales_meeting(const rect<N>& r) const = 0;
+  /// Rects of `locale` that include all of its rects meeting `r`: the descriptor's
+  /// `local_subdomains(locale, r)`, else all of them.
+  virtual std::vector<rect<N>> subdomains_meeting(int locale, const rect<N>& r) const = 0;
+  /// Per dimension, how far any locale's layouts reach beyond its pieces (index units): the
+  /// descriptor's `ghost_reach()`; nothing when it has none.
+  virtual std::optional<std::array<index_t, N>> ghost_reach() const = 0;
 };
 
 /// The model of descriptor `Desc` made by distribution `Dist`.
@@ -94,6 +104,33 @@ class domain_model final : public domain_model_base<N> {
     if constexpr (requires(const Desc& d) { d.directory(); }) return desc_.directory();
     else return nullptr;
   }
+  std::vector<int> locales_meeting(const rect<N>& r) const override {
+    if constexpr (requires(const Desc& d) {
+                    { d.locales_meeting(r) } -> std::convertible_to<std::vector<int>>;
+                  })
+      return desc_.locales_meeting(r);
+    else {
+      std::vector<int> all(static_cast<std::size_t>(num_locales()));
+      for (std::size_t q = 0; q < all.size(); ++q) all[q] = static_cast<int>(q);
+      return all;
+    }
+  }
+  std::vector<rect<N>> subdomains_meeting(int locale, const rect<N>& r) const override {
+    if constexpr (requires(const Desc& d) {
+                    { d.local_subdomains(locale, r) } -> std::convertible_to<std::vector<rect<N>>>;
+                  })
+      return desc_.local_subdomains(locale, r);
+    else
+      return desc_.local_subdomains(locale);
+  }
+  std::optional<std::array<index_t, N>> ghost_reach() const override {
+    if constexpr (requires(const Desc& d) {
+                    { d.ghost_reach() } -> std::convertible_to<std::array<index_t, N>>;
+                  })
+      return desc_.ghost_reach();
+    else
+      return std::nullopt;
+  }
   std::optional<target_grid<N>> grid() const override {
     if constexpr (std::is_convertible_v<decltype(desc_.targets()), target_grid<N>>) return desc_.targets();
     else return std::nullopt;
@@ -102,6 +139,34 @@ class domain_model final : public domain_model_base<N> {
  private:
   Dist dist_;
   Desc desc_;
+};
+
+}  // namespace dmap::detail
+
+namespace dmap::detail {
+
+/// Every locale's regions of a domain's placement, asked of its model (kept alive here, so
+/// the answers stay those of the placement at the time the query was made).
+template <std::size_t N>
+class model_query final : public placement_query<N> {
+ public:
+  explicit model_query(std::shared_ptr<const domain_model_base<N>> model) : model_(std::move(model)) {}
+  std::vector<int> meeting(const rect<N>& r) const override { return model_->locales_meeting(r); }
+  std::vector<held_region<N>> regions(int locale, const rect<N>& r) const override {
+    std::vector<held_region<N>> out;
+    for (const auto& s : model_->subdomains_meeting(locale, r)) out.push_back({s, {}});
+    return out;
+  }
+  std::vector<placed_block<N>> blocks(int locale) const override {
+    const auto owned = model_->local_subdomains(locale);
+    const auto layouts = model_->local_layouts(locale);
+    std::vector<placed_block<N>> out;
+    for (std::size_t k = 0; k < owned.size() && k < layouts.size(); ++k) out.push_back({owned[k], layouts[k], {}});
+    return out;
+  }
+
+ private:
+  std::shared_ptr<const domain_model_base<N>> model_;
 };
 
 }  // namespace dmap::detail

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,7 +41,7 @@ class array_hook {
 /// The state every handle of one domain shares.
 template <std::size_t N>
 struct domain_state {
-  std::unique_ptr<domain_model_base<N>> model;
+  std::shared_ptr<domain_model_base<N>> model;  // shared with the locators made from it
   rect<N> whole;                           // cached model->indices()
   std::vector<rect<N>> my_subdomains;      // this locale's pieces
   std::vector<dense_layout<N>> my_layouts; // and their storage, piece by piece
@@ -60,7 +61,10 @@ struct domain_state {
   index_t storage_size = 0;                // elements each array keeps here (with ghosts, copies)
   std::vector<array_hook<N>*> arrays;      // arrays declared over the domain
   std::uint64_t generation = 0;            // bumps on every set_indices
-  mutable std::shared_ptr<const placement<N>> all_blocks;  // every locale's blocks, on demand
+  mutable std::shared_ptr<const placement<N>> all_blocks;  // every locale's blocks, on demand (interop)
+  // The blocks of the locales whose storage was asked for last (remote element access).
+  mutable std::vector<std::pair<int, std::shared_ptr<const std::vector<placed_block<N>>>>> recent_blocks;
+  mutable std::mutex recent_blocks_mutex;
   cache_slots caches;                      // plans and staging kept by operations, by type
 
   void refresh() {
@@ -92,9 +96,14 @@ struct domain_state {
       replicated = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
     }
     all_blocks.reset();
+    {
+      std::lock_guard<std::mutex> lock(recent_blocks_mutex);
+      recent_blocks.clear();
+    }
     ++generation;
   }
-  /// Every locale's owned rects with their storage layouts (maps given by formulas only).
+  /// Every locale's owned rects with their storage layouts (maps given by formulas only):
+  /// O(P x pieces); plans never need it (they ask locate()'s query), interop exports do.
   const placement<N>& blocks_of_all() const {
     if (dir)
       throw unsupported_error("dmap::domain: " + model->name() +
@@ -111,15 +120,23 @@ struct domain_state {
     }
     return *all_blocks;
   }
+  /// Locale q's blocks with their storage (maps given by formulas), computed when asked; the
+  /// last few locales asked are kept. Safe to call from several threads.
+  std::shared_ptr<const std::vector<placed_block<N>>> blocks_of(int q) const {
+    std::lock_guard<std::mutex> lock(recent_blocks_mutex);
+    for (const auto& [locale, blocks] : recent_blocks)
+      if (locale == q) return blocks;
+    auto blocks = std::make_shared<const std::vector<placed_block<N>>>(model_query<N>(model).blocks(q));
+    if (recent_blocks.size() >= 8) recent_blocks.erase(recent_blocks.begin());
+    recent_blocks.emplace_back(q, blocks);
+    return blocks;
+  }
   /// Where the elements live, as this locale can tell (kept valid by its shared parts
   /// after the domain changes).
   locator<N> locate() const {
     locator<N> l{whole, {}, {}, dir, layers, {}};
     for (std::size_t k = 0; k < my_subdomains.size(); ++k) l.mine.push_back({my_subdomains[k], my_layouts[k], {}});
-    if (!dir) {
-      (void)blocks_of_all();
-      l.all = all_blocks;
-    }
+    if (!dir) l.peers = std::make_shared<const model_query<N>>(model);
     return l;
   }
   /// Collective: `make()` builds a model locally (its index set staged); it becomes the
@@ -145,6 +162,9 @@ struct domain_state {
   /// builds collectively) and refreshes this locale's view.
   void change_indices(const rect<N>& indices) {
     agreed([&] {
+      // Copy on write: locators made before keep answering for the old index set.
+      if (model.use_count() > 1)
+        if (auto copy = model->clone()) model = std::move(copy);
       model->set_indices(indices);
       if (!model->builds_collectively()) refresh();
     });
@@ -157,10 +177,14 @@ struct domain_state {
   /// storage first; when that fails on any locale (std::bad_alloc), the domain returns to
   /// its old index set with every array as it was, and every locale throws.
   void reindex(const rect<N>& indices) {
-    const locator<N> before = agreed([&] { return locate(); });
+    locator<N> before = agreed([&] { return locate(); });
     const rect<N> old_indices = whole;
     std::unique_ptr<domain_model_base<N>> saved;
     agreed([&] { saved = model->clone(); });
+    if (!saved && before.peers) {  // the model changes in place: keep its old answers
+      (void)blocks_of_all();
+      before.peers = std::make_shared<const listed_query<N>>(all_blocks);
+    }
     change_indices(indices);
     const locator<N> after = agreed([&] { return locate(); });
     try {

@@ -17,13 +17,13 @@
 
 namespace dmap::detail {
 
-/// Where the elements of one index set live: this locale's owned blocks, and either every
-/// locale's blocks (`all`) or the directory (`dir`).
+/// Where the elements of one index set live: this locale's owned blocks, and either a query
+/// that answers for every locale's blocks (`peers`) or the directory (`dir`).
 template <std::size_t N>
 struct locator {
   rect<N> whole;                              ///< the index set
   std::vector<placed_block<N>> mine;          ///< this locale's owned blocks
-  std::shared_ptr<const placement<N>> all;    ///< every locale's blocks, when formulas tell them
+  std::shared_ptr<const placement_query<N>> peers;  ///< every locale's blocks, when formulas tell them
   std::shared_ptr<const order_directory> dir; ///< otherwise the directory
   /// When locales hold copies, each locale's copy layer (null: none): a destination reads
   /// from the source locales of its own layer.
@@ -133,36 +133,123 @@ idx<M> section_index(const idx<N>& i, const rect<N>& whole, const rect<M>& targe
   return b;
 }
 
+/// A block of `from` seen from another index set `to` of the same shape, its layout narrowed
+/// to the owned indices: only their offsets matter to a transfer, and the images of the
+/// ghost positions around them (a Stencil's frame) may lie past the int64 limits when `to`
+/// sits near them.
+template <std::size_t N>
+placed_block<N> reindexed_block(const placed_block<N>& b, const rect<N>& from, const rect<N>& to) {
+  placed_block<N> out;
+  out.owned = reindex(b.owned, from, to);
+  out.layout.indices = out.owned;
+  out.layout.offset = b.owned.empty() ? b.layout.offset : b.layout.offset_of(b.owned.first() + b.shift);
+  for (std::size_t d = 0; d < N; ++d) {
+    const range& owned = b.owned.dim(d);
+    const index_t steps = owned.size() > 1 ? owned.stride() / b.layout.indices.dim(d).stride() : 1;
+    out.layout.strides[d] = steps * b.layout.strides[d];  // between neighbouring owned indices
+  }
+  return out;  // locators of domains carry no shift
+}
+
+/// The regions of `base` (a placement of `from`) named by the indices of `to`, of the same
+/// shape (the k-th index of one names the k-th of the other).
+template <std::size_t N>
+class reindexed_query final : public placement_query<N> {
+ public:
+  reindexed_query(std::shared_ptr<const placement_query<N>> base, const rect<N>& from, const rect<N>& to)
+      : base_(std::move(base)), from_(from), to_(to) {}
+  std::vector<int> meeting(const rect<N>& r) const override { return base_->meeting(reindex(r, to_, from_)); }
+  std::vector<held_region<N>> regions(int locale, const rect<N>& r) const override {
+    auto out = base_->regions(locale, reindex(r, to_, from_));
+    for (auto& g : out) g.owned = reindex(g.owned, from_, to_);
+    return out;
+  }
+  std::vector<placed_block<N>> blocks(int locale) const override {
+    auto out = base_->blocks(locale);
+    for (auto& b : out) b = reindexed_block(b, from_, to_);
+    return out;
+  }
+
+ private:
+  std::shared_ptr<const placement_query<N>> base_;
+  rect<N> from_, to_;
+};
+
 /// `l` seen from another index set `to` of the same shape: the k-th index (row-major) of
 /// l.whole is named by the k-th index of `to`, blocks and layouts alike (a directory is
 /// keyed by row-major orders, which do not change).
 template <std::size_t N>
 locator<N> reindexed(const locator<N>& l, const rect<N>& to) {
-  // A block's layout is narrowed to its owned indices: only their offsets matter to a
-  // transfer, and the images of the ghost positions around them (a Stencil's frame) may lie
-  // past the int64 limits when `to` sits near them.
-  const auto move = [&](const placed_block<N>& b) {
-    placed_block<N> out;
-    out.owned = reindex(b.owned, l.whole, to);
-    out.layout.indices = out.owned;
-    out.layout.offset = b.owned.empty() ? b.layout.offset : b.layout.offset_of(b.owned.first() + b.shift);
-    for (std::size_t d = 0; d < N; ++d) {
-      const range& owned = b.owned.dim(d);
-      const index_t steps = owned.size() > 1 ? owned.stride() / b.layout.indices.dim(d).stride() : 1;
-      out.layout.strides[d] = steps * b.layout.strides[d];  // between neighbouring owned indices
-    }
-    return out;  // locators of domains carry no shift
-  };
   locator<N> out{to, {}, {}, l.dir, l.layers, l.dir_order};
-  for (const auto& b : l.mine) out.mine.push_back(move(b));
-  if (l.all) {
-    auto all = std::make_shared<placement<N>>(l.all->size());
-    for (std::size_t q = 0; q < all->size(); ++q)
-      for (const auto& b : (*l.all)[q]) (*all)[q].push_back(move(b));
-    out.all = std::move(all);
-  }
+  for (const auto& b : l.mine) out.mine.push_back(reindexed_block(b, l.whole, to));
+  if (l.peers) out.peers = std::make_shared<const reindexed_query<N>>(l.peers, l.whole, to);
   return out;
 }
+
+/// The part of block `b` (of an M-D placement) within `target`, as a block of the view that
+/// names `target`'s indices by those of `whole` (view dimension n runs along dims[n]); false
+/// when they do not meet. The layout keeps pointing into the same storage, stepping through it
+/// with the view's strides.
+template <std::size_t N, std::size_t M>
+bool sectioned_block(const placed_block<M>& b, const rect<M>& target, const rect<N>& whole,
+                     const std::array<std::size_t, N>& dims, placed_block<N>& v) {
+  const rect<M> common = target.intersect(b.owned);
+  if (common.empty()) return false;
+  v = {};
+  for (std::size_t n = 0; n < N; ++n) {
+    const std::size_t e = dims[n];
+    const range& c = common.dim(e);
+    v.owned.set_dim(n, reindex(c, target.dim(e), whole.dim(n)));
+    const index_t base_step = c.size() == 1 ? target.dim(e).stride() : c.stride();  // between neighbours
+    v.layout.strides[n] = base_step / b.layout.indices.dim(e).stride() * b.layout.strides[e];
+  }
+  v.layout.indices = v.owned;
+  v.layout.offset = b.layout.offset_of(common.first() + b.shift);
+  return true;
+}
+
+/// The regions of `base` (an M-D placement) within `target`, named by the indices of `whole`
+/// (see sectioned).
+template <std::size_t N, std::size_t M>
+class sectioned_query final : public placement_query<N> {
+ public:
+  sectioned_query(std::shared_ptr<const placement_query<M>> base, const rect<M>& target, const rect<N>& whole,
+                  const std::array<std::size_t, N>& dims)
+      : base_(std::move(base)), target_(target), whole_(whole), dims_(dims) {}
+  std::vector<int> meeting(const rect<N>& r) const override { return base_->meeting(image(r)); }
+  std::vector<held_region<N>> regions(int locale, const rect<N>& r) const override {
+    std::vector<held_region<N>> out;
+    for (const auto& g : base_->regions(locale, image(r))) {
+      const rect<M> common = target_.intersect(g.owned);
+      if (common.empty()) continue;
+      held_region<N> v;
+      for (std::size_t n = 0; n < N; ++n)
+        v.owned.set_dim(n, reindex(common.dim(dims_[n]), target_.dim(dims_[n]), whole_.dim(n)));
+      out.push_back(v);
+    }
+    return out;
+  }
+  std::vector<placed_block<N>> blocks(int locale) const override {
+    std::vector<placed_block<N>> out;
+    placed_block<N> v;
+    for (const auto& b : base_->blocks(locale))
+      if (sectioned_block(b, target_, whole_, dims_, v)) out.push_back(v);
+    return out;
+  }
+
+ private:
+  // The indices of `target_` that the view's indices `r` name.
+  rect<M> image(const rect<N>& r) const {
+    rect<M> out = target_;
+    for (std::size_t n = 0; n < N; ++n)
+      out.set_dim(dims_[n], reindex(r.dim(n), whole_.dim(n), target_.dim(dims_[n])));
+    return out;
+  }
+  std::shared_ptr<const placement_query<M>> base_;
+  rect<M> target_;
+  rect<N> whole_;
+  std::array<std::size_t, N> dims_;
+};
 
 /// A view of part of `l`: the indices of `target` (a subset of l.whole, a single index along
 /// every dimension that is not kept), named in order by the indices of `whole`; view
@@ -171,29 +258,11 @@ locator<N> reindexed(const locator<N>& l, const rect<N>& to) {
 template <std::size_t N, std::size_t M>
 locator<N> sectioned(const locator<M>& l, const rect<M>& target, const rect<N>& whole,
                      const std::array<std::size_t, N>& dims) {
-  const auto move = [&](const placed_block<M>& b, std::vector<placed_block<N>>& out) {
-    const rect<M> common = target.intersect(b.owned);
-    if (common.empty()) return;
-    placed_block<N> v;
-    for (std::size_t n = 0; n < N; ++n) {
-      const std::size_t e = dims[n];
-      const range& c = common.dim(e);
-      v.owned.set_dim(n, reindex(c, target.dim(e), whole.dim(n)));
-      const index_t base_step = c.size() == 1 ? target.dim(e).stride() : c.stride();  // between neighbours
-      v.layout.strides[n] = base_step / b.layout.indices.dim(e).stride() * b.layout.strides[e];
-    }
-    v.layout.indices = v.owned;
-    v.layout.offset = b.layout.offset_of(common.first() + b.shift);
-    out.push_back(v);
-  };
   locator<N> out{whole, {}, {}, l.dir, l.layers, {}};
-  for (const auto& b : l.mine) move(b, out.mine);
-  if (l.all) {
-    auto all = std::make_shared<placement<N>>(l.all->size());
-    for (std::size_t q = 0; q < all->size(); ++q)
-      for (const auto& b : (*l.all)[q]) move(b, (*all)[q]);
-    out.all = std::move(all);
-  }
+  placed_block<N> v;
+  for (const auto& b : l.mine)
+    if (sectioned_block(b, target, whole, dims, v)) out.mine.push_back(v);
+  if (l.peers) out.peers = std::make_shared<const sectioned_query<N, M>>(l.peers, target, whole, dims);
   if (l.dir)
     out.dir_order = [whole, target, dims, base_whole = l.whole, inner = l.dir_order](index_t o) {
       const index_t base_order = base_whole.order_of(section_index(whole.index_at(o), whole, target, dims));
@@ -207,21 +276,23 @@ locator<N> sectioned(const locator<M>& l, const rect<M>& target, const rect<N>& 
 /// collective when a side is known through a directory.
 template <std::size_t N>
 transfer_plan<N> plan_transfer(const locator<N>& from, const locator<N>& to) {
-  if (!from.dir && !to.dir) return transfer_plan<N>(*from.all, *to.all, from.layers.get());
+  if (!from.dir && !to.dir)
+    return transfer_plan<N>(here(), from.mine, *from.peers, to.mine, *to.peers, from.layers.get());
   if (from.layers) {  // a source with copies (given by formulas): read from this locale's layer
     const auto& layer = *from.layers;
+    placement<N> mine_layer(layer.size());  // the blocks of this locale's layer
+    for (std::size_t q = 0; q < layer.size(); ++q)
+      if (layer[q] == layer[static_cast<std::size_t>(here())]) mine_layer[q] = from.peers->blocks(static_cast<int>(q));
     return element_plan<N>(to.mine, from.whole, true, [&](const std::vector<index_t>& orders) {
       std::vector<location> out(orders.size());
       for (std::size_t k = 0; k < orders.size(); ++k) {
         const idx<N> i = from.whole.index_at(orders[k]);
-        for (int q = 0; q < static_cast<int>(layer.size()) && out[k].locale < 0; ++q) {
-          if (layer[static_cast<std::size_t>(q)] != layer[static_cast<std::size_t>(here())]) continue;
-          for (const auto& b : (*from.all)[static_cast<std::size_t>(q)])
+        for (std::size_t q = 0; q < mine_layer.size() && out[k].locale < 0; ++q)
+          for (const auto& b : mine_layer[q])
             if (b.owned.contains(i)) {
-              out[k] = {b.layout.offset_of(i + b.shift), q, 1};
+              out[k] = {b.layout.offset_of(i + b.shift), static_cast<int>(q), 1};
               break;
             }
-        }
       }
       return out;
     });

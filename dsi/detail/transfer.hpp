@@ -19,23 +19,9 @@
 #include "../layout.hpp"
 #include "../rect.hpp"
 #include "chunks.hpp"
+#include "placement_query.hpp"
 
 namespace dmap::detail {
-
-/// One block of a placement: the indices it holds (`owned`) and where: the element of
-/// index i lives at `layout.offset_of(i + shift)` (a nonzero shift stores indices under
-/// other names, as periodic ghost cells do).
-template <std::size_t N>
-struct placed_block {
-  rect<N> owned;
-  dense_layout<N> layout;
-  idx<N> shift{};
-};
-
-/// Where every locale keeps its indices: placement[q] lists locale q's blocks.
-template <std::size_t N>
-using placement = std::vector<std::vector<placed_block<N>>>;
-
 
 /// Calls `f(offset, step, count)` for each row (run along the last dimension) of `part`,
 /// a subset of `layout.indices`, in row-major order of `part`.
@@ -152,55 +138,94 @@ void for_each_meeting(const std::vector<placed_block<N>>& as, const std::vector<
 }
 
 /// What one locale sends, receives and copies locally to move the indices present in two
-/// placements from the first to the second: per peer, the parts (rect pieces) in message
-/// order, computed by intersecting blocks (O(blocks), never per element). Maps known only
-/// through a directory add element lists: offsets packed after the rect pieces, in the
-/// same order on both sides (see dsi/locator.hpp). Reusable.
+/// placements from the first to the second: one message per peer that shares indices, each
+/// listing its parts (rect pieces of this locale's blocks) in an order both sides compute
+/// alike. Maps known only through a directory add element lists: offsets packed after the
+/// rect parts, in the same order on both sides (see dsi/detail/locator.hpp). Built from this
+/// locale's blocks and questions about the regions they meet, so it holds only this
+/// locale's peers. Reusable.
 template <std::size_t N>
 class transfer_plan {
  public:
-  /// One piece of a message: `part` moves from block `from` to block `to`.
-  struct piece {
+  /// One part of a message: the indices `indices` of this locale's block `block` (the source
+  /// block of a send, the destination block of a receive).
+  struct part {
+    rect<N> indices;
+    placed_block<N> block;
+  };
+  /// One message: the peer, the parts in message order, then the element offsets (element
+  /// plans), and the number of elements.
+  struct message {
+    int peer = 0;
+    std::vector<part> parts;
+    std::vector<index_t> offsets;
+    index_t count = 0;
+  };
+  /// A copy within this locale: `part` moves from block `from` to block `to`.
+  struct copy {
     rect<N> part;
     placed_block<N> from;
     placed_block<N> to;
   };
 
-  /// The plan of this locale for moving `from` to `to`. When `from` holds copies, `layers`
-  /// gives each locale's copy layer and a destination receives only from the source
-  /// locales of its own layer (a replicated array: each locale from its own copy).
-  transfer_plan(const placement<N>& from, const placement<N>& to, const std::vector<int>* layers = nullptr) {
-    const int p = num_locales(), me = here();
-    sends_.resize(static_cast<std::size_t>(p));
-    receives_.resize(static_cast<std::size_t>(p));
-    for (int q = 0; q < p; ++q) {
-      if (layers && (*layers)[static_cast<std::size_t>(q)] != (*layers)[static_cast<std::size_t>(me)]) continue;
-      // Both sides list a message's pieces in the same order: by source block, then
-      // destination block.
-      auto& mine = q == me ? local_ : sends_[q];
-      for_each_meeting<N>(from[me], to[q], [&](std::size_t f, std::size_t t, const rect<N>& part) {
-        mine.push_back({part, from[me][f], to[q][t]});
-      });
-      if (q == me) continue;
-      for_each_meeting<N>(from[q], to[me], [&](std::size_t f, std::size_t t, const rect<N>& part) {
-        receives_[q].push_back({part, from[q][f], to[me][t]});
-      });
+  /// The plan of locale `me` for moving placement `from` to placement `to`: `my_from` and
+  /// `my_to` are its own blocks of each, `from` and `to` answer for the other locales. When
+  /// `from` holds copies, `layers` gives each locale's copy layer and a destination receives
+  /// only from the source locales of its own layer (a replicated array: from its own copy).
+  transfer_plan(int me, const std::vector<placed_block<N>>& my_from, const placement_query<N>& from,
+                const std::vector<placed_block<N>>& my_to, const placement_query<N>& to,
+                const std::vector<int>* layers = nullptr) {
+    const auto same_layer = [&](int q) {
+      return !layers || (*layers)[static_cast<std::size_t>(q)] == (*layers)[static_cast<std::size_t>(me)];
+    };
+    std::vector<entry> out, in;
+    for (std::size_t f = 0; f < my_from.size(); ++f) {
+      const rect<N>& mine = my_from[f].owned;
+      if (mine.empty()) continue;
+      for (int q : to.meeting(mine)) {
+        if (q == me || !same_layer(q)) continue;
+        for (const auto& t : to.regions(q, mine)) {
+          const rect<N> common = mine.intersect(t.owned);
+          if (!common.empty()) out.push_back({q, common, t.shift, my_from[f].shift, f});
+        }
+      }
     }
+    for (std::size_t t = 0; t < my_to.size(); ++t) {
+      const rect<N>& mine = my_to[t].owned;
+      if (mine.empty()) continue;
+      for (int q : from.meeting(mine)) {
+        if (q == me || !same_layer(q)) continue;
+        for (const auto& f : from.regions(q, mine)) {
+          const rect<N> common = f.owned.intersect(mine);  // in the source's direction, as the sender sees it
+          if (!common.empty()) in.push_back({q, common, my_to[t].shift, f.shift, t});
+        }
+      }
+    }
+    sends_ = group(std::move(out), my_from);
+    receives_ = group(std::move(in), my_to);
+    for_each_meeting<N>(my_from, my_to, [&](std::size_t f, std::size_t t, const rect<N>& common) {
+      local_.push_back({common, my_from[f], my_to[t]});
+    });
   }
 
-  /// Pieces sent to each locale, in message order.
-  const std::vector<std::vector<piece>>& sends() const noexcept { return sends_; }
-  /// Pieces received from each locale, in message order.
-  const std::vector<std::vector<piece>>& receives() const noexcept { return receives_; }
-  /// Pieces copied within this locale.
-  const std::vector<piece>& local() const noexcept { return local_; }
-  /// The number of elements sent to locale q.
-  index_t send_count(int q) const {
-    return count(sends_[static_cast<std::size_t>(q)]) + element_count(send_offsets_, q);
-  }
-  /// The number of elements received from locale q.
-  index_t receive_count(int q) const {
-    return count(receives_[static_cast<std::size_t>(q)]) + element_count(receive_offsets_, q);
+  /// The plan of this locale for moving between two placements listed in full.
+  transfer_plan(const placement<N>& from, const placement<N>& to, const std::vector<int>* layers = nullptr)
+      : transfer_plan(here(), blocks_of(from, here()), listed_query<N>(share(from)), blocks_of(to, here()),
+                      listed_query<N>(share(to)), layers) {}
+
+  /// Messages sent, one per peer, by increasing peer.
+  const std::vector<message>& sends() const noexcept { return sends_; }
+  /// Messages received, one per peer, by increasing peer.
+  const std::vector<message>& receives() const noexcept { return receives_; }
+  /// Copies within this locale.
+  const std::vector<copy>& local() const noexcept { return local_; }
+  /// (source, destination) offsets copied within this locale (element plans).
+  const std::vector<std::pair<index_t, index_t>>& local_offsets() const noexcept { return local_offsets_; }
+  /// The number of elements copied within this locale.
+  index_t local_count() const {
+    index_t n = static_cast<index_t>(local_offsets_.size());
+    for (const auto& c : local_) n += c.part.size();
+    return n;
   }
 
   /// A plan of element lists only: `sends[q]` are the source offsets packed for locale q,
@@ -210,35 +235,55 @@ class transfer_plan {
                                    std::vector<std::vector<index_t>> receives,
                                    std::vector<std::pair<index_t, index_t>> local) {
     transfer_plan plan;
-    const auto p = static_cast<std::size_t>(num_locales());
-    plan.sends_.resize(p);
-    plan.receives_.resize(p);
-    plan.send_offsets_ = std::move(sends);
-    plan.receive_offsets_ = std::move(receives);
+    plan.sends_ = listed_messages(std::move(sends));
+    plan.receives_ = listed_messages(std::move(receives));
     plan.local_offsets_ = std::move(local);
     return plan;
   }
-  /// Source offsets sent to each locale after its rect pieces (element-list plans).
-  const std::vector<std::vector<index_t>>& send_offsets() const noexcept { return send_offsets_; }
-  /// Destination offsets of what each locale sends after its rect pieces.
-  const std::vector<std::vector<index_t>>& receive_offsets() const noexcept { return receive_offsets_; }
-  /// (source, destination) offsets copied within this locale.
-  const std::vector<std::pair<index_t, index_t>>& local_offsets() const noexcept { return local_offsets_; }
 
  private:
+  // One part found while building, before the parts are put in message order.
+  struct entry {
+    int peer;
+    rect<N> part;
+    idx<N> to_shift, from_shift;
+    std::size_t block;  // this locale's block
+  };
   transfer_plan() = default;
-  static index_t count(const std::vector<piece>& pieces) {
-    index_t n = 0;
-    for (const auto& pc : pieces) n += pc.part.size();
-    return n;
+  static std::shared_ptr<const placement<N>> share(const placement<N>& p) {
+    return std::shared_ptr<const placement<N>>(&p, [](const placement<N>*) {});
   }
-  static index_t element_count(const std::vector<std::vector<index_t>>& lists, int q) {
-    return lists.empty() ? 0 : static_cast<index_t>(lists[static_cast<std::size_t>(q)].size());
+  // Message order, the same on both sides: by peer, then by the first index of the part,
+  // then by the destination's and the source's shifts (one index may travel twice to one
+  // peer, into two periodic ghost cells).
+  static std::vector<message> group(std::vector<entry> entries, const std::vector<placed_block<N>>& mine) {
+    std::sort(entries.begin(), entries.end(), [](const entry& a, const entry& b) {
+      if (a.peer != b.peer) return a.peer < b.peer;
+      const idx<N> fa = a.part.first(), fb = b.part.first();
+      if (fa != fb) return fa < fb;
+      if (a.to_shift != b.to_shift) return a.to_shift < b.to_shift;
+      return a.from_shift < b.from_shift;
+    });
+    std::vector<message> out;
+    for (const auto& e : entries) {
+      if (out.empty() || out.back().peer != e.peer) out.push_back({e.peer, {}, {}, 0});
+      out.back().parts.push_back({e.part, mine[e.block]});
+      out.back().count += e.part.size();
+    }
+    return out;
+  }
+  static std::vector<message> listed_messages(std::vector<std::vector<index_t>> lists) {
+    std::vector<message> out;
+    for (std::size_t q = 0; q < lists.size(); ++q)
+      if (!lists[q].empty()) {
+        const auto n = static_cast<index_t>(lists[q].size());
+        out.push_back({static_cast<int>(q), {}, std::move(lists[q]), n});
+      }
+    return out;
   }
 
-  std::vector<std::vector<piece>> sends_, receives_;
-  std::vector<piece> local_;
-  std::vector<std::vector<index_t>> send_offsets_, receive_offsets_;
+  std::vector<message> sends_, receives_;
+  std::vector<copy> local_;
   std::vector<std::pair<index_t, index_t>> local_offsets_;
 };
 
@@ -253,49 +298,48 @@ class pending_transfer {
   /// then leaves both unchanged until finish() (transfers that finish at once).
   pending_transfer(const transfer_plan<N>& plan, const T* from_base, T* to_base, bool direct = false)
       : plan_(&plan), to_base_(to_base) {
-    const int p = num_locales();
-    outgoing_.resize(static_cast<std::size_t>(p));
-    incoming_.resize(static_cast<std::size_t>(p));
-    received_in_place_.assign(static_cast<std::size_t>(p), false);
-    for (int q = 0; q < p; ++q) {
-      const auto n = static_cast<std::size_t>(plan.receive_count(q));
-      if (n == 0) continue;
-      if (direct && plan.receive_offsets().empty()) {
-        if (const auto run = single_run(plan.receives()[q], false)) {
-          received_in_place_[q] = true;
-          batch_.receive(q, to_base + *run, n * sizeof(T));
+    const auto& receives = plan.receives();
+    incoming_.resize(receives.size());
+    received_in_place_.assign(receives.size(), false);
+    for (std::size_t m = 0; m < receives.size(); ++m) {
+      const auto& msg = receives[m];
+      const auto n = static_cast<std::size_t>(msg.count);
+      if (direct && msg.offsets.empty()) {
+        if (const auto run = single_run(msg.parts)) {
+          received_in_place_[m] = true;
+          batch_.receive(msg.peer, to_base + *run, n * sizeof(T));
           continue;
         }
       }
-      incoming_[q] = message_buffers().take(n * sizeof(T));
-      batch_.receive(q, incoming_[q].template as<T>(), n * sizeof(T));
+      incoming_[m] = message_buffers().take(n * sizeof(T));
+      batch_.receive(msg.peer, incoming_[m].template as<T>(), n * sizeof(T));
     }
-    for (int q = 0; q < p; ++q) {
-      const auto n = static_cast<std::size_t>(plan.send_count(q));
-      if (n == 0) continue;
-      if (direct && plan.send_offsets().empty()) {
-        if (const auto run = single_run(plan.sends()[q], true)) {
-          batch_.send(q, from_base + *run, n * sizeof(T));
+    const auto& sends = plan.sends();
+    outgoing_.resize(sends.size());
+    for (std::size_t m = 0; m < sends.size(); ++m) {
+      const auto& msg = sends[m];
+      const auto n = static_cast<std::size_t>(msg.count);
+      if (direct && msg.offsets.empty()) {
+        if (const auto run = single_run(msg.parts)) {
+          batch_.send(msg.peer, from_base + *run, n * sizeof(T));
           continue;
         }
       }
-      outgoing_[q] = message_buffers().take(n * sizeof(T));
-      T* out = outgoing_[q].template as<T>();
+      outgoing_[m] = message_buffers().take(n * sizeof(T));
+      T* out = outgoing_[m].template as<T>();
       std::size_t at = 0;
-      for (const auto& pc : plan.sends()[q])
-        for_each_run(pc.part, pc.from.layout, pc.from.shift,
-                             [&](index_t offset, index_t step, index_t count) {
-                               const T* in = from_base + offset;
-                               if (step == 1) {
-                                 std::copy(in, in + count, out + at);
-                                 at += static_cast<std::size_t>(count);
-                               } else {
-                                 for (index_t k = 0; k < count; ++k) out[at++] = in[k * step];
-                               }
-                             });
-      if (!plan.send_offsets().empty())
-        for (index_t offset : plan.send_offsets()[q]) out[at++] = from_base[offset];
-      batch_.send(q, out, n * sizeof(T));
+      for (const auto& pc : msg.parts)
+        for_each_run(pc.indices, pc.block.layout, pc.block.shift, [&](index_t offset, index_t step, index_t count) {
+          const T* in = from_base + offset;
+          if (step == 1) {
+            std::copy(in, in + count, out + at);
+            at += static_cast<std::size_t>(count);
+          } else {
+            for (index_t k = 0; k < count; ++k) out[at++] = in[k * step];
+          }
+        });
+      for (index_t offset : msg.offsets) out[at++] = from_base[offset];
+      batch_.send(msg.peer, out, n * sizeof(T));
     }
     for (const auto& pc : plan.local()) copy_part(pc.part, pc.from, from_base, pc.to, to_base);
     for (const auto& [from, to] : plan.local_offsets()) to_base[to] = from_base[from];
@@ -305,37 +349,35 @@ class pending_transfer {
   /// Waits for the messages and unpacks them into their blocks.
   void finish() {
     batch_.wait();
-    for (std::size_t q = 0; q < incoming_.size(); ++q) {
-      if (received_in_place_[q] || plan_->receive_count(static_cast<int>(q)) == 0) continue;
-      const T* in = incoming_[q].template as<T>();
+    const auto& receives = plan_->receives();
+    for (std::size_t m = 0; m < incoming_.size(); ++m) {
+      if (received_in_place_[m]) continue;
+      const T* in = incoming_[m].template as<T>();
       std::size_t at = 0;
-      for (const auto& pc : plan_->receives()[q])
-        for_each_run(pc.part, pc.to.layout, pc.to.shift,
-                             [&](index_t offset, index_t step, index_t count) {
-                               T* out = to_base_ + offset;
-                               if (step == 1) {
-                                 std::copy(in + at, in + at + count, out);
-                                 at += static_cast<std::size_t>(count);
-                               } else {
-                                 for (index_t k = 0; k < count; ++k) out[k * step] = in[at++];
-                               }
-                             });
-      if (!plan_->receive_offsets().empty())
-        for (index_t offset : plan_->receive_offsets()[q]) to_base_[offset] = in[at++];
+      for (const auto& pc : receives[m].parts)
+        for_each_run(pc.indices, pc.block.layout, pc.block.shift, [&](index_t offset, index_t step, index_t count) {
+          T* out = to_base_ + offset;
+          if (step == 1) {
+            std::copy(in + at, in + at + count, out);
+            at += static_cast<std::size_t>(count);
+          } else {
+            for (index_t k = 0; k < count; ++k) out[k * step] = in[at++];
+          }
+        });
+      for (index_t offset : receives[m].offsets) to_base_[offset] = in[at++];
     }
     incoming_.clear();
   }
 
  private:
-  // The offset of the one contiguous run (in row-major order of the pieces) that a message
-  // occupies in the source (`source`) or destination storage, if it is one.
-  static std::optional<index_t> single_run(const std::vector<typename transfer_plan<N>::piece>& pieces, bool source) {
+  // The offset of the one contiguous run (in message order) that a message's parts occupy
+  // in this locale's storage, if they do.
+  static std::optional<index_t> single_run(const std::vector<typename transfer_plan<N>::part>& parts) {
     std::optional<index_t> first;
     index_t next = 0;
     bool contiguous = true;
-    for (const auto& pc : pieces) {
-      const placed_block<N>& b = source ? pc.from : pc.to;
-      for_each_run(pc.part, b.layout, b.shift, [&](index_t offset, index_t step, index_t count) {
+    for (const auto& pc : parts) {
+      for_each_run(pc.indices, pc.block.layout, pc.block.shift, [&](index_t offset, index_t step, index_t count) {
         if (!contiguous) return;
         if (!first) first = offset, next = offset;
         contiguous = offset == next && (step == 1 || count == 1);

@@ -30,22 +30,42 @@ namespace dmap::detail {
 template <std::size_t N>
 class staging_desc;
 
-/// The distribution of a staging domain: given blocks per locale (and the leader's copy
-/// layers, if any). Internal to the engine.
+/// The distribution of a staging domain: the leader's pieces (asked of its placement query)
+/// named by the follower's indices, each locale storing its pieces compactly (row-major, in
+/// the order the query gives them), and the leader's copy layers, if any. Internal to the
+/// engine.
 template <std::size_t N>
 class staging_map {
  public:
-  staging_map(std::shared_ptr<const placement<N>> blocks, std::vector<int> layers, std::string name)
-      : blocks_(std::move(blocks)), layers_(std::move(layers)), name_(std::move(name)) {}
+  staging_map(std::shared_ptr<const placement_query<N>> leader, const rect<N>& leader_whole,
+              const rect<N>& follower_whole, std::vector<int> layers, std::string name)
+      : leader_(std::move(leader)), leader_whole_(leader_whole), follower_whole_(follower_whole),
+        layers_(std::move(layers)), name_(std::move(name)) {}
   int targets() const { return num_locales(); }
   std::string name() const { return name_; }
   staging_desc<N> new_domain(const rect<N>& r) const { return staging_desc<N>(*this, r); }
-  const placement<N>& blocks() const noexcept { return *blocks_; }
   const std::vector<int>& layers() const noexcept { return layers_; }
-  friend bool operator==(const staging_map& a, const staging_map& b) noexcept { return a.blocks_ == b.blocks_; }
+  /// The locales whose pieces may meet `r` (follower indices).
+  std::vector<int> meeting(const rect<N>& r) const { return leader_->meeting(to_leader(r)); }
+  /// Locale q's pieces that may meet `r` (follower indices), in its storage order when `r`
+  /// is the whole index set.
+  std::vector<rect<N>> pieces(int q, const rect<N>& r) const {
+    std::vector<rect<N>> out;
+    for (const auto& g : leader_->regions(q, to_leader(r))) {
+      const rect<N> within = g.owned.intersect(leader_whole_);
+      if (!within.empty()) out.push_back(reindex(within, leader_whole_, follower_whole_));
+    }
+    return out;
+  }
+  const rect<N>& whole() const noexcept { return follower_whole_; }
+  friend bool operator==(const staging_map& a, const staging_map& b) noexcept {
+    return a.leader_ == b.leader_ && a.follower_whole_ == b.follower_whole_;
+  }
 
  private:
-  std::shared_ptr<const placement<N>> blocks_;
+  rect<N> to_leader(const rect<N>& r) const { return reindex(r, follower_whole_, leader_whole_); }
+  std::shared_ptr<const placement_query<N>> leader_;
+  rect<N> leader_whole_, follower_whole_;
   std::vector<int> layers_;
   std::string name_;
 };
@@ -61,23 +81,25 @@ class staging_desc {
     throw unsupported_error("dmap: a staging domain of the loop engine cannot change its indices");
   }
   int locale_of(const idx<N>& i) const {
-    const auto& blocks = map_.blocks();
     const auto& layers = map_.layers();
-    for (std::size_t q = 0; q < blocks.size(); ++q) {
-      if (!layers.empty() && layers[q] != layers[static_cast<std::size_t>(here())]) continue;
-      for (const auto& b : blocks[q])
-        if (b.owned.contains(i)) return static_cast<int>(q);
+    const rect<N> point = point_rect(i);
+    for (int q : map_.meeting(point)) {
+      if (!layers.empty() && layers[static_cast<std::size_t>(q)] != layers[static_cast<std::size_t>(here())]) continue;
+      for (const auto& r : map_.pieces(q, point))
+        if (r.contains(i)) return q;
     }
     return here();
   }
-  std::vector<rect<N>> local_subdomains(int q) const {
-    std::vector<rect<N>> out;
-    for (const auto& b : map_.blocks()[static_cast<std::size_t>(q)]) out.push_back(b.owned);
-    return out;
-  }
+  std::vector<int> locales_meeting(const rect<N>& r) const { return map_.meeting(r); }
+  std::vector<rect<N>> local_subdomains(int q, const rect<N>& r) const { return map_.pieces(q, r); }
+  std::vector<rect<N>> local_subdomains(int q) const { return map_.pieces(q, whole_); }
   std::vector<dense_layout<N>> local_layouts(int q) const {
     std::vector<dense_layout<N>> out;
-    for (const auto& b : map_.blocks()[static_cast<std::size_t>(q)]) out.push_back(b.layout);
+    index_t offset = 0;
+    for (const auto& r : local_subdomains(q)) {
+      out.push_back(dense_layout<N>::make(r, offset));
+      offset += r.size();
+    }
     return out;
   }
   const pieces_local_domain<N>& local() const noexcept { return local_; }
@@ -109,34 +131,16 @@ struct staging_cache {
   static constexpr std::size_t capacity = 32;
 };
 
-/// The leader's pieces on every locale, named by the follower's indices, each stored
-/// compactly (row-major) in its locale's staging buffer.
-template <std::size_t N>
-placement<N> staging_blocks(const locator<N>& leader, const rect<N>& follower_whole) {
-  const placement<N>& all = *leader.all;
-  placement<N> out(all.size());
-  for (std::size_t q = 0; q < all.size(); ++q) {
-    index_t offset = 0;
-    for (const auto& b : all[q]) {
-      const rect<N> r = reindex(b.owned, leader.whole, follower_whole);
-      out[q].push_back({r, dense_layout<N>::make(r, offset), {}});
-      offset += r.size();
-    }
-  }
-  return out;
-}
-
 /// Collective. The domain over `follower_whole` whose pieces on each locale are the
 /// leader's, renamed: a staging_map when every locale's pieces are known (maps given by
 /// formulas), else a domain of this locale's listed pieces, known through a directory (a
 /// leader kept in a directory; its plans then pair elements).
 template <std::size_t N>
 dmap::domain<N> staging_domain_for(const locator<N>& leader, const rect<N>& follower_whole, const std::string& name) {
-  if (leader.all) {
-    auto blocks = std::make_shared<const placement<N>>(staging_blocks(leader, follower_whole));
-    return dmap::domain<N>(staging_map<N>(blocks, leader.layers ? *leader.layers : std::vector<int>{}, name),
+  if (leader.peers)
+    return dmap::domain<N>(staging_map<N>(leader.peers, leader.whole, follower_whole,
+                                          leader.layers ? *leader.layers : std::vector<int>{}, name),
                            follower_whole);
-  }
   std::vector<rect<N>> mine;
   for (const auto& b : leader.mine) mine.push_back(reindex(b.owned, leader.whole, follower_whole));
   return dmap::domain<N>(listed_pieces<N>(std::move(mine), name), follower_whole);

@@ -1,0 +1,100 @@
+// Where every locale keeps the indices of one placement, asked for by region: which locales
+// may hold indices of a rect, and which of their regions meet it. Transfer plans ask only
+// about this locale's own blocks, so what a locale computes and stores grows with its own
+// pieces and the peers they meet, not with the number of locales.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "../../runtime/environment.hpp"
+#include "../layout.hpp"
+#include "../rect.hpp"
+
+namespace dmap::detail {
+
+/// One block of a placement: the indices it holds (`owned`) and where: the element of
+/// index i lives at `layout.offset_of(i + shift)` (a nonzero shift stores indices under
+/// other names, as periodic ghost cells do).
+template <std::size_t N>
+struct placed_block {
+  rect<N> owned;
+  dense_layout<N> layout;
+  idx<N> shift{};
+};
+
+/// Where every locale keeps its indices: placement[q] lists locale q's blocks.
+template <std::size_t N>
+using placement = std::vector<std::vector<placed_block<N>>>;
+
+/// Indices another locale holds, without their storage: what a plan needs to know of a peer.
+template <std::size_t N>
+struct held_region {
+  rect<N> owned;
+  idx<N> shift{};  ///< as placed_block::shift
+};
+
+/// Every locale's regions of one placement, answered by region.
+template <std::size_t N>
+class placement_query {
+ public:
+  virtual ~placement_query() = default;
+  /// The locales that may hold an index of `r`, sorted and distinct (a superset is allowed).
+  virtual std::vector<int> meeting(const rect<N>& r) const = 0;
+  /// Regions of locale `locale` that include every one of its regions meeting `r` (others
+  /// may come too: callers intersect).
+  virtual std::vector<held_region<N>> regions(int locale, const rect<N>& r) const = 0;
+  /// All blocks of locale `locale`, with their storage (for the few uses that read another
+  /// locale's storage offsets: remote element access, copies read from a layer).
+  virtual std::vector<placed_block<N>> blocks(int locale) const = 0;
+};
+
+/// A placement listed in full (small placements: a gather's target, tests). Answers by
+/// scanning every locale: O(P + blocks) per question.
+template <std::size_t N>
+class listed_query final : public placement_query<N> {
+ public:
+  explicit listed_query(std::shared_ptr<const placement<N>> all) : all_(std::move(all)) {}
+  std::vector<int> meeting(const rect<N>& r) const override {
+    std::vector<int> out;
+    for (std::size_t q = 0; q < all_->size(); ++q)
+      for (const auto& b : (*all_)[q])
+        if (!b.owned.intersect(r).empty()) {
+          out.push_back(static_cast<int>(q));
+          break;
+        }
+    return out;
+  }
+  std::vector<held_region<N>> regions(int locale, const rect<N>& r) const override {
+    std::vector<held_region<N>> out;
+    for (const auto& b : (*all_)[static_cast<std::size_t>(locale)])
+      if (!b.owned.intersect(r).empty()) out.push_back({b.owned, b.shift});
+    return out;
+  }
+  std::vector<placed_block<N>> blocks(int locale) const override {
+    return (*all_)[static_cast<std::size_t>(locale)];
+  }
+
+ private:
+  std::shared_ptr<const placement<N>> all_;
+};
+
+/// Locale `q`'s blocks of `all` (empty past its end).
+template <std::size_t N>
+std::vector<placed_block<N>> blocks_of(const placement<N>& all, int q) {
+  return q >= 0 && static_cast<std::size_t>(q) < all.size() ? all[static_cast<std::size_t>(q)]
+                                                            : std::vector<placed_block<N>>{};
+}
+
+/// The rect holding the single index `i`.
+template <std::size_t N>
+rect<N> point_rect(const idx<N>& i) {
+  rect<N> r;
+  for (std::size_t d = 0; d < N; ++d) r.set_dim(d, range::counted(i[d], 1));
+  return r;
+}
+
+}  // namespace dmap::detail

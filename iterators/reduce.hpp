@@ -1,14 +1,17 @@
 // reduce: combine one value per index of a domain, an array or a zip, across threads and
-// locales, deterministically (per chunk, then in chunk order, then in locale order).
+// locales, deterministically (per chunk, then in chunk order, then along a fixed binomial
+// tree over the locales).
 #pragma once
 
 #include <exception>
 #include <functional>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/combining_tree.hpp"
 #include "concepts.hpp"
 #include "detail/engine.hpp"
 
@@ -74,7 +77,9 @@ struct partial {
 
 /// Collective: folds `transform(elements...)` of every index with `op`, starting from
 /// `init`, and returns the same result on every locale. `op` must be associative and
-/// commutative; the grouping is fixed by the data layout and thread count, so repeated
+/// commutative; the grouping is fixed by the data layout, the thread count and the number of
+/// locales (within a locale chunk by chunk in order; across locales a binomial tree in
+/// locale order, see runtime/detail/combining_tree.hpp; then `op(init, total)`), so repeated
 /// runs give bit-identical results. T must be trivially copyable.
 ///   reduce(A, 0.0, std::plus<>{})                                      sum of A
 ///   reduce(zip(A, B), 0.0, std::plus<>{}, [](double a, double b) { return a * b; })
@@ -106,36 +111,57 @@ template <loop_iterand Iterand, class T, class Op, class Transform>
   } catch (...) {
     failure = std::current_exception();
   }
-  T result = init;
   // One locale, or a replicated leader (every locale reduced the whole set on its own copy,
-  // as Chapel's replicated leader does): nothing to combine across locales. A leader with
-  // copy layers (replicated dimensions) combines the locales of this locale's layer.
+  // as Chapel's replicated leader does): nothing to combine across locales.
   const auto& lead = std::get<0>(ops.ops);
-  const bool alone = num_locales() == 1 || lead.state_is_replicated();
-  if (!alone) {
-    // The failure flag travels with the partial results: one collective when all went well.
-    if (failure) mine.has = detail::partial<T>::failed;
-    const auto all = all_gather(mine);
-    bool any_failed = false;
-    for (const auto& q : all) any_failed = any_failed || q.has == detail::partial<T>::failed;
-    if (any_failed) agree(failure);
-    const std::vector<int>* layers = lead.copy_layers();
-    try {
-      for (std::size_t q = 0; q < all.size(); ++q)
-        if (all[q].has && (!layers || (*layers)[q] == (*layers)[static_cast<std::size_t>(here())]))
-          result = op(result, all[q].value);
-    } catch (...) {
-      failure = std::current_exception();
+  if (num_locales() == 1 || lead.state_is_replicated()) {
+    T result = init;
+    if (!failure) {
+      try {
+        if (mine.has) result = op(result, mine.value);
+      } catch (...) {
+        failure = std::current_exception();
+      }
     }
-  } else if (!failure) {
-    try {
-      if (mine.has) result = op(result, mine.value);
-    } catch (...) {
-      failure = std::current_exception();
-    }
+    agree(failure);
+    return result;
   }
-  agree(failure);
-  return result;
+  // Across locales: the fixed binomial tree of runtime/detail/combining_tree.hpp, then init
+  // on the left at the root, and the root's result sent back down the tree, so every locale
+  // returns the same bits and the grouping depends only on the number of locales. The failure
+  // flag travels with the partial results (a locale whose op throws while combining still
+  // takes part, passing a failed partial up): no collective at all when all went well.
+  // A leader with copy layers (replicated dimensions) runs one tree per layer, over the
+  // locales of that layer, each returning its own layer's result; finding the members scans
+  // the per-locale layer list, O(P) local work that such a map already holds in memory.
+  using part = detail::partial<T>;
+  if (failure) mine.has = part::failed;
+  const std::vector<int>* layers = lead.copy_layers();
+  detail::locale_group group;
+  if (layers) {
+    std::vector<int> members;
+    const int layer = (*layers)[static_cast<std::size_t>(here())];
+    for (std::size_t q = 0; q < layers->size(); ++q)
+      if ((*layers)[q] == layer) members.push_back(static_cast<int>(q));
+    group = detail::locale_group(std::move(members));
+  }
+  const auto combine = [&](const part& lower, const part& higher) noexcept -> part {
+    if (lower.has == part::failed || higher.has == part::failed) return {lower.value, part::failed};
+    if (!higher.has) return lower;
+    if (!lower.has) return higher;
+    try {
+      return {op(lower.value, higher.value), 1};
+    } catch (...) {
+      failure = std::current_exception();
+      return {lower.value, part::failed};
+    }
+  };
+  part total = detail::tree_combine(mine, group, combine);
+  if (group.position_here() == 0) total = combine(part{init, 1}, total);
+  detail::tree_broadcast(total, group);
+  // Every locale sees the flag (a layer only its own: then all agree, one reduction).
+  if (total.has == part::failed || layers) agree(failure);
+  return total.value;
 }
 
 /// Collective: folds the elements of an array or view (or the indices of a domain) with

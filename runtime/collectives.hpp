@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "environment.hpp"
@@ -73,12 +74,27 @@ T all_reduce_min(T value) { return detail::all_reduce(value, MPI_MIN, "MPI_Allre
 template <class T>
   requires std::is_arithmetic_v<T>
 T all_reduce_max(T value) { return detail::all_reduce(value, MPI_MAX, "MPI_Allreduce(max)"); }
+/// The bitwise or of `value` over all locales.
+template <class T>
+  requires std::is_integral_v<T> && std::is_unsigned_v<T>
+T all_reduce_bit_or(T value) { return detail::all_reduce(value, MPI_BOR, "MPI_Allreduce(bor)"); }
+/// The smallest and the largest `value` over all locales, {min, max}, from one reduction of
+/// fixed size (the minima of `value` and of its complement).
+inline std::pair<std::uint64_t, std::uint64_t> all_reduce_min_max(std::uint64_t value) {
+  detail::count_collective();
+  const std::uint64_t mine[2] = {value, ~value};
+  std::uint64_t least[2] = {0, 0};
+  detail::check_mpi(MPI_Allreduce(mine, least, 2, MPI_UINT64_T, MPI_MIN, detail::env().comm()),
+                    "MPI_Allreduce(min, min)");
+  return {least[0], ~least[1]};
+}
 /// True on every locale iff `value` is true on every locale.
 inline bool all_of_locales(bool value) { return all_reduce_min(int{value}) != 0; }
 /// True on every locale iff `value` is true on some locale.
 inline bool any_of_locales(bool value) { return all_reduce_max(int{value}) != 0; }
 
-/// Every locale's `value`, indexed by locale.
+/// Every locale's `value`, indexed by locale. O(P) memory and time per locale: agreement
+/// checks use the fixed-size reductions above instead.
 template <transferable T>
 std::vector<T> all_gather(const T& value) {
   detail::count_collective();

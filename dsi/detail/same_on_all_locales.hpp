@@ -34,19 +34,22 @@ std::uint64_t fingerprint(const rect<N>& r, const std::string& name) {
   return h;
 }
 
-/// Collective: throws on every locale unless all passed the same (rect, map).
+/// Collective: throws on every locale unless all passed the same (rect, map). One reduction
+/// of fixed size (the least and the greatest fingerprint); only when they differ, a broadcast
+/// of locale 0's and a second reduction find the lowest locale that differs from it.
 template <std::size_t N>
 void check_same_on_all_locales(const char* what, const rect<N>& r, const std::string& name) {
   const auto mine = fingerprint(r, name);
-  const auto all = all_gather(mine);
-  for (int q = 0; q < static_cast<int>(all.size()); ++q)
-    if (all[q] != all[0]) {
-      std::ostringstream s;
-      s << what << ": locales 0 and " << q
-        << " passed different index sets or distributions (here: " << r << " over " << name
-        << "); it is a collective call and every locale must pass the same arguments";
-      throw argument_error(s.str());
-    }
+  const auto [least, greatest] = all_reduce_min_max(mine);
+  if (least == greatest) return;
+  auto first = mine;
+  broadcast(first, 0);
+  const int q = all_reduce_min(mine != first ? here() : num_locales());
+  std::ostringstream s;
+  s << what << ": locales 0 and " << q
+    << " passed different index sets or distributions (here: " << r << " over " << name
+    << "); it is a collective call and every locale must pass the same arguments";
+  throw argument_error(s.str());
 }
 
 }  // namespace dmap::detail

@@ -131,8 +131,7 @@ std::uint64_t misaligned_operands(const Ops& ops, const std::vector<dense_rect<N
     failure = std::current_exception();
     mine |= failed;
   }
-  std::uint64_t all = 0;
-  for (const auto m : all_gather(mine)) all |= m;
+  const std::uint64_t all = all_reduce_bit_or(mine);
   if (all & failed) agree(failure);  // every locale sees the flag: all of them agree
   return all;
 }

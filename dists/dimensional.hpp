@@ -363,6 +363,14 @@ class dimensional {
     if (const auto* bc = std::get_if<block_cyclic_dim>(&specs_[d]); bc && bc->block_size < 1)
       throw argument_error(where() + "block_size is " + std::to_string(bc->block_size) +
                            "; a block size must be >= 1");
+    // Copy layers are numbered per locale of the program: locales outside would have none.
+    if (std::holds_alternative<replicated_dim>(specs_[d]) && detail::current_environment != nullptr &&
+        grid_.size() != num_locales()) {
+      std::ostringstream s;
+      s << where() << "is replicated over the target grid " << grid_ << " of " << grid_.size()
+        << " locales; a grid with replicated dimensions must hold all " << num_locales() << " locales";
+      throw argument_error(s.str());
+    }
     if (std::holds_alternative<none_dim>(specs_[d]) && grid_.extent(d) != 1)
       throw argument_error(where() + "is not distributed ('none') but the grid has " +
                            std::to_string(grid_.extent(d)) + " locales along it; it must have 1");
@@ -464,6 +472,7 @@ class dimensional_domain {
   /// The rects locale `locale` owns: every combination of its per-dimension pieces, in
   /// row-major order of the pieces.
   std::vector<rect<N>> local_subdomains(int locale) const {
+    if (!targets().holds(locale)) return {};  // outside the target grid: owns nothing
     std::vector<rect<N>> out;
     for_each_piece(locale, [&](const rect<N>& r, const std::array<index_t, N>&) { out.push_back(r); });
     return out;
@@ -471,6 +480,7 @@ class dimensional_domain {
   /// Their storage: one dense local array of the locale's per-dimension counts
   /// (product_layout).
   std::vector<dense_layout<N>> local_layouts(int locale) const {
+    if (!targets().holds(locale)) return {};
     const auto c = targets().coords_of(locale);
     std::array<index_t, N> extent{};
     for (std::size_t d = 0; d < N; ++d) extent[d] = cuts_[d].count(c[d]);

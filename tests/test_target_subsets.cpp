@@ -95,7 +95,9 @@ void fill(dmap::array<double, 1>& A) {
 /// overtake the owners' last writes, nor the next writes overtake them.)
 template <class V>
 std::string check_values(dmap::array<double, 1>& A, index_t n, V value) {
-  if (A.domain().template descriptor<dmap::stencil_domain<1>>() != nullptr) dmap::update_halos(A);
+  if (A.domain().template descriptor<dmap::stencil_domain<1>>() != nullptr ||
+      A.domain().template descriptor<dmap::padded_domain<1>>() != nullptr)
+    dmap::update_halos(A);
   dmap::barrier();
   std::string fail;
   for (index_t i = 0; i < n && fail.empty(); ++i) {
@@ -275,6 +277,42 @@ TEST_CASE("target subsets: A = B and zips between disjoint halves, every pair of
         INFO("zip reduce gives " << got << ", expected " << dot);
         DMAP_CHECK_ALL(got == dot);
       }
+}
+
+TEST_CASE("target subsets: Irregular Block and Padded over a list out of order", "[subsets]") {
+  const int p = dmap::num_locales();
+  const index_t n = 17;
+  const auto ids = reversed_pair(p);
+  std::vector<index_t> cuts;  // oracle: position k owns [cuts[k - 1], cuts[k])
+  for (std::size_t j = 0; j + 1 < ids.size(); ++j) cuts.push_back(2 + 5 * static_cast<index_t>(j));
+  const auto owner = [&](const std::vector<int>& l, index_t, index_t i) {
+    return l[static_cast<std::size_t>(std::upper_bound(cuts.begin(), cuts.end(), i) - cuts.begin())];
+  };
+  const std::vector<kind> irregular{
+      {"irregular",
+       [&](const target_grid<1>& g, index_t m) {
+         return dmap::domain<1>{dmap::irregular_block<1>{{cuts}, g}, rect<1>{range(0, m)}};
+       },
+       owner},
+      {"padded",
+       [&](const target_grid<1>& g, index_t m) {
+         const std::vector<dmap::padding_widths> widths(ids.size(), dmap::padding_widths{1, 2});
+         return dmap::domain<1>{dmap::padded<1>{{cuts}, {widths}, {true}, g}, rect<1>{range(0, m)}};
+       },
+       owner}};
+  dmap::domain<1> all{dmap::block<1>{}, rect<1>{range(0, n)}};
+  dmap::array<double, 1> C{all};
+  fill(C);
+  for (const auto& k : irregular) {
+    INFO(k.name << " over " << text_of(ids));
+    const dmap::domain<1> D = k.make(grid_of(ids), n);
+    dmap::array<double, 1> A{D};
+    CHECK_NO_FAILURE(check_placement(k, D, A, ids, n));
+    A = C;
+    CHECK_NO_FAILURE(check_values(A, n, f));
+    dmap::forall(dmap::zip(C, std::as_const(A)), [](double& c, const double& a) { c = a; });
+    CHECK_NO_FAILURE(check_values(C, n, f));
+  }
 }
 
 TEST_CASE("target subsets: 2-D subgrids, against a Block over all locales", "[subsets]") {

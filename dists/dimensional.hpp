@@ -329,7 +329,9 @@ class dimensional_domain;
 template <std::size_t N>
 class dimensional {
  public:
-  /// `specs[d]` deals dimension d to the grid's extent(d) locales along it.
+  /// `specs[d]` deals dimension d to the grid's extent(d) locales along it. Throws
+  /// argument_error naming the dimension for a bad specifier, or a replicated dimension over
+  /// a grid of some of the locales only (target-locale subsets: copy layers need them all).
   explicit dimensional(const std::array<dim_spec, N>& specs, const target_grid<N>& grid = {},
                        storage_order order = storage_order::row_major)
       : specs_(specs), grid_(grid), order_(order) {

@@ -162,7 +162,8 @@ class block_domain {
       const range& r = dist_.bounding_box() ? dist_.bounding_box()->dim(d) : indices.dim(d).normalized();
       bounds_[d] = {r.lo(), std::max(r.lo(), r.hi())};
     }
-    local_ = block_local_domain<N>(chunk_of(here_or_zero()), dist_.order());
+    local_ = targets().holds(here_or_zero()) ? block_local_domain<N>(chunk_of(here_or_zero()), dist_.order())
+                                              : block_local_domain<N>{};
   }
 
   /// The locale owning index `i` (indices outside the bounds go to the nearest edge locale).
@@ -172,8 +173,9 @@ class block_domain {
       c[d] = block<N>::owner(bounds_[d].first, bounds_[d].second, targets().extent(d), i[d]);
     return targets().locale_at(c);
   }
-  /// The rects locale `locale` owns (none or one).
+  /// The rects locale `locale` owns (none or one; none outside the target grid).
   std::vector<rect<N>> local_subdomains(int locale) const {
+    if (!targets().holds(locale)) return {};
     const rect<N> mine = chunk_of(locale);
     return mine.empty() ? std::vector<rect<N>>{} : std::vector<rect<N>>{mine};
   }
@@ -194,6 +196,7 @@ class block_domain {
   }
   /// How locale `locale` stores its rect.
   std::vector<dense_layout<N>> local_layouts(int locale) const {
+    if (!targets().holds(locale)) return {};
     const rect<N> mine = chunk_of(locale);
     if (mine.empty()) return {};
     return {dense_layout<N>::make(mine, 0, dist_.order())};

@@ -409,7 +409,9 @@ class dimensional_domain;
 template <std::size_t N>
 class dimensional {
  public:
-  /// `specs[d]` deals dimension d to the grid's extent(d) locales along it.
+  /// `specs[d]` deals dimension d to the grid's extent(d) locales along it. Throws
+  /// argument_error naming the dimension for a bad specifier, or a replicated dimension over
+  /// a grid of some of the locales only (target-locale subsets: copy layers need them all).
   explicit dimensional(const std::array<dim_spec, N>& specs, const target_grid<N>& grid = {},
                        storage_order order = storage_order::row_major)
       : specs_(specs), grid_(grid), order_(order) {
@@ -443,6 +445,14 @@ class dimensional {
     if (const auto* bc = std::get_if<block_cyclic_dim>(&specs_[d]); bc && bc->block_size < 1)
       throw argument_error(where() + "block_size is " + std::to_string(bc->block_size) +
                            "; a block size must be >= 1");
+    // Copy layers are numbered per locale of the program: locales outside would have none.
+    if (std::holds_alternative<replicated_dim>(specs_[d]) && detail::current_environment != nullptr &&
+        grid_.size() != num_locales()) {
+      std::ostringstream s;
+      s << where() << "is replicated over the target grid " << grid_ << " of " << grid_.size()
+        << " locales; a grid with replicated dimensions must hold all " << num_locales() << " locales";
+      throw argument_error(s.str());
+    }
     if (std::holds_alternative<none_dim>(specs_[d]) && grid_.extent(d) != 1)
       throw argument_error(where() + "is not distributed ('none') but the grid has " +
                            std::to_string(grid_.extent(d)) + " locales along it; it must have 1");
@@ -496,7 +506,9 @@ class dimensional_domain {
   void set_indices(const rect<N>& indices) {
     std::array<dimension_cut, N> cuts;
     const int me = detail::current_environment ? here() : 0;
-    const auto mine = targets().coords_of(me);
+    std::array<int, N> mine{};  // this locale's coordinates (-1: outside the grid)
+    mine.fill(-1);
+    if (targets().holds(me)) mine = targets().coords_of(me);
     for (std::size_t d = 0; d < N; ++d) {
       if (const auto* ir = std::get_if<irregular_dim>(&dist_.specs()[d]); ir && !indices.dim(d).empty()) {
         const range r = indices.dim(d).normalized();
@@ -545,6 +557,7 @@ class dimensional_domain {
   /// The rects locale `locale` owns: every combination of its per-dimension pieces, in
   /// row-major order of the pieces.
   std::vector<rect<N>> local_subdomains(int locale) const {
+    if (!targets().holds(locale)) return {};  // outside the target grid: owns nothing
     std::vector<rect<N>> out;
     for_each_piece(locale, [&](const rect<N>& r, const std::array<index_t, N>&) { out.push_back(r); });
     return out;
@@ -552,6 +565,7 @@ class dimensional_domain {
   /// Their storage: one dense local array of the locale's per-dimension counts
   /// (product_layout).
   std::vector<dense_layout<N>> local_layouts(int locale) const {
+    if (!targets().holds(locale)) return {};
     const auto c = targets().coords_of(locale);
     std::array<index_t, N> extent{};
     for (std::size_t d = 0; d < N; ++d) extent[d] = cuts_[d].count(c[d]);
@@ -565,6 +579,7 @@ class dimensional_domain {
   /// The rects of `locale` that meet `r`, in the order of local_subdomains(locale): per
   /// dimension, the pieces that meet r's range (a small search per dimension).
   std::vector<rect<N>> local_subdomains(int locale, const rect<N>& r) const {
+    if (!targets().holds(locale)) return {};
     const auto c = targets().coords_of(locale);
     std::array<std::vector<range>, N> pieces;
     for (std::size_t d = 0; d < N; ++d) pieces[d] = cuts_[d].pieces_meeting(c[d], r.dim(d));

@@ -117,7 +117,10 @@ template <std::size_t N>
 class padded_domain {
  public:
   /// The descriptor of `indices` distributed by `dist`.
-  padded_domain(const padded<N>& dist, const rect<N>& indices) : dist_(dist) { set_indices(indices); }
+  padded_domain(const padded<N>& dist, const rect<N>& indices) : dist_(dist) {
+    detail::check_grid_matches_locales(dist.targets(), "dmap::padded");
+    set_indices(indices);
+  }
 
   /// The distribution.
   const padded<N>& distribution() const noexcept { return dist_; }
@@ -138,7 +141,7 @@ class padded_domain {
     rect<N> previous = indices_;
     indices_ = indices;
     try {
-      for (int q = 0; q < targets().size(); ++q) (void)frame_of(q);
+      for (int q : targets().locales()) (void)frame_of(q);
     } catch (...) {
       indices_ = previous;
       throw;
@@ -193,11 +196,11 @@ class padded_domain {
   /// Per dimension, whether it wraps (the DSI's optional `periodic()`: halo updates apply).
   const std::array<bool, N>& periodic() const noexcept { return dist_.periodic(); }
 
-  /// The rect locale `locale` owns (empty when none).
+  /// The rect locale `locale` owns (empty when none, or outside the target grid).
   rect<N> chunk_of(int locale) const {
-    const auto c = targets().coords_of(locale);
+    const auto c = targets().holds(locale) ? targets().coords_of(locale) : std::array<int, N>{};
     rect<N> chunk = indices_;
-    bool empty = indices_.empty();
+    bool empty = indices_.empty() || !targets().holds(locale);
     for (std::size_t d = 0; d < N && !empty; ++d) {
       const auto& cuts = dist_.cuts()[d];
       const auto k = static_cast<std::size_t>(c[d]);

@@ -167,7 +167,7 @@ class stencil_domain {
   // cells than the ghost width (its neighbours' ghosts would reach past it).
   void check_ghost_widths(const block_domain<N>& blocks) const {
     const rect<N>& indices = blocks.indices();
-    for (int q = 0; q < targets().size(); ++q) {
+    for (int q : targets().locales()) {
       const auto owned_list = blocks.local_subdomains(q);
       if (owned_list.empty()) continue;  // owns nothing, stores nothing
       const rect<N>& owned = owned_list.front();

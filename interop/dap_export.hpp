@@ -162,7 +162,8 @@ std::array<std::vector<index_t>, N> dap_buffer_slots(const rect<N>& whole, const
 /// round-robin deal from position 0, stored in order; 'u' otherwise (positions in buffer
 /// order; one_to_one unless coordinates share positions). 1-D directory maps (Hashed,
 /// Unstructured) are 'u'. Throws unsupported_error saying why for maps without an N-D target
-/// grid, pieces that are not a product, and storage that is not one dense strided buffer.
+/// grid or a grid over some of the locales only, pieces that are not a product, and storage
+/// that is not one dense strided buffer.
 template <class T, std::size_t N>
 dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0.10.0") {
   detail::check_array_live(a, "dmap::dap_export", "it has no domain or elements to describe");
@@ -194,6 +195,10 @@ dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0
   if (!grid)
     detail::dap_cannot(a.domain().name() + " has no " + std::to_string(N) +
                        "-D target grid; DAP places each process on a grid of proc_grid_size per dimension");
+  if (grid->size() != num_locales())
+    detail::dap_cannot(a.domain().name() + " maps onto " + std::to_string(grid->size()) + " of the " +
+                       std::to_string(num_locales()) + " locales (a target-locale subset); DAP places every process "
+                       "on the grid (proc_grid_size per dimension multiplies to the process count)");
   const detail::placement<N>& all = st.blocks_of_all();
   const std::array<bool, N> periodic = st.model->periodic().value_or(std::array<bool, N>{});
   const auto coords = grid->coords_of(here());

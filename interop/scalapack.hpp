@@ -142,6 +142,10 @@ inline std::array<int, 9> scalapack_describe(const domain<2>& D, const std::stri
                             "(dmap::block_cyclic<2> with storage_order::column_major)");
   const auto& dist = dd->distribution();
   const target_grid<2>& grid = dist.targets();
+  if (grid.size() != num_locales() || !(grid == target_grid<2>(grid.shape(), grid.size())))
+    throw unsupported_error(who + ": " + D.name() + " maps onto a target grid other than the C-order grid of all " +
+                            std::to_string(num_locales()) + " locales; a BLACS context (blacs_context) places "
+                            "every locale q at (q / cols, q % cols)");
   const auto coords = grid.coords_of(here());
   std::array<int, 9> desc{1, -1, 0, 0, 1, 1, 0, 0, 1};
   for (std::size_t d = 0; d < 2; ++d) {
@@ -210,8 +214,9 @@ inline int blacs_context(int rows, int cols) {
 /// Collective: the ScaLAPACK descriptor of the column-major BlockCyclic domain `D` (this
 /// locale's LLD_ = max(1, local rows)) and the BLACS context of its target grid
 /// (blacs_context). Throws unsupported_error on every locale for what ScaLAPACK cannot
-/// describe: another map, row-major storage, a stride other than 1, a first index not at a
-/// block boundary, sizes or block sizes beyond int, a local matrix of more than INT_MAX
+/// describe: another map, a target grid other than the C-order grid of all locales (a
+/// subset or another order), row-major storage, a stride other than 1, a first index not at
+/// a block boundary, sizes or block sizes beyond int, a local matrix of more than INT_MAX
 /// elements.
 inline scalapack_desc scalapack_descriptor(const domain<2>& D) {
   std::array<int, 9> desc = agreed([&] { return detail::scalapack_describe(D, "dmap::scalapack_descriptor"); });

@@ -1,15 +1,20 @@
 // target_grid<N>: the N-D Cartesian grid of locales a distribution maps onto, with
-// rank <-> coordinates in C order (as MPI_Cart_create and DAP proc_grid_rank).
+// position <-> coordinates in C order (as MPI_Cart_create and DAP proc_grid_rank). The grid
+// may hold some of the locales only (Chapel's targetLocales, DASH's teams): a contiguous run
+// first .. first + size - 1 (locale id == first + C-order position; the default, first 0)
+// or any list of distinct ids, one per position.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "environment.hpp"
@@ -69,6 +74,55 @@ class target_grid {
     return target_grid(shape, locales);
   }
 
+  /// A grid of the given shape over the listed locales, `locales[k]` at C-order position k
+  /// (a target-locale subset). Throws argument_error naming the entry when the list does
+  /// not hold exactly one id per position, or an id is negative or listed twice. Ids are
+  /// checked against num_locales() when a domain is made over the grid.
+  target_grid(const std::array<int, N>& shape, std::vector<int> locales) : shape_(shape) {
+    const long long product = checked_product(shape, "dmap::target_grid");
+    if (static_cast<long long>(locales.size()) != product)
+      throw argument_error(std::string("dmap::target_grid: locales holds ") + std::to_string(locales.size()) +
+                           " ids; the shape " + describe(shape) + " needs exactly " + std::to_string(product) +
+                           " (one per grid position)");
+    for (std::size_t k = 0; k < locales.size(); ++k)
+      if (locales[k] < 0)
+        throw argument_error(std::string("dmap::target_grid: locales[") + std::to_string(k) + "] is " +
+                             std::to_string(locales[k]) + "; locale ids must be >= 0");
+    std::vector<std::pair<int, int>> index;
+    index.reserve(locales.size());
+    for (std::size_t k = 0; k < locales.size(); ++k) index.push_back({locales[k], static_cast<int>(k)});
+    std::sort(index.begin(), index.end());
+    for (std::size_t j = 1; j < index.size(); ++j)
+      if (index[j].first == index[j - 1].first) {
+        const auto [a, b] = std::minmax(index[j - 1].second, index[j].second);
+        throw argument_error(std::string("dmap::target_grid: locales[") + std::to_string(b) + "] is " +
+                             std::to_string(index[j].first) + ", as is locales[" + std::to_string(a) +
+                             "]; a locale appears at most once in a grid (locale ids must be distinct)");
+      }
+    bool run = true;  // first, first + 1, ...: kept as the contiguous form, which compares equal
+    for (std::size_t k = 1; k < locales.size() && run; ++k) run = locales[k] == locales[0] + static_cast<int>(k);
+    first_ = locales.front();
+    if (!run) ids_ = std::move(locales), index_ = std::move(index);
+  }
+  /// The same, from a braced list (`target_grid<1>({1}, {2})` is the grid of locale 2: a
+  /// one-element list would otherwise pick the locale-count constructor).
+  target_grid(const std::array<int, N>& shape, std::initializer_list<int> locales)
+      : target_grid(shape, std::vector<int>(locales)) {}
+  /// A grid of the given shape over the contiguous locales first .. first + size - 1, in C
+  /// order (stores no list). Throws argument_error when first < 0 or an extent is < 1.
+  static target_grid of_range(const std::array<int, N>& shape, int first) {
+    const long long product = checked_product(shape, "dmap::target_grid::of_range");
+    if (first < 0)
+      throw argument_error("dmap::target_grid::of_range: first is " + std::to_string(first) +
+                           "; locale ids must be >= 0");
+    if (first + product - 1 > std::numeric_limits<int>::max())
+      throw argument_error("dmap::target_grid::of_range: first " + std::to_string(first) + " plus " +
+                           std::to_string(product) + " locales passes 2^31 - 1; locale ids are ints");
+    target_grid g(shape, static_cast<int>(product));
+    g.first_ = first;
+    return g;
+  }
+
   /// Locales along each dimension.
   const std::array<int, N>& shape() const noexcept { return shape_; }
   /// Locales along dimension d (d < N; argument_error otherwise).
@@ -95,28 +149,78 @@ class target_grid {
                              ") on the grid " + describe(shape_));
       r = r * shape_[d] + c[d];
     }
-    return r;
+    return ids_.empty() ? first_ + r : ids_[static_cast<std::size_t>(r)];
   }
-  /// The grid coordinates of locale `locale` (argument_error unless 0 <= locale < size()).
+  /// The grid coordinates of locale `locale` (argument_error unless the grid holds it).
   std::array<int, N> coords_of(int locale) const {
-    if (locale < 0 || locale >= size())
-      throw argument_error(std::string("dmap::target_grid::coords_of: locale ") + std::to_string(locale) + " is outside [0, " +
-                           std::to_string(size()) + "), the locales of the grid " + describe(shape_));
+    int position = position_of(locale);
+    if (position < 0) {
+      std::ostringstream s;
+      s << "dmap::target_grid::coords_of: locale " << locale;
+      if (ids_.empty()) s << " is outside [" << first_ << ", " << first_ + size() << ")";
+      else s << " is not listed";
+      s << ", the locales of the grid " << *this;
+      throw argument_error(s.str());
+    }
     std::array<int, N> c{};
     for (std::size_t d = N; d-- > 0;) {
-      c[d] = locale % shape_[d];
-      locale /= shape_[d];
+      c[d] = position % shape_[d];
+      position /= shape_[d];
     }
     return c;
   }
+  /// True when locale `locale` is in the grid (O(1) for a contiguous grid, O(log size) for
+  /// a list).
+  bool holds(int locale) const noexcept { return position_of(locale) >= 0; }
+  /// The locale ids at each position, in C order.
+  std::vector<int> locales() const {
+    if (!ids_.empty()) return ids_;
+    std::vector<int> out(static_cast<std::size_t>(size()));
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] = first_ + static_cast<int>(k);
+    return out;
+  }
+  /// The largest locale id in the grid.
+  int max_locale() const noexcept { return ids_.empty() ? first_ + size() - 1 : index_.back().first; }
 
+  /// Equal shapes placing the same locale at every position.
   friend bool operator==(const target_grid&, const target_grid&) = default;
-  /// `2x3`.
+  /// `2x3` over locales 0 .. 5; `2x3 on locales 6..11`; `2 on locales [2, 0]`: grids over
+  /// different locales print differently (maps compare names across locales).
   friend std::ostream& operator<<(std::ostream& os, const target_grid& g) {
-    return os << describe(g.shape_);
+    os << describe(g.shape_);
+    if (!g.ids_.empty()) {
+      os << " on locales [";
+      for (std::size_t k = 0; k < g.ids_.size(); ++k) os << (k ? ", " : "") << g.ids_[k];
+      os << ']';
+    } else if (g.first_ != 0) {
+      os << " on locales " << g.first_ << ".." << g.first_ + g.size() - 1;
+    }
+    return os;
   }
 
  private:
+  // The C-order position of `locale`, -1 when the grid does not hold it.
+  int position_of(int locale) const noexcept {
+    if (ids_.empty()) return locale >= first_ && locale - first_ < size() ? locale - first_ : -1;
+    const auto at = std::lower_bound(index_.begin(), index_.end(), std::pair<int, int>{locale, -1});
+    return at != index_.end() && at->first == locale ? at->second : -1;
+  }
+  // The product of the extents; argument_error when an extent is < 1 or the product passes
+  // 2^31 - 1 (`who` names the caller).
+  static long long checked_product(const std::array<int, N>& shape, const char* who) {
+    long long product = 1;
+    for (std::size_t d = 0; d < N; ++d) {
+      if (shape[d] < 1)
+        throw argument_error(std::string(who) + ": shape[" + std::to_string(d) + "] is " + std::to_string(shape[d]) +
+                             "; every extent must be >= 1");
+      product *= shape[d];
+      if (product > std::numeric_limits<int>::max())
+        throw argument_error(std::string(who) + ": shape " + describe(shape) +
+                             " holds more than 2^31 - 1 locales; a grid holds at most 2^31 - 1");
+    }
+    return product;
+  }
+
   static std::string describe(const std::array<int, N>& shape) {
     std::string s;
     for (std::size_t d = 0; d < N; ++d) {
@@ -127,6 +231,9 @@ class target_grid {
   }
 
   std::array<int, N> shape_{};
+  int first_ = 0;                           // contiguous grids: the locale at position 0
+  std::vector<int> ids_;                    // listed grids: the locale at each position (else empty)
+  std::vector<std::pair<int, int>> index_;  // listed grids: (locale, position), sorted
 };
 
 namespace detail {
@@ -155,15 +262,15 @@ std::vector<int> locales_of_product(const target_grid<N>& grid, const std::array
   return out;
 }
 
-/// Throws argument_error unless `grid` holds exactly the program's locales: a grid made for
-/// index math over another locale count (target_grid(shape, locales)) cannot place a
-/// domain. `who` names the distribution. Without an environment there is nothing to check.
+/// Throws argument_error unless every locale id in `grid` is a locale of the program (<
+/// num_locales()); a grid may hold some of them only. `who` names the distribution. Without
+/// an environment there is nothing to check.
 template <std::size_t N>
 void check_grid_matches_locales(const target_grid<N>& grid, const char* who) {
-  if (current_environment == nullptr || grid.size() == num_locales()) return;
+  if (current_environment == nullptr || grid.max_locale() < num_locales()) return;
   std::ostringstream s;
-  s << who << ": the target grid " << grid << " holds " << grid.size() << " locales; a domain needs a grid of "
-    << "exactly the program's " << num_locales() << " locales";
+  s << who << ": the target grid " << grid << " holds locale " << grid.max_locale()
+    << "; every locale of a grid must be < num_locales() = " << num_locales();
   throw argument_error(s.str());
 }
 }  // namespace detail

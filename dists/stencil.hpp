@@ -164,21 +164,30 @@ class stencil_domain {
   }
 
   // Throws when a locale that owns indices has fewer along a dimension that exchanges ghost
-  // cells than the ghost width (its neighbours' ghosts would reach past it).
+  // cells than the ghost width (its neighbours' ghosts would reach past it). Checked per grid
+  // coordinate of each dimension (a chunk is a product of per-dimension ranges): O(sum of the
+  // grid's extents), not O(locales).
   void check_ghost_widths(const block_domain<N>& blocks) const {
     const rect<N>& indices = blocks.indices();
-    for (int q : targets().locales()) {
-      const auto owned_list = blocks.local_subdomains(q);
-      if (owned_list.empty()) continue;  // owns nothing, stores nothing
-      const rect<N>& owned = owned_list.front();
-      const auto c = targets().coords_of(q);
-      for (std::size_t d = 0; d < N; ++d) {
-        const bool exchanges = targets().extent(d) > 1 || dist_.periodic()[d];
-        if (!exchanges || dist_.fluff()[d] == 0 || owned.dim(d).size() >= dist_.fluff()[d]) continue;
+    std::array<int, N> owning{};  // per dimension, the first coordinate whose range is not empty
+    for (std::size_t d = 0; d < N; ++d) {
+      owning[d] = -1;
+      for (int k = 0; k < targets().extent(d) && owning[d] < 0; ++k)
+        if (!blocks.chunk_range(d, k).empty()) owning[d] = k;
+      if (owning[d] < 0) return;  // no locale owns anything
+    }
+    for (std::size_t d = 0; d < N; ++d) {
+      const bool exchanges = targets().extent(d) > 1 || dist_.periodic()[d];
+      if (!exchanges || dist_.fluff()[d] == 0) continue;
+      for (int k = 0; k < targets().extent(d); ++k) {
+        const range r = blocks.chunk_range(d, k);
+        if (r.empty() || r.size() >= dist_.fluff()[d]) continue;
+        std::array<int, N> c = owning;
+        c[d] = k;
         std::ostringstream s;
-        s << "dmap::stencil: locale " << q << " (grid coordinates";
-        for (std::size_t k = 0; k < N; ++k) s << (k ? ", " : " ") << c[k];
-        s << ") owns " << owned.dim(d).size() << " indices along dimension " << d << " of " << indices
+        s << "dmap::stencil: locale " << targets().locale_at(c) << " (grid coordinates";
+        for (std::size_t j = 0; j < N; ++j) s << (j ? ", " : " ") << c[j];
+        s << ") owns " << r.size() << " indices along dimension " << d << " of " << indices
           << ", fewer than the ghost width " << dist_.fluff()[d]
           << "; every chunk must be at least as wide as the ghost width (use fewer locales along "
              "that dimension or a smaller fluff)";

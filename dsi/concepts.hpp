@@ -52,6 +52,9 @@ concept local_domain_descriptor = requires(const L& l, const idx<N>& i) {
 /// | `periodic()`    | layouts hold ghost cells (halo updates apply); which dimensions wrap                       |
 /// | `build()`       | collective: commits the index set construction or `set_indices` staged                     |
 /// | `directory()`   | the directory of a map no formula describes; pieces then answer for `here()` only          |
+/// | `locales_meeting(r)` | the locales that may own an index of rect `r` (sorted; plans ask it instead of all P) |
+/// | `local_subdomains(q, r)` | locale q's rects meeting `r`, as `local_subdomains(q)` lists them               |
+/// | `ghost_reach()` | the widest ghost frame per dimension (index units), for halo plans                          |
 template <class G, std::size_t N>
 concept domain_descriptor =
     std::copy_constructible<G> &&

@@ -13,6 +13,8 @@
 #include "../dmap.hpp"
 #include "support.hpp"
 
+namespace test_scale {
+
 using namespace dmap;
 
 namespace {
@@ -230,3 +232,5 @@ TEST_CASE("dimension_cut: pieces meeting a range are exactly the pieces there", 
           }
       }
 }
+
+}  // namespace test_scale

@@ -200,12 +200,13 @@ TEST_CASE("simulated plans at scale hold only their peers", "[scale]") {
   REQUIRE(s.receive_peers.size() == static_cast<std::size_t>(per));
   CHECK(s.receive_peers[1] == 65);
   // BlockCyclic(8) -> Block: locale 7's Block part [448, 512) is blocks 56..63, one per
-  // locale; its own blocks 7 + 4096 k start at 56 + 32768 k, in Block locale 512 k.
+  // locale; its 8 own blocks 7 + 4096 k (k < 8) start at 56 + 32768 k, in Block locale 512 k.
   const plan_summary t = model_assignment(block<1>(grid), line, block_cyclic<1>(idx<1>{8}, grid), line, 7, p);
   CHECK(t.receive_peers == std::vector<int>{56, 57, 58, 59, 60, 61, 62, 63});
   CHECK(t.elements_received == per);
-  REQUIRE(t.send_peers.size() == static_cast<std::size_t>(per));
+  REQUIRE(t.send_peers.size() == 8);
   CHECK(t.send_peers[1] == 512);
+  CHECK(t.send_peers[7] == 3584);
   CHECK(t.elements_sent == per);
   // Bad arguments.
   CHECK_THROWS_AS(model_assignment(block<1>(grid), line, cyclic<1>(std::nullopt, grid), line, p, p), argument_error);

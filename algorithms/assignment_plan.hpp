@@ -115,8 +115,8 @@ class assignment_plan {
   /// Bytes this locale receives per run.
   std::uint64_t bytes_received() const { return static_cast<std::uint64_t>(summary().elements_received) * sizeof(T); }
 
+  /// Moves a plan (and a run in flight with it).
   assignment_plan(assignment_plan&&) noexcept = default;
-  assignment_plan& operator=(assignment_plan&&) noexcept = default;
   /// Finishes a run left in flight (errors are not reported from a destructor).
   ~assignment_plan() {
     if (!pending_) return;

@@ -46,18 +46,16 @@ template <std::size_t N>
 plan_summary summarize(const transfer_plan<N>& plan) {
   plan_summary s;
   s.plan_bytes = sizeof(plan);
-  for (const auto& m : plan.sends()) {
-    s.send_peers.push_back(m.peer);
-    s.elements_sent += m.count;
-    s.parts += m.parts.size();
-    s.plan_bytes += sizeof(m) + m.parts.capacity() * sizeof(m.parts[0]) + m.offsets.capacity() * sizeof(index_t);
-  }
-  for (const auto& m : plan.receives()) {
-    s.receive_peers.push_back(m.peer);
-    s.elements_received += m.count;
-    s.parts += m.parts.size();
-    s.plan_bytes += sizeof(m) + m.parts.capacity() * sizeof(m.parts[0]) + m.offsets.capacity() * sizeof(index_t);
-  }
+  const auto add = [&](const auto& messages, std::vector<int>& peers, index_t& elements) {
+    for (const auto& m : messages) {
+      peers.push_back(m.peer);
+      elements += m.count;
+      s.parts += m.parts.size();
+      s.plan_bytes += sizeof(m) + m.parts.capacity() * sizeof(m.parts[0]) + m.offsets.capacity() * sizeof(index_t);
+    }
+  };
+  add(plan.sends(), s.send_peers, s.elements_sent);
+  add(plan.receives(), s.receive_peers, s.elements_received);
   s.elements_copied = plan.local_count();
   s.parts += plan.local().size();
   s.plan_bytes += plan.local().capacity() * sizeof(typename transfer_plan<N>::copy) +

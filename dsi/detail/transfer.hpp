@@ -178,29 +178,27 @@ class transfer_plan {
     const auto same_layer = [&](int q) {
       return !layers || (*layers)[static_cast<std::size_t>(q)] == (*layers)[static_cast<std::size_t>(me)];
     };
-    std::vector<entry> out, in;
-    for (std::size_t f = 0; f < my_from.size(); ++f) {
-      const rect<N>& mine = my_from[f].owned;
-      if (mine.empty()) continue;
-      for (int q : to.meeting(mine)) {
-        if (q == me || !same_layer(q)) continue;
-        for (const auto& t : to.regions(q, mine)) {
-          const rect<N> common = mine.intersect(t.owned);
-          if (!common.empty()) out.push_back({q, common, t.shift, my_from[f].shift, f});
+    // The parts this locale's blocks `mine` share with the other locales' regions of
+    // `peers`, each part in the source's direction, as the sender sees it.
+    const auto parts_with = [&](const std::vector<placed_block<N>>& mine, const placement_query<N>& peers,
+                                bool sending) {
+      std::vector<entry> found;
+      for (std::size_t k = 0; k < mine.size(); ++k) {
+        const rect<N>& own = mine[k].owned;
+        if (own.empty()) continue;
+        for (int q : peers.meeting(own)) {
+          if (q == me || !same_layer(q)) continue;
+          for (const auto& r : peers.regions(q, own)) {
+            const rect<N> common = sending ? own.intersect(r.owned) : r.owned.intersect(own);
+            if (common.empty()) continue;
+            if (sending) found.push_back({q, common, r.shift, mine[k].shift, k});
+            else found.push_back({q, common, mine[k].shift, r.shift, k});
+          }
         }
       }
-    }
-    for (std::size_t t = 0; t < my_to.size(); ++t) {
-      const rect<N>& mine = my_to[t].owned;
-      if (mine.empty()) continue;
-      for (int q : from.meeting(mine)) {
-        if (q == me || !same_layer(q)) continue;
-        for (const auto& f : from.regions(q, mine)) {
-          const rect<N> common = f.owned.intersect(mine);  // in the source's direction, as the sender sees it
-          if (!common.empty()) in.push_back({q, common, my_to[t].shift, f.shift, t});
-        }
-      }
-    }
+      return found;
+    };
+    std::vector<entry> out = parts_with(my_from, to, true), in = parts_with(my_to, from, false);
     sends_ = group(std::move(out), my_from);
     receives_ = group(std::move(in), my_to);
     for_each_meeting<N>(my_from, my_to, [&](std::size_t f, std::size_t t, const rect<N>& common) {

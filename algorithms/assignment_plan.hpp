@@ -93,7 +93,7 @@ class assignment_plan {
       before_.assign(from.data, from.data + from.local_size);
       source = before_.data();
     }
-    pending_.emplace(*plan_, source, to.data, true);
+    pending_.emplace(*plan_, source, to.data, true, to.node);
   }
   /// Waits for the messages of the run in flight and stores what arrived (argument_error
   /// when none is in flight).

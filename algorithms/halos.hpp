@@ -178,16 +178,17 @@ class [[nodiscard]] halo_update {
  private:
   template <class U, std::size_t M>
   friend halo_update<U, M> start_halo_update(array<U, M>& a);
-  halo_update(std::shared_ptr<const detail::transfer_plan<N>> plan, T* data)
-      : plan_(std::move(plan)), pending_(*plan_, data, data) {}
+  halo_update(std::shared_ptr<const detail::transfer_plan<N>> plan, T* data, const detail::node_segment* node)
+      : plan_(std::move(plan)), pending_(*plan_, data, data, false, node) {}
 
   std::shared_ptr<const detail::transfer_plan<N>> plan_;
   detail::pending_transfer<T, N> pending_;
 };
 
 /// Collective: posts the messages that refresh every ghost cell of `a` (one per neighbouring
-/// locale, faces, edges and corners alike) and copies the periodic wraps that stay on this
-/// locale; owned elements may be computed on until `finish()`, ghost cells not read. The plan
+/// locale, faces, edges and corners alike), copies the periodic wraps that stay on this
+/// locale, and copies straight into the ghost cells of neighbours on this node when `a` is
+/// in node-shared memory (once each neighbour has started its own update); owned elements may be computed on until `finish()`, ghost cells not read. The plan
 /// is built once per index set and kept by the domain. Throws argument_error on every locale
 /// when the array's map holds no ghost cells (Block, Cyclic, Replicated, directory maps...)
 /// or the array was moved from. Ghost widths and periodic flags are the map's (dmap::stencil
@@ -203,7 +204,7 @@ template <class T, std::size_t N>
                          "such as a dmap::stencil domain");
   const auto& plan = st.caches.template get<detail::halo_plans<N>>().plan.for_generation(
       st.generation, [&] { return detail::halo_plan(st); });
-  return halo_update<T, N>(plan, a.local_data());
+  return halo_update<T, N>(plan, a.local_data(), detail::access::segment(a));
 }
 
 /// Collective: refreshes every ghost cell of `a` from the owning locale.

@@ -67,10 +67,10 @@ class array {
   explicit array(const dmap::domain<N>& d) : array(d, T{}) {}
   /// Collective: an array over `d`, every element set to `value`.
   array(const dmap::domain<N>& d, const T& value)
-      : dom_(d), st_(agreed([&] {
+      : dom_(d), st_(agreed([&, shared = detail::state_of(d) && detail::node_storage_wanted<T>(*detail::state_of(d))] {
           if (!detail::state_of(d))
             throw argument_error("dmap::array: the domain was moved from; an array needs a domain with indices");
-          return std::make_unique<detail::array_storage<T, N>>(detail::state_of(d), value);
+          return std::make_unique<detail::array_storage<T, N>>(detail::state_of(d), value, shared);
         })) {
     st_->expose();
   }
@@ -148,6 +148,9 @@ class array {
   /// True while the elements live in a buffer the array adopted (see the constructor taking
   /// a foreign_buffer): until the domain changes its index set.
   bool adopted() const { return checked_live("dmap::array::adopted").st_->adopted(); }
+  /// True when the elements live in node-shared memory (see dmap::set_node_transfers): the
+  /// other locales of this node copy into and read from them directly.
+  bool node_shared() const { return checked_live("dmap::array::node_shared").st_->segment() != nullptr; }
 
   /// The view of the indices `r` (a subset of the domain's, any strides; Chapel's `A[r]`):
   /// reads and writes reach this array. Throws out_of_bounds_error when r is not inside.
@@ -235,8 +238,10 @@ class array {
   detail::placed_elements<T, N> placed_elements_of() const {
     const auto& s = detail::state_of(domain());
     return {detail::key_of(s), [s] { return s->locate(); }, s->whole, st_->data(), st_->size(),
-            &s->caches.template get<detail::assignment_plans<N>>()};
+            &s->caches.template get<detail::assignment_plans<N>>(), st_->segment()};
   }
+  // The node-shared memory holding the elements, or null.
+  const detail::node_segment* node_segment() const noexcept { return st_ ? st_->segment() : nullptr; }
   // Throws argument_error when the array was moved from (it has no domain any more).
   const array& checked_live(const char* who) const {
     if (!st_)

@@ -215,7 +215,8 @@ class array_view {
   detail::placed_elements<V, N> placed_elements_of() const {
     const array_view self = *this;
     return {key(), [self] { return self.placed().where; }, whole_, const_cast<V*>(base_->local_data()),
-            base_->local_size(), &detail::state_of(base_->domain())->caches.template get<detail::assignment_plans<N>>()};
+            base_->local_size(), &detail::state_of(base_->domain())->caches.template get<detail::assignment_plans<N>>(),
+            detail::access::segment(*base_)};
   }
 
   void check() const {

@@ -9,13 +9,18 @@ namespace dmap {
 /// `messages_*`/`bytes_*` count payload moved between distinct locales (exchanges,
 /// remote element access, gathers); a message to oneself is not counted. Synchronising
 /// collectives (error agreement, scalar reductions, count exchanges) are counted in
-/// `collectives` only.
+/// `collectives` only. Locales of one node move elements into each other's node-shared
+/// storage without messages: counted in `node_copies` and `node_bytes` by the locale that
+/// copies, with the zero-byte `signals` that order each copy.
 struct comm_counters {
   std::uint64_t messages_sent = 0;      ///< point-to-point messages and RMA puts issued
   std::uint64_t bytes_sent = 0;         ///< payload bytes of those messages
   std::uint64_t messages_received = 0;  ///< point-to-point messages received and RMA gets issued
   std::uint64_t bytes_received = 0;     ///< payload bytes of those messages
   std::uint64_t collectives = 0;        ///< collective calls (barrier, allreduce, allgather, ...)
+  std::uint64_t node_copies = 0;        ///< direct copies into or out of another locale's memory on this node
+  std::uint64_t node_bytes = 0;         ///< bytes those copies moved (not in bytes_sent / bytes_received)
+  std::uint64_t signals = 0;            ///< zero-byte messages sent to order direct copies with their peers
 
   friend bool operator==(const comm_counters&, const comm_counters&) = default;
 };
@@ -34,7 +39,9 @@ struct plan_counters {
 inline comm_counters operator-(const comm_counters& later, const comm_counters& earlier) {
   return {later.messages_sent - earlier.messages_sent, later.bytes_sent - earlier.bytes_sent,
           later.messages_received - earlier.messages_received,
-          later.bytes_received - earlier.bytes_received, later.collectives - earlier.collectives};
+          later.bytes_received - earlier.bytes_received, later.collectives - earlier.collectives,
+          later.node_copies - earlier.node_copies, later.node_bytes - earlier.node_bytes,
+          later.signals - earlier.signals};
 }
 
 }  // namespace dmap

@@ -14,7 +14,9 @@
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -31,6 +33,16 @@
 namespace dmap {
 
 class environment;
+
+/// How locales on one node move data between them (see dmap::set_node_transfers).
+struct node_transfer_settings {
+  /// Arrays allocated from now on keep their elements in node-shared memory, and transfers
+  /// into such arrays from locales of the same node copy directly instead of sending messages.
+  bool enabled = true;
+  /// Arrays smaller than this (all locales' elements, in bytes) keep private storage.
+  std::uint64_t min_bytes = 65536;
+  friend bool operator==(const node_transfer_settings&, const node_transfer_settings&) = default;
+};
 
 namespace detail {
 /// The one piece of global state dmap has: the live environment, if any.
@@ -95,6 +107,21 @@ class environment {
   std::mutex& mpi_mutex() noexcept { return mpi_mutex_; }
   /// True on the thread that created the environment.
   bool on_main_thread() const noexcept { return std::this_thread::get_id() == main_thread_; }
+  /// The locales on this locale's node (MPI's shared-memory split), by increasing id.
+  const std::vector<int>& node_locales() const noexcept { return node_locales_; }
+  /// The communicator of this locale's node (a split of comm()).
+  MPI_Comm node_comm() const noexcept { return node_comm_; }
+  /// The most locales any node holds (the same on every locale).
+  int largest_node() const noexcept { return largest_node_; }
+  /// The rank of `locale` within this locale's node, or -1 when it lives on another node.
+  int node_rank_of(int locale) const noexcept {
+    const auto it = std::lower_bound(node_locales_.begin(), node_locales_.end(), locale);
+    return it != node_locales_.end() && *it == locale ? static_cast<int>(it - node_locales_.begin()) : -1;
+  }
+  /// The node-transfer settings in force (see dmap::set_node_transfers).
+  const node_transfer_settings& node_transfers() const noexcept { return node_transfers_; }
+  /// Replaces the node-transfer settings (see dmap::set_node_transfers).
+  void set_node_transfers(const node_transfer_settings& s) noexcept { node_transfers_ = s; }
   /// The state an optional component keeps for this environment (interop/scalapack.hpp's
   /// BLACS grids), one per type: made as `State{}` on first use, destroyed with the
   /// environment, the latest made first, before MPI stops. Its destructor must not throw;
@@ -117,6 +144,7 @@ class environment {
     // and the program may correct it and create the environment again.
     const char* threads_setting = std::getenv("DMAP_NUM_THREADS");
     threads_ = threads_asked(threads_setting);
+    node_transfers_ = node_transfers_asked(std::getenv("DMAP_NODE_TRANSFERS"), std::getenv("DMAP_NODE_MIN_BYTES"));
     int initialized = 0;
     MPI_Initialized(&initialized);
     if (embedded) check_host(locales, initialized);
@@ -139,6 +167,7 @@ class environment {
       MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
       MPI_Comm_rank(comm_, &rank_);
       MPI_Comm_size(comm_, &size_);
+      find_node();
       // Lets the arena have more workers than cores when DMAP_NUM_THREADS asks for them; without
       // it, the process-wide limit stays whatever the program (or a host) set.
       if (threads_setting != nullptr && *threads_setting != '\0')
@@ -152,8 +181,24 @@ class environment {
     detail::current_environment = this;
   }
 
-  // Frees the library's communicator and finalises MPI when this environment started it.
+  // Splits the locales by node (MPI_COMM_TYPE_SHARED): this node's locales and the largest
+  // node's size.
+  void find_node() {
+    detail::check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_comm_),
+                      "MPI_Comm_split_type");
+    MPI_Comm_set_errhandler(node_comm_, MPI_ERRORS_RETURN);
+    int members = 0;
+    MPI_Comm_size(node_comm_, &members);
+    node_locales_.resize(static_cast<std::size_t>(members));
+    detail::check_mpi(MPI_Allgather(&rank_, 1, MPI_INT, node_locales_.data(), 1, MPI_INT, node_comm_),
+                      "MPI_Allgather(node locales)");
+    detail::check_mpi(MPI_Allreduce(&members, &largest_node_, 1, MPI_INT, MPI_MAX, comm_),
+                      "MPI_Allreduce(largest node)");
+  }
+
+  // Frees the library's communicators and finalises MPI when this environment started it.
   void stop_mpi() noexcept {
+    if (node_comm_ != MPI_COMM_NULL) MPI_Comm_free(&node_comm_);
     if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
     int finalized = 0;
     MPI_Finalized(&finalized);
@@ -186,7 +231,33 @@ class environment {
     return static_cast<int>(value);
   }
 
+  // The node-transfer settings from DMAP_NODE_TRANSFERS ("0"/"1") and DMAP_NODE_MIN_BYTES (an
+  // integer >= 0), defaults where unset.
+  static node_transfer_settings node_transfers_asked(const char* on, const char* min_bytes) {
+    node_transfer_settings s;
+    if (on != nullptr && *on != '\0') {
+      const std::string v = on;
+      if (v != "0" && v != "1")
+        throw argument_error("dmap::environment: DMAP_NODE_TRANSFERS='" + v + "' must be 0 or 1");
+      s.enabled = v == "1";
+    }
+    if (min_bytes != nullptr && *min_bytes != '\0') {
+      char* end = nullptr;
+      errno = 0;
+      const long long value = std::strtoll(min_bytes, &end, 10);
+      if (errno != 0 || *end != '\0' || value < 0)
+        throw argument_error(std::string("dmap::environment: DMAP_NODE_MIN_BYTES='") + min_bytes +
+                             "' must be an integer in [0, 2^63 - 1]");
+      s.min_bytes = static_cast<std::uint64_t>(value);
+    }
+    return s;
+  }
+
   MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Comm node_comm_ = MPI_COMM_NULL;
+  std::vector<int> node_locales_;
+  int largest_node_ = 1;
+  node_transfer_settings node_transfers_;
   bool owns_mpi_ = false;
   int rank_ = 0;
   int size_ = 1;
@@ -251,5 +322,14 @@ inline void reset_counters() { detail::env().counters() = {}; }
 inline plan_counters plan_statistics() { return detail::env().plans(); }
 /// Sets this locale's plan statistics to zero.
 inline void reset_plan_statistics() { detail::env().plans() = {}; }
+
+/// The node-transfer settings in force: by default on, for arrays of 64 KiB and more;
+/// DMAP_NODE_TRANSFERS=0 and DMAP_NODE_MIN_BYTES=<bytes> change the defaults.
+inline node_transfer_settings node_transfers() { return detail::env().node_transfers(); }
+/// Switches node-aware storage and transfers on or off for arrays made (or resized) from now
+/// on. Every locale must make the same call at the same point of the program (each array's
+/// storage is chosen collectively). Arrays already in node-shared memory stay there, but a
+/// transfer into one copies directly only while the setting is on.
+inline void set_node_transfers(const node_transfer_settings& s) { detail::env().set_node_transfers(s); }
 
 }  // namespace dmap

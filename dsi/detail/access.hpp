@@ -32,6 +32,11 @@ struct access {
   static auto key(const View& v) {
     return v.key();
   }
+  /// The node-shared memory holding an array's elements, or null.
+  template <class Array>
+  static auto segment(const Array& a) noexcept {
+    return a.node_segment();
+  }
   /// This locale's placement of a view.
   template <class View>
   static const auto& placed(const View& v) {

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../runtime/detail/node_segment.hpp"
 #include "../../runtime/detail/tasks.hpp"
 #include "../../runtime/detail/window.hpp"
 #include "../layout.hpp"
@@ -19,14 +20,28 @@
 
 namespace dmap::detail {
 
+/// Collective when it may apply: whether an array of T over `dom` keeps its elements in
+/// node-shared memory (see use_node_storage).
+template <class T, std::size_t N>
+bool node_storage_wanted(const domain_state<N>& dom) {
+  const auto bytes = [](index_t count) {
+    const auto n = static_cast<std::uint64_t>(std::max<index_t>(count, 0));
+    return n > UINT64_MAX / sizeof(T) ? UINT64_MAX : n * sizeof(T);
+  };
+  return use_node_storage(bytes(dom.whole.size()), bytes(dom.storage_size));
+}
+
 /// One array's local storage: a buffer holding this locale's blocks, exposed to RMA.
 template <class T, std::size_t N>
 class array_storage final : public array_hook<N> {
  public:
-  /// This locale's storage of an array over `dom`, every element `value`. Not collective:
-  /// may throw std::bad_alloc on one locale only (the array agrees before exposing it).
-  array_storage(std::shared_ptr<domain_state<N>> dom, const T& value) : dom_(std::move(dom)) {
-    now_ = allocated(value);
+  /// This locale's storage of an array over `dom`, every element `value`, in node-shared
+  /// memory when `shared` (see node_storage_wanted; collective over the node then). May throw
+  /// std::bad_alloc on one locale only (the array agrees before exposing it); node-shared
+  /// memory is allocated last, after everything that can fail here.
+  array_storage(std::shared_ptr<domain_state<N>> dom, const T& value, bool shared) : dom_(std::move(dom)) {
+    dom_->arrays.reserve(dom_->arrays.size() + 1);
+    now_ = allocated(value, shared);
     dom_->arrays.push_back(this);
   }
   /// This locale's storage of an array over `dom` kept in `foreign` (checked by the caller
@@ -45,12 +60,13 @@ class array_storage final : public array_hook<N> {
     a.erase(std::remove(a.begin(), a.end(), this), a.end());
   }
 
-  void prepare() override { next_ = allocated(T{}); }
+  void choose_storage() override { next_shared_ = node_storage_wanted<T>(*dom_); }
+  void prepare() override { next_ = allocated(T{}, next_shared_); }
   void discard() noexcept override { next_ = {}; }
   void commit(const locator<N>& before, const locator<N>& after) override {
     storage old = std::exchange(now_, std::move(next_));
     window_ = rma_window{};
-    transfer(before, old.data, after, now_.data);
+    transfer(before, old.data, after, now_.data, segment());
     expose();
   }
 
@@ -61,15 +77,18 @@ class array_storage final : public array_hook<N> {
   index_t size() const noexcept { return now_.count; }
   const std::vector<local_block<T, N>>& blocks() const noexcept { return now_.blocks; }
   const rma_window& window() const noexcept { return window_; }
+  /// The node-shared memory holding the elements, or null (private or adopted storage).
+  const node_segment* segment() const noexcept { return now_.segment.get(); }
   /// Collective: exposes the storage to one-sided access.
   void expose() {
-    window_ = rma_window(now_.data, static_cast<std::size_t>(now_.count) * sizeof(T), sizeof(T));
+    window_ = rma_window(now_.data, static_cast<std::size_t>(now_.count) * sizeof(T), sizeof(T), segment());
   }
 
  private:
   // A buffer holding this locale's blocks of the domain's current placement: allocated here
   // (`buffer` owns it) or adopted (`buffer` is null).
   struct storage {
+    std::unique_ptr<node_segment> segment;
     std::unique_ptr<T[]> buffer;
     T* data = nullptr;
     bool foreign = false;
@@ -80,11 +99,17 @@ class array_storage final : public array_hook<N> {
   // Allocates this locale's blocks and writes `value` into every element: the owned ones
   // chunk by chunk on the threads later loops over the domain use (first touch), then any
   // extra storage (ghost cells, copies of other locales' indices).
-  storage allocated(const T& value) const {
+  storage allocated(const T& value, bool shared) const {
     storage s;
     s.count = dom_->storage_size;
-    s.buffer = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(s.count));
-    s.data = s.buffer.get();
+    s.blocks.reserve(dom_->my_layouts.size());
+    if (shared) {
+      s.segment = std::make_unique<node_segment>(static_cast<std::size_t>(s.count) * sizeof(T));
+      s.data = reinterpret_cast<T*>(s.segment->data());
+    } else {
+      s.buffer = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(s.count));
+      s.data = s.buffer.get();
+    }
     for (const auto& l : dom_->my_layouts) s.blocks.push_back({l, s.data});
     T* base = s.data;
     if (dom_->dense_storage) {
@@ -118,6 +143,7 @@ class array_storage final : public array_hook<N> {
   std::shared_ptr<domain_state<N>> dom_;
   storage now_;   // the storage in use
   storage next_;  // allocated by prepare(), taken by commit()
+  bool next_shared_ = false;  // whether prepare() allocates node-shared memory
   rma_window window_;
 };
 

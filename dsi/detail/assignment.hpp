@@ -28,6 +28,7 @@ struct placed_elements {
   T* data = nullptr;                       ///< this locale's buffer
   index_t local_size = 0;                  ///< elements in that buffer
   assignment_plans<N>* plans = nullptr;    ///< the plan cache of its domain (destinations)
+  const node_segment* node = nullptr;      ///< the node-shared memory holding `data`, or null
 };
 
 /// Collective. Every element of `where` (elements at `data`), in row-major order, on
@@ -106,7 +107,7 @@ void assign_elements(const placed_elements<T, N>& from, const placed_elements<T,
     before.assign(from.data, from.data + from.local_size);
     source = before.data();
   }
-  pending_transfer<T, N>(*plan, source, to.data, true).finish();
+  pending_transfer<T, N>(*plan, source, to.data, true, to.node).finish();
 }
 
 }  // namespace dmap::detail

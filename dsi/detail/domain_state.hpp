@@ -29,8 +29,10 @@ template <std::size_t N>
 class array_hook {
  public:
   virtual ~array_hook() = default;
-  /// Allocates the storage of the domain's new placement, beside the current one. Not
-  /// collective; may throw (std::bad_alloc).
+  /// Collective: decides where prepare() allocates (node-shared memory or private).
+  virtual void choose_storage() = 0;
+  /// Allocates the storage of the domain's new placement, beside the current one. Collective
+  /// over the node when it allocates node-shared memory, else not; may throw (std::bad_alloc).
   virtual void prepare() = 0;
   /// Frees what prepare() allocated (the change was abandoned).
   virtual void discard() noexcept = 0;
@@ -187,9 +189,18 @@ struct domain_state {
     }
     change_indices(indices);
     const locator<N> after = agreed([&] { return locate(); });
+    for (auto* a : arrays) a->choose_storage();
     try {
       agreed([&] {
-        for (auto* a : arrays) a->prepare();
+        // Every array prepares even after another failed: node-shared allocations are
+        // collective over the node, so every locale makes all of them.
+        std::exception_ptr failure;
+        for (auto* a : arrays) try {
+            a->prepare();
+          } catch (...) {
+            if (!failure) failure = std::current_exception();
+          }
+        if (failure) std::rethrow_exception(failure);
       });
     } catch (...) {
       for (auto* a : arrays) a->discard();

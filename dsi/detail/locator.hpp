@@ -306,11 +306,13 @@ transfer_plan<N> plan_transfer(const locator<N>& from, const locator<N>& to) {
 }
 
 /// Collective. Copies every index held by both `from` (elements at `from_base`) and `to`
-/// (elements at `to_base`), in one message per pair of locales that share indices.
+/// (elements at `to_base`, in node-shared memory `to_node` if not null), in one message per
+/// pair of locales that share indices (or a direct copy between locales of one node).
 template <transferable T, std::size_t N>
-void transfer(const locator<N>& from, const T* from_base, const locator<N>& to, T* to_base) {
+void transfer(const locator<N>& from, const T* from_base, const locator<N>& to, T* to_base,
+              const node_segment* to_node = nullptr) {
   const transfer_plan<N> plan = plan_transfer(from, to);
-  pending_transfer<T, N>(plan, from_base, to_base, from_base != to_base).finish();
+  pending_transfer<T, N>(plan, from_base, to_base, from_base != to_base, to_node).finish();
 }
 
 }  // namespace dmap::detail

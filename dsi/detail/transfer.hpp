@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "../../runtime/collectives.hpp"
 #include "../../runtime/detail/buffers.hpp"
 #include "../../runtime/detail/messages.hpp"
+#include "../../runtime/detail/node_segment.hpp"
 #include "../layout.hpp"
 #include "../rect.hpp"
 #include "chunks.hpp"
@@ -153,19 +155,23 @@ class transfer_plan {
     rect<N> indices;
     placed_block<N> block;
   };
+  /// A copy of `part` from block `from` to block `to`: within this locale, or (in a send's
+  /// `direct` list) from this locale's block into a node peer's.
+  struct copy {
+    rect<N> part;
+    placed_block<N> from;
+    placed_block<N> to;
+  };
   /// One message: the peer, the parts in message order, then the element offsets (element
-  /// plans), and the number of elements.
+  /// plans), and the number of elements. A send to a locale of this node also lists the
+  /// same elements as `direct` copies into the peer's blocks (used when the destination is
+  /// in node-shared memory).
   struct message {
     int peer = 0;
     std::vector<part> parts;
     std::vector<index_t> offsets;
     index_t count = 0;
-  };
-  /// A copy within this locale: `part` moves from block `from` to block `to`.
-  struct copy {
-    rect<N> part;
-    placed_block<N> from;
-    placed_block<N> to;
+    std::vector<copy> direct;
   };
 
   /// The plan of locale `me` for moving placement `from` to placement `to`: `my_from` and
@@ -199,7 +205,10 @@ class transfer_plan {
       return found;
     };
     std::vector<entry> out = parts_with(my_from, to, true), in = parts_with(my_to, from, false);
+    auto direct = direct_copies(out, my_from, to);
     sends_ = group(std::move(out), my_from);
+    for (auto& m : sends_)
+      if (auto it = direct.find(m.peer); it != direct.end()) m.direct = std::move(it->second);
     receives_ = group(std::move(in), my_to);
     for_each_meeting<N>(my_from, my_to, [&](std::size_t f, std::size_t t, const rect<N>& common) {
       local_.push_back({common, my_from[f], my_to[t]});
@@ -248,6 +257,27 @@ class transfer_plan {
     std::size_t block;  // this locale's block
   };
   transfer_plan() = default;
+  // The parts sent to locales of this node as copies into their blocks of `to`, by peer
+  // (none under a simulated machine, or when no node holds two locales).
+  static std::map<int, std::vector<copy>> direct_copies(const std::vector<entry>& sent,
+                                                        const std::vector<placed_block<N>>& mine,
+                                                        const placement_query<N>& to) {
+    std::map<int, std::vector<copy>> out;
+    if (simulated || env().largest_node() < 2) return out;
+    std::map<int, std::vector<std::size_t>> by_peer;
+    for (std::size_t k = 0; k < sent.size(); ++k)
+      if (env().node_rank_of(sent[k].peer) >= 0) by_peer[sent[k].peer].push_back(k);
+    for (const auto& [q, entries] : by_peer) {
+      std::vector<placed_block<N>> parts;  // each part with this locale's block, named as sent
+      for (std::size_t k : entries) parts.push_back({sent[k].part, mine[sent[k].block].layout, sent[k].from_shift});
+      const std::vector<placed_block<N>> theirs = to.blocks(q);
+      auto& copies = out[q];
+      for_each_meeting<N>(parts, theirs, [&](std::size_t a, std::size_t b, const rect<N>& common) {
+        if (theirs[b].shift == sent[entries[a]].to_shift) copies.push_back({common, parts[a], theirs[b]});
+      });
+    }
+    return out;
+  }
   static std::shared_ptr<const placement<N>> share(const placement<N>& p) {
     return std::shared_ptr<const placement<N>>(&p, [](const placement<N>*) {});
   }
@@ -264,7 +294,7 @@ class transfer_plan {
     });
     std::vector<message> out;
     for (const auto& e : entries) {
-      if (out.empty() || out.back().peer != e.peer) out.push_back({e.peer, {}, {}, 0});
+      if (out.empty() || out.back().peer != e.peer) out.push_back({e.peer, {}, {}, 0, {}});
       out.back().parts.push_back({e.part, mine[e.block]});
       out.back().count += e.part.size();
     }
@@ -275,7 +305,7 @@ class transfer_plan {
     for (std::size_t q = 0; q < lists.size(); ++q)
       if (!lists[q].empty()) {
         const auto n = static_cast<index_t>(lists[q].size());
-        out.push_back({static_cast<int>(q), {}, std::move(lists[q]), n});
+        out.push_back({static_cast<int>(q), {}, std::move(lists[q]), n, {}});
       }
     return out;
   }
@@ -293,15 +323,29 @@ class pending_transfer {
   /// Packs and posts every message of `plan` and makes the local copies. With `direct`, a
   /// message that is one contiguous run of the source is sent from it without packing, and
   /// one that lands in one contiguous run of the destination is received there: the caller
-  /// then leaves both unchanged until finish() (transfers that finish at once).
-  pending_transfer(const transfer_plan<N>& plan, const T* from_base, T* to_base, bool direct = false)
+  /// then leaves both unchanged until finish() (transfers that finish at once). When the
+  /// destination lies in node-shared memory (`to_node`, the same on every locale) and node
+  /// transfers are on, the elements for locales of this node are copied straight into their
+  /// storage once each says it is ready, before this returns: no message carries them.
+  pending_transfer(const transfer_plan<N>& plan, const T* from_base, T* to_base, bool direct = false,
+                   const node_segment* to_node = nullptr)
       : plan_(&plan), to_base_(to_base) {
+    const bool node = to_node != nullptr && env().node_transfers().enabled;
+    const auto copied_directly = [&](const typename transfer_plan<N>::message& msg) {
+      return node && msg.offsets.empty() && env().node_rank_of(msg.peer) >= 0;
+    };
     const auto& receives = plan.receives();
     incoming_.resize(receives.size());
     received_in_place_.assign(receives.size(), false);
     for (std::size_t m = 0; m < receives.size(); ++m) {
       const auto& msg = receives[m];
       const auto n = static_cast<std::size_t>(msg.count);
+      if (copied_directly(msg)) {  // the peer copies into this locale's storage
+        received_in_place_[m] = true;
+        signals_.send(msg.peer, signal_kind::ready);
+        signals_.receive(msg.peer, signal_kind::done);
+        continue;
+      }
       if (direct && msg.offsets.empty()) {
         if (const auto run = single_run(msg.parts)) {
           received_in_place_[m] = true;
@@ -314,9 +358,16 @@ class pending_transfer {
     }
     const auto& sends = plan.sends();
     outgoing_.resize(sends.size());
+    signal_batch ready;
+    std::vector<std::size_t> pushed;  // the sends copied directly, in the order `ready` expects them
     for (std::size_t m = 0; m < sends.size(); ++m) {
       const auto& msg = sends[m];
       const auto n = static_cast<std::size_t>(msg.count);
+      if (copied_directly(msg)) {
+        ready.expect(msg.peer, signal_kind::ready);
+        pushed.push_back(m);
+        continue;
+      }
       if (direct && msg.offsets.empty()) {
         if (const auto run = single_run(msg.parts)) {
           batch_.send(msg.peer, from_base + *run, n * sizeof(T));
@@ -341,12 +392,24 @@ class pending_transfer {
     }
     for (const auto& pc : plan.local()) copy_part(pc.part, pc.from, from_base, pc.to, to_base);
     for (const auto& [from, to] : plan.local_offsets()) to_base[to] = from_base[from];
+    if (pushed.empty()) return;
+    auto& counters = env().counters();
+    ready.on_arrival([&](std::size_t k) {
+      const auto& msg = sends[pushed[k]];
+      T* theirs = node_data_of<T>(to_node, msg.peer);
+      for (const auto& c : msg.direct) copy_part(c.part, c.from, from_base, c.to, theirs);
+      signals_.send(msg.peer, signal_kind::done);
+      ++counters.node_copies;
+      counters.node_bytes += static_cast<std::uint64_t>(msg.count) * sizeof(T);
+    });
   }
   pending_transfer(pending_transfer&&) noexcept = default;
 
-  /// Waits for the messages and unpacks them into their blocks.
+  /// Waits for the messages (and the node peers' direct copies) and unpacks them into their
+  /// blocks.
   void finish() {
     batch_.wait();
+    signals_.wait();
     const auto& receives = plan_->receives();
     for (std::size_t m = 0; m < incoming_.size(); ++m) {
       if (received_in_place_[m]) continue;
@@ -391,6 +454,7 @@ class pending_transfer {
   std::vector<bool> received_in_place_;
   std::vector<pooled_buffer> outgoing_, incoming_;
   message_batch batch_;
+  signal_batch signals_;  // ready sent and done expected for direct copies into this locale
 };
 
 /// Collective. Copies every index present in both placements from `from` (elements at

@@ -168,13 +168,16 @@ staged_operands<Ops> stage(const Ops& ops, std::uint64_t mask, std::uint64_t wri
       constexpr std::size_t N = op_t::rank;
       const auto& entry = staged(lead, op, k);
       const auto& z = entry.array;
-      pending_transfer<T, N>(*entry.in, op.data(), z->local_data(), true).finish();
+      pending_transfer<T, N>(*entry.in, op.data(), z->local_data(), true, access::segment(*z)).finish();
       staging[k] = z.get();
       if constexpr (op_t::writable) {
         if (written >> k & 1) {
           auto out = entry.out;
           T* target = op.data();
-          back.push_back({z, [out, z, target] { pending_transfer<T, N>(*out, z->local_data(), target, true).finish(); }});
+          const node_segment* target_node = op.segment();
+          back.push_back({z, [out, z, target, target_node] {
+                            pending_transfer<T, N>(*out, z->local_data(), target, true, target_node).finish();
+                          }});
         }
       }
     } else {

@@ -184,6 +184,8 @@ struct operand<A> {
   placement_key key() const { return key_of(state_of(a.domain())); }
   locator<N> locate() const { return state_of(a.domain())->locate(); }
   element_type* data() const noexcept { return a.local_data(); }
+  /// The node-shared memory holding data(), or null.
+  const node_segment* segment() const noexcept { return access::segment(a); }
   /// The state of the follower's domain, which keeps its staging.
   domain_state<N>& follower_state() const noexcept { return *state_of(a.domain()); }
   /// The same operand over a staging array.
@@ -218,13 +220,14 @@ struct operand<array_view<T, N, M>> {
   const std::vector<rect<N>>* owned;
   const std::vector<dense_layout<N>>* layouts;
   T* base;
+  const node_segment* node;
 
   operand(const view_type& view)
       : v(&view), whole_(&view.indices()), owned(&access::placed(view).owned),
-        layouts(&access::placed(view).layouts), base(view.base().local_data()) {}
+        layouts(&access::placed(view).layouts), base(view.base().local_data()), node(access::segment(view.base())) {}
   operand(const view_type* view, array_type& z)
       : v(view), whole_(&z.domain().indices()), owned(&z.domain().local_subdomains()),
-        layouts(&state_of(z.domain())->my_layouts), base(z.local_data()) {}
+        layouts(&state_of(z.domain())->my_layouts), base(z.local_data()), node(access::segment(z)) {}
 
   const rect<N>& whole() const noexcept { return *whole_; }
   const std::vector<rect<N>>& pieces() const noexcept { return *owned; }
@@ -234,6 +237,8 @@ struct operand<array_view<T, N, M>> {
   placement_key key() const { return access::key(*v); }
   locator<N> locate() const { return access::placed(*v).where; }
   T* data() const noexcept { return base; }
+  /// The node-shared memory holding data(), or null.
+  const node_segment* segment() const noexcept { return node; }
   /// The state of the viewed array's domain, which keeps the view's staging.
   auto& follower_state() const noexcept { return *state_of(v->base().domain()); }
   /// The same operand over a staging array.

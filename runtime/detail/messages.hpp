@@ -2,6 +2,7 @@
 // together and completed together (no collective). Counted in the communication counters.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <vector>
 
@@ -73,6 +74,87 @@ class message_batch {
   }
 
   std::vector<MPI_Request> requests_;
+};
+
+/// What a zero-byte signal between two locales of one node says: "my storage is ready for
+/// your direct copy" or "my direct copy into your storage is done".
+enum class signal_kind { ready = 1, done = 2 };
+
+/// Zero-byte messages that order direct copies between locales of one node: signals sent,
+/// and signals expected whose arrivals can be handled one by one. A fence on each side makes
+/// the copies before a signal visible after it arrives. Counted in `signals` (sent).
+class signal_batch {
+ public:
+  signal_batch() = default;
+  signal_batch(const signal_batch&) = delete;
+  signal_batch& operator=(const signal_batch&) = delete;
+  /// Takes over `other`'s pending signals.
+  signal_batch(signal_batch&& other) noexcept
+      : requests_(std::move(other.requests_)), expected_(std::move(other.expected_)) {}
+  /// Completes what is still pending (errors are not reported from a destructor).
+  ~signal_batch() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!requests_.empty() && !finalized)
+      MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  }
+
+  /// Sends signal `kind` to locale `to`.
+  void send(int to, signal_kind kind) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    auto& e = env();
+    requests_.emplace_back();
+    check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, to, tag(kind), e.comm(), &requests_.back()), "MPI_Isend(signal)");
+    ++e.counters().signals;
+  }
+  /// Receives signal `kind` from locale `from` (complete after wait()).
+  void receive(int from, signal_kind kind) {
+    requests_.emplace_back();
+    check_mpi(MPI_Irecv(nullptr, 0, MPI_BYTE, from, tag(kind), env().comm(), &requests_.back()),
+              "MPI_Irecv(signal)");
+  }
+  /// Expects signal `kind` from locale `from`, handled by on_arrival(); returns its number
+  /// among the expected ones.
+  std::size_t expect(int from, signal_kind kind) {
+    requests_.emplace_back();
+    check_mpi(MPI_Irecv(nullptr, 0, MPI_BYTE, from, tag(kind), env().comm(), &requests_.back()),
+              "MPI_Irecv(signal)");
+    expected_.push_back(requests_.size() - 1);
+    return expected_.size() - 1;
+  }
+  /// Calls `f(k)` for each expected signal k as it arrives, until all have.
+  template <class F>
+  void on_arrival(F&& f) {
+    std::vector<MPI_Request> waiting;
+    for (std::size_t k : expected_) waiting.push_back(requests_[k]);
+    std::vector<int> arrived(waiting.size());
+    std::size_t left = waiting.size();
+    while (left > 0) {
+      int count = 0;
+      check_mpi(MPI_Waitsome(static_cast<int>(waiting.size()), waiting.data(), &count, arrived.data(),
+                             MPI_STATUSES_IGNORE),
+                "MPI_Waitsome(signal)");
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      for (int j = 0; j < count; ++j) f(static_cast<std::size_t>(arrived[static_cast<std::size_t>(j)]));
+      left -= static_cast<std::size_t>(count);
+    }
+    for (std::size_t k : expected_) requests_[k] = MPI_REQUEST_NULL;
+    expected_.clear();
+  }
+  /// Completes every signal sent and expected.
+  void wait() {
+    if (requests_.empty()) return;
+    const int code = MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    requests_.clear();
+    expected_.clear();
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    check_mpi(code, "MPI_Waitall(signal)");
+  }
+
+ private:
+  static int tag(signal_kind kind) { return 0x6d70 + static_cast<int>(kind); }
+  std::vector<MPI_Request> requests_;
+  std::vector<std::size_t> expected_;  // positions in requests_ of the signals on_arrival handles
 };
 
 }  // namespace dmap::detail

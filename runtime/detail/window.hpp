@@ -1,16 +1,19 @@
 // rma_window: one-sided access to another locale's memory (MPI passive-target RMA), used
-// for single remote elements and bulk fetches of scattered elements. The window stays in
+// for single remote elements and bulk fetches of scattered elements; loads and stores
+// straight into node-shared memory for locales of the same node. The window stays in
 // one shared-lock epoch for its whole life (MPI_Win_lock_all); each access completes with
 // MPI_Win_flush, so accesses from several threads only need to be serialised.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <utility>
 #include <vector>
 
 #include "../collectives.hpp"
+#include "node_segment.hpp"
 
 namespace dmap::detail {
 
@@ -26,9 +29,11 @@ struct element_run {
 class rma_window {
  public:
   rma_window() = default;
-  /// Collective: exposes `bytes` bytes at `base`, elements of `element_size` bytes.
-  rma_window(void* base, std::size_t bytes, std::size_t element_size)
-      : element_size_(element_size) {
+  /// Collective: exposes `bytes` bytes at `base`, elements of `element_size` bytes. When
+  /// the buffer is `node`'s part of a node-shared segment, accesses to locales of this node
+  /// load and store directly (no message).
+  rma_window(void* base, std::size_t bytes, std::size_t element_size, const node_segment* node = nullptr)
+      : element_size_(element_size), node_(node) {
     if (num_locales() == 1) return;
     count_collective();
     check_mpi(MPI_Win_create(base, static_cast<MPI_Aint>(bytes),
@@ -52,6 +57,17 @@ class rma_window {
   /// one message.
   void get(int locale, const std::vector<element_run>& runs, void* out) const {
     if (runs.empty()) return;
+    if (const std::byte* theirs = node_data(locale)) {
+      auto* to = static_cast<std::byte*>(out);
+      std::uint64_t bytes = 0;
+      for (const auto& r : runs) {
+        const auto n = static_cast<std::size_t>(r.count) * element_size_;
+        std::memcpy(to, theirs + static_cast<std::size_t>(r.first) * element_size_, n);
+        to += n, bytes += n;
+      }
+      count_node_copy(bytes);
+      return;
+    }
     std::vector<int> lengths;
     std::vector<MPI_Aint> displacements;
     std::int64_t total = 0;
@@ -82,6 +98,11 @@ class rma_window {
   /// Writes one element from `in` to element offset `offset` of `locale`; complete at
   /// the target when the call returns.
   void put(int locale, std::int64_t offset, const void* in) const {
+    if (std::byte* theirs = node_data(locale)) {
+      std::memcpy(theirs + static_cast<std::size_t>(offset) * element_size_, in, element_size_);
+      count_node_copy(element_size_);
+      return;
+    }
     const auto guard = access(locale);
     int code = MPI_Put(in, static_cast<int>(element_size_), MPI_BYTE, locale,
                        static_cast<MPI_Aint>(offset), static_cast<int>(element_size_), MPI_BYTE,
@@ -94,6 +115,15 @@ class rma_window {
   }
 
  private:
+  // Locale `locale`'s buffer when it is on this node and node transfers are on, else null.
+  std::byte* node_data(int locale) const {
+    return node_ != nullptr && env().node_transfers().enabled ? node_->data_of(locale) : nullptr;
+  }
+  static void count_node_copy(std::uint64_t bytes) {
+    auto& c = env().counters();
+    ++c.node_copies;
+    c.node_bytes += bytes;
+  }
   // Checks the access is possible from this thread and serialises it with other threads.
   std::unique_lock<std::mutex> access(int locale) const {
     auto& e = env();
@@ -119,10 +149,12 @@ class rma_window {
   void swap(rma_window& other) noexcept {
     std::swap(win_, other.win_);
     std::swap(element_size_, other.element_size_);
+    std::swap(node_, other.node_);
   }
 
   MPI_Win win_ = MPI_WIN_NULL;
   std::size_t element_size_ = 1;
+  const node_segment* node_ = nullptr;
 };
 
 }  // namespace dmap::detail

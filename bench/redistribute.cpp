@@ -2,6 +2,8 @@
 //   redistribute_block_to_cyclic_1d   A = B, Block -> Cyclic, n doubles
 //   redistribute_block_to_cyclic_2d   A = B, Block -> Cyclic on the default grid, m x m doubles
 //   redistribute_rows_to_cols         A = B, Block over P x 1 -> Block over 1 x P, m x m doubles
+//   ..._vs_shm                        the last two against hand-written copies straight into the
+//                                     other ranks' MPI-3 shared-memory arrays (one node)
 //   misaligned_triad                  forall(zip(A_block, B_cyclic, C_block), a = b + s*c), n doubles
 //   slice_shift_1d                    A[{s..n}] = B[{0..n-s}], both Block, s = n / (2P) + 1, n doubles
 //   view_forall_interior              forall(zip(A[inner], B[inner]), a = 2b + 1) over m x m Block,
@@ -10,7 +12,7 @@
 // part straight to its place, exchange the rest with one MPI_Alltoallv and unpack the same
 // way; the triad baseline then runs its loop locally. Both
 // results are compared. msgs/bytes: what locale 0 sent during one dmap operation (dmap's
-// counters); min_bytes: the elements locale 0 must send (those it holds and another locale
+// counters), node_bytes: what it copied straight into node peers' memory; min_bytes: the elements locale 0 must send (those it holds and another locale
 // needs), times 8.
 //   mpirun -n P --bind-to none ./bench_redistribute [log2_n=24] [repetitions=9]
 #include <dmap/dmap.hpp>
@@ -25,6 +27,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,21 +42,66 @@ using dmap::rect;
 using bench::counters_of_repeat;
 using bench::median_times;
 
+void fail(const std::string& what) {
+  std::fprintf(stderr, "bench_redistribute: %s\n", what.c_str());
+  std::exit(1);
+}
+
 void line(const std::string& name, index_t n, double td, double tb, const dmap::comm_counters& c,
           std::uint64_t min_bytes) {
   if (dmap::here() != 0) return;
   const double bytes = static_cast<double>(n) * sizeof(double);
   std::printf("bench %s ranks=%d threads=%d n=%lld dmap=%.1f baseline=%.1f unit=MB/s ratio=%.3f msgs=%llu "
-              "bytes=%llu min_bytes=%llu\n",
+              "bytes=%llu node_bytes=%llu min_bytes=%llu\n",
               name.c_str(), dmap::num_locales(), dmap::num_threads(), static_cast<long long>(n), bytes / td / 1e6,
               bytes / tb / 1e6, tb / td, static_cast<unsigned long long>(c.messages_sent),
-              static_cast<unsigned long long>(c.bytes_sent), static_cast<unsigned long long>(min_bytes));
+              static_cast<unsigned long long>(c.bytes_sent), static_cast<unsigned long long>(c.node_bytes),
+              static_cast<unsigned long long>(min_bytes));
 }
 
-void fail(const std::string& what) {
-  std::fprintf(stderr, "bench_redistribute: %s\n", what.c_str());
-  std::exit(1);
-}
+/// The best hand-written code on one node: every rank's destination array in an MPI-3
+/// shared-memory window; each rank copies its elements straight into the owners' arrays
+/// between two barriers of the node (the first: every destination is free to be written;
+/// the second: every copy is done).
+struct shared_destination {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Win win = MPI_WIN_NULL;
+  std::vector<double*> of;  // each rank's destination array, by rank (one node)
+  explicit shared_destination(index_t elements) {
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int size = 0, world = 0;
+    MPI_Comm_size(node, &size);
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    if (size != world) fail("the shared-memory baseline needs every rank on one node");
+    void* base = nullptr;
+    MPI_Win_allocate_shared(static_cast<MPI_Aint>(elements * static_cast<index_t>(sizeof(double))), sizeof(double),
+                            MPI_INFO_NULL, node, &base, &win);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    for (int q = 0; q < size; ++q) {
+      MPI_Aint bytes = 0;
+      int unit = 0;
+      void* at = nullptr;
+      MPI_Win_shared_query(win, q, &bytes, &unit, &at);
+      of.push_back(static_cast<double*>(at));
+    }
+  }
+  ~shared_destination() {
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+  }
+  double* mine() const { return of[static_cast<std::size_t>(dmap::here())]; }
+  /// Runs `copy` (which writes into of[q]) between the two synchronisations.
+  template <class Copy>
+  void run(Copy&& copy) {
+    MPI_Win_sync(win);
+    MPI_Barrier(node);
+    copy();
+    MPI_Win_sync(win);
+    MPI_Barrier(node);
+    MPI_Win_sync(win);
+  }
+};
 
 /// One MPI_Alltoallv of doubles: send[q] to locale q, returns what each locale sent here.
 struct alltoallv {
@@ -351,6 +399,27 @@ void block_to_cyclic_2d(index_t m, int reps) {
   const auto [td, tb] = median_times(reps, assign, baseline);
   if (!std::equal(mine.begin(), mine.end(), A.local_data())) fail("block_to_cyclic_2d: results differ");
   line("redistribute_block_to_cyclic_2d", m * m, td, tb, c, min_bytes(DB, DC));
+
+  // Against copies straight into the other ranks' shared-memory arrays.
+  shared_destination shm(count(p0, c0) * my_cols);
+  const auto direct = [&] {
+    shm.run([&] {
+      for (int q0 = 0; q0 < p0; ++q0)
+        for (int q1 = 0; q1 < p1; ++q1) {
+          double* dst = shm.of[static_cast<std::size_t>(q0 * p1 + q1)];
+          const index_t cols = count(p1, q1);
+          const index_t j_first = k0 + ((q1 - k0) % p1 + p1) % p1;
+          for (index_t i = r0 + ((q0 - r0) % p0 + p0) % p0; i < r1; i += p0) {
+            const double* row = b + (i - r0) * (k1 - k0) - k0;
+            double* out = dst + (i / p0) * cols;
+            for (index_t j = j_first; j < k1; j += p1) out[j / p1] = row[j];
+          }
+        }
+    });
+  };
+  const auto [td2, ts] = median_times(reps, assign, direct);
+  if (!std::equal(mine.begin(), mine.end(), shm.mine())) fail("block_to_cyclic_2d: shared-memory baseline differs");
+  line("redistribute_block_to_cyclic_2d_vs_shm", m * m, td2, ts, c, min_bytes(DB, DC));
 }
 
 void rows_to_cols(index_t m, int reps) {
@@ -395,6 +464,22 @@ void rows_to_cols(index_t m, int reps) {
   const auto [td, tb] = median_times(reps, assign, baseline);
   if (!std::equal(mine.begin(), mine.end(), A.local_data())) fail("rows_to_cols: results differ");
   line("redistribute_rows_to_cols", m * m, td, tb, c, min_bytes(DR, DK));
+
+  // Against copies straight into the other ranks' shared-memory arrays: my rows, cut by
+  // their columns.
+  shared_destination shm(m * my_cols);
+  const auto direct = [&] {
+    shm.run([&] {
+      for (int q = 0; q < p; ++q) {
+        double* dst = shm.of[static_cast<std::size_t>(q)];
+        const index_t j0 = cut(m, p, q), j1 = cut(m, p, q + 1);
+        for (index_t i = r0; i < r1; ++i) std::memcpy(dst + i * (j1 - j0), b + (i - r0) * m + j0, static_cast<std::size_t>(j1 - j0) * sizeof(double));
+      }
+    });
+  };
+  const auto [td2, ts] = median_times(reps, assign, direct);
+  if (!std::equal(mine.begin(), mine.end(), shm.mine())) fail("rows_to_cols: shared-memory baseline differs");
+  line("redistribute_rows_to_cols_vs_shm", m * m, td2, ts, c, min_bytes(DR, DK));
 }
 
 }  // namespace

@@ -230,7 +230,7 @@ class [[nodiscard]] halo_update {
 /// widths and periodic flags are the map's (dmap::stencil checks them: widths >= 0, no chunk
 /// thinner than the width along a dimension that exchanges ghosts).
 template <class T, std::size_t N>
-[[nodiscard]] halo_update<T, N> start_halo_update(array<T, N>& a, halo_shape shape = halo_shape::box) {
+[[nodiscard]] halo_update<T, N> start_halo_update(array<T, N>& a, halo_shape shape) {
   detail::check_array_live(a, "dmap::update_halos", "it has no ghost cells to update");
   auto& st = *detail::state_of(a.domain());
   if (!detail::has_ghost_cells(st))
@@ -240,6 +240,12 @@ template <class T, std::size_t N>
   const auto& plan = st.caches.template get<detail::halo_plans<N>>().of(shape).for_generation(
       st.generation, [&] { return detail::halo_plan(st, shape); });
   return halo_update<T, N>(plan, a.local_data());
+}
+
+/// Collective: start_halo_update(a, halo_shape::box), every ghost cell.
+template <class T, std::size_t N>
+[[nodiscard]] halo_update<T, N> start_halo_update(array<T, N>& a) {
+  return start_halo_update(a, halo_shape::box);
 }
 
 /// Collective: start_halo_update(a, nb.shape) for a stencil loop that reads `nb`, a

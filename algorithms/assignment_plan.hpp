@@ -31,6 +31,8 @@ struct plan_summary {
   index_t elements_received = 0;       ///< elements in the messages it receives
   index_t elements_copied = 0;         ///< elements copied within this locale
   std::size_t parts = 0;               ///< rect parts its messages and copies list
+  index_t local_runs = 0;              ///< contiguous or constant-step runs its own copies make
+  index_t message_runs = 0;            ///< runs its messages are packed from and unpacked into
   std::size_t plan_bytes = 0;          ///< memory the plan holds on this locale (approximate)
 
   /// Messages this locale sends per run (one per send peer).
@@ -51,6 +53,8 @@ plan_summary summarize(const transfer_plan<N>& plan) {
       peers.push_back(m.peer);
       elements += m.count;
       s.parts += m.parts.size();
+      for (const auto& pc : m.parts) s.message_runs += run_cursor<N>(pc.indices, pc.block.layout, pc.block.shift).runs();
+      s.message_runs += static_cast<index_t>(m.offsets.size());
       s.plan_bytes += sizeof(m) + m.parts.capacity() * sizeof(m.parts[0]) + m.offsets.capacity() * sizeof(index_t);
     }
   };
@@ -58,6 +62,9 @@ plan_summary summarize(const transfer_plan<N>& plan) {
   add(plan.receives(), s.receive_peers, s.elements_received);
   s.elements_copied = plan.local_count();
   s.parts += plan.local().size();
+  for (const auto& c : plan.local())
+    for_each_paired_run(c.part, c.from, c.to, [&](index_t, index_t, index_t, index_t, index_t) { ++s.local_runs; });
+  s.local_runs += static_cast<index_t>(plan.local_offsets().size());
   s.plan_bytes += plan.local().capacity() * sizeof(typename transfer_plan<N>::copy) +
                   plan.local_offsets().capacity() * sizeof(std::pair<index_t, index_t>);
   return s;

@@ -3,7 +3,9 @@
 // owners, one aggregated message per neighbouring locale and no collective call. Works for
 // any map whose layouts hold ghost cells; the descriptor's optional `periodic()` marks a map
 // with ghost cells and says which dimensions wrap (ghost cells beyond such an edge hold the
-// other edge's elements).
+// other edge's elements). A box update refreshes every ghost cell, a star update only the
+// faces (ghost cells beyond the owned chunk along exactly one dimension): what a stencil
+// that reads no diagonal neighbour needs, with fewer messages.
 #pragma once
 
 #include <algorithm>
@@ -17,23 +19,49 @@
 #include "../dsi/detail/domain_state.hpp"
 #include "../dsi/detail/locator.hpp"
 #include "../dsi/detail/transfer.hpp"
+#include "../iterators/neighbors.hpp"
 
 namespace dmap {
 
 namespace detail {
 
-/// Every locale's ghost cells as blocks named by the indices whose values fill them: a ghost
-/// index g holds the value of g - shift, where shift is a whole number of periods along
-/// periodic dimensions (zero elsewhere). Ghost indices outside the domain that no wrap brings
-/// back are boundary cells and get nothing. Answers from the owners' placement: the locales
-/// whose ghost cells may hold an index are the owners within `reach` (the widest ghost
-/// frame, per dimension, in index units) of it or of one of its periodic images.
+/// The face slabs of `outer` around `inner` (a contiguous run of `outer`'s indices per
+/// dimension): the indices of `outer` beyond `inner` along exactly one dimension, at most 2N
+/// disjoint rects.
+template <std::size_t N>
+std::vector<rect<N>> face_slabs(const rect<N>& outer, const rect<N>& inner) {
+  std::vector<rect<N>> slabs;
+  if (outer.empty() || inner.empty()) return slabs;
+  rect<N> core = outer;
+  for (std::size_t d = 0; d < N; ++d)
+    core.set_dim(d, outer.dim(d).intersect(range(inner.dim(d).aligned_low(), inner.dim(d).aligned_high() + 1)));
+  for (std::size_t d = 0; d < N; ++d) {
+    const range& o = outer.dim(d);
+    const index_t low = inner.dim(d).aligned_low(), high = inner.dim(d).aligned_high();
+    for (const range& part : {o.intersect(range(o.lo(), low)), o.intersect(range(high + 1, o.hi()))})
+      if (!part.empty()) {
+        rect<N> slab = core;
+        slab.set_dim(d, part);
+        slabs.push_back(slab);
+      }
+  }
+  return slabs;
+}
+
+/// Every locale's ghost cells (all of them, or the faces only: `shape`) as blocks named by the
+/// indices whose values fill them: a ghost index g holds the value of g - shift, where shift
+/// is a whole number of periods along periodic dimensions (zero elsewhere). Ghost indices
+/// outside the domain that no wrap brings back are boundary cells and get nothing. Answers
+/// from the owners' placement: the locales whose ghost cells may hold an index are the owners
+/// within `reach` (the widest ghost frame, per dimension, in index units) of it or of one of
+/// its periodic images.
 template <std::size_t N>
 class ghost_query final : public placement_query<N> {
  public:
   ghost_query(std::shared_ptr<const placement_query<N>> owners, const rect<N>& whole,
-              const std::array<bool, N>& periodic, const std::array<index_t, N>& reach)
-      : owners_(std::move(owners)), whole_(whole), periodic_(periodic), reach_(reach) {
+              const std::array<bool, N>& periodic, const std::array<index_t, N>& reach,
+              halo_shape shape = halo_shape::box)
+      : owners_(std::move(owners)), whole_(whole), periodic_(periodic), reach_(reach), shape_(shape) {
     for (std::size_t d = 0; d < N; ++d) period_[d] = whole.dim(d).size() * abs_index(whole.dim(d).stride());
   }
   std::vector<int> meeting(const rect<N>& r) const override {
@@ -70,7 +98,8 @@ class ghost_query final : public placement_query<N> {
   std::vector<placed_block<N>> ghosts_of(const std::vector<placed_block<N>>& owned) const {
     std::vector<placed_block<N>> out;
     for (const auto& b : owned)
-      for (const rect<N>& slab : difference(b.layout.indices, b.owned))
+      for (const rect<N>& slab : shape_ == halo_shape::star ? face_slabs(b.layout.indices, b.owned)
+                                                           : difference(b.layout.indices, b.owned))
         for_each_shift([&](const idx<N>& shift) {
           const rect<N> source = slab.translated(idx<N>{} - shift).intersect(whole_);
           if (!source.empty()) out.push_back({source, b.layout, shift});
@@ -103,6 +132,7 @@ class ghost_query final : public placement_query<N> {
   rect<N> whole_;
   std::array<bool, N> periodic_;
   std::array<index_t, N> reach_;
+  halo_shape shape_;
   idx<N> period_{};
 };
 
@@ -137,12 +167,13 @@ std::array<index_t, N> ghost_reach(const std::shared_ptr<const domain_model_base
   return reach;
 }
 
-/// The halo plan of this locale: its pieces to the ghost cells that hold them (no messages).
+/// The halo plan of this locale: its pieces to the ghost cells of `shape` that hold them
+/// (no messages).
 template <std::size_t N>
-transfer_plan<N> halo_plan(const domain_state<N>& st) {
+transfer_plan<N> halo_plan(const domain_state<N>& st, halo_shape shape) {
   const locator<N> owners = st.locate();
   const ghost_query<N> ghosts(owners.peers, st.whole, st.model->periodic().value_or(std::array<bool, N>{}),
-                              ghost_reach<N>(st.model));
+                              ghost_reach<N>(st.model), shape);
   return transfer_plan<N>(here(), owners.mine, *owners.peers, ghosts.ghosts_of(owners.mine), ghosts);
 }
 
@@ -159,10 +190,13 @@ bool has_ghost_cells(const domain_state<N>& st) {
   return std::any_of(reach.begin(), reach.end(), [](index_t r) { return r > 0; });
 }
 
-/// The halo plan a domain keeps (its cache of this type).
+/// The halo plans a domain keeps (its cache of this type), one per halo_shape.
 template <std::size_t N>
 struct halo_plans {
-  generation_plan<N> plan;
+  std::array<generation_plan<N>, 2> plans;
+
+  /// The plan of `shape`.
+  generation_plan<N>& of(halo_shape shape) { return plans[shape == halo_shape::star ? 1 : 0]; }
 };
 
 }  // namespace detail
@@ -177,7 +211,7 @@ class [[nodiscard]] halo_update {
 
  private:
   template <class U, std::size_t M>
-  friend halo_update<U, M> start_halo_update(array<U, M>& a);
+  friend halo_update<U, M> start_halo_update(array<U, M>& a, halo_shape shape);
   halo_update(std::shared_ptr<const detail::transfer_plan<N>> plan, T* data, const detail::node_segment* node)
       : plan_(std::move(plan)), pending_(*plan_, data, data, false, node) {}
 
@@ -185,32 +219,59 @@ class [[nodiscard]] halo_update {
   detail::pending_transfer<T, N> pending_;
 };
 
-/// Collective: posts the messages that refresh every ghost cell of `a` (one per neighbouring
-/// locale, faces, edges and corners alike), copies the periodic wraps that stay on this
-/// locale, and copies straight into the ghost cells of neighbours on this node when `a` is
-/// in node-shared memory (once each neighbour has started its own update); owned elements may be computed on until `finish()`, ghost cells not read. The plan
-/// is built once per index set and kept by the domain. Throws argument_error on every locale
-/// when the array's map holds no ghost cells (Block, Cyclic, Replicated, directory maps...)
-/// or the array was moved from. Ghost widths and periodic flags are the map's (dmap::stencil
-/// checks them: widths >= 0, no chunk thinner than the width along a dimension that
-/// exchanges ghosts).
+/// Collective: posts the messages that refresh the ghost cells of `a` (one per neighbouring
+/// locale): with halo_shape::box (the default) every ghost cell, faces, edges and corners
+/// alike; with halo_shape::star only the faces (ghost cells beyond the owned chunk along
+/// exactly one dimension), which is all a stencil without diagonal neighbours reads. Periodic
+/// wraps that stay on this locale are copied at once; when `a` is in node-shared memory, the
+/// ghost cells of neighbours on this node are copied into directly, once each neighbour has
+/// started its own update. Owned elements may be computed on until
+/// `finish()`, ghost cells not read. One plan per shape is built once per index set and kept
+/// by the domain. Throws argument_error on every locale when the array's map holds no ghost
+/// cells (Block, Cyclic, Replicated, directory maps...) or the array was moved from. Ghost
+/// widths and periodic flags are the map's (dmap::stencil checks them: widths >= 0, no chunk
+/// thinner than the width along a dimension that exchanges ghosts).
 template <class T, std::size_t N>
-[[nodiscard]] halo_update<T, N> start_halo_update(array<T, N>& a) {
+[[nodiscard]] halo_update<T, N> start_halo_update(array<T, N>& a, halo_shape shape) {
   detail::check_array_live(a, "dmap::update_halos", "it has no ghost cells to update");
   auto& st = *detail::state_of(a.domain());
   if (!detail::has_ghost_cells(st))
     throw argument_error("dmap::update_halos: the array's domain is distributed by " + a.domain().name() +
                          ", whose layouts hold no ghost cells; halo updates need a map with ghost cells, "
                          "such as a dmap::stencil domain");
-  const auto& plan = st.caches.template get<detail::halo_plans<N>>().plan.for_generation(
-      st.generation, [&] { return detail::halo_plan(st); });
+  const auto& plan = st.caches.template get<detail::halo_plans<N>>().of(shape).for_generation(
+      st.generation, [&] { return detail::halo_plan(st, shape); });
   return halo_update<T, N>(plan, a.local_data(), detail::access::segment(a));
 }
 
-/// Collective: refreshes every ghost cell of `a` from the owning locale.
+/// Collective: start_halo_update(a, halo_shape::box), every ghost cell.
 template <class T, std::size_t N>
-void update_halos(array<T, N>& a) {
-  start_halo_update(a).finish();
+[[nodiscard]] halo_update<T, N> start_halo_update(array<T, N>& a) {
+  return start_halo_update(a, halo_shape::box);
+}
+
+/// Collective: start_halo_update(a, nb.shape) for a stencil loop that reads `nb`, a
+/// neighbourhood of `a` or of a view of `a` (argument_error on every locale otherwise): the
+/// loop's neighbourhood shape picks the ghost cells refreshed (the whole frame width).
+template <class T, std::size_t N, std::size_t K>
+[[nodiscard]] halo_update<T, N> start_halo_update(array<T, N>& a, const neighbors_of<T, K, N>& nb) {
+  if (&nb.view.base() != &a)
+    throw argument_error("dmap::update_halos: the neighbourhood reads another array than the one to update; "
+                         "pass the array that neighbors(...) was made from");
+  return start_halo_update(a, nb.shape);
+}
+
+/// Collective: refreshes the ghost cells of `a` (all of them, or the faces: `shape`) from
+/// their owners.
+template <class T, std::size_t N>
+void update_halos(array<T, N>& a, halo_shape shape = halo_shape::box) {
+  start_halo_update(a, shape).finish();
+}
+
+/// Collective: refreshes the ghost cells of `a` that the neighbourhood `nb` reads (its shape).
+template <class T, std::size_t N, std::size_t K>
+void update_halos(array<T, N>& a, const neighbors_of<T, K, N>& nb) {
+  start_halo_update(a, nb).finish();
 }
 
 }  // namespace dmap

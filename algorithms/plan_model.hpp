@@ -67,16 +67,18 @@ plan_summary model_assignment(const ToDist& to, const rect<N>& to_indices, const
 /// The halo-update plan that locale `locale` of a machine of `locales` locales builds for
 /// an array over `dist.new_domain(indices)` (a map with ghost cells: Stencil, Padded),
 /// computed here alone. Errors as model_assignment; argument_error for a map with no ghost
-/// cells.
+/// cells. `shape` as in update_halos.
 template <std::size_t N, class Dist>
-plan_summary model_halo_update(const Dist& dist, const rect<N>& indices, int locale, int locales) {
+plan_summary model_halo_update(const Dist& dist, const rect<N>& indices, int locale, int locales,
+                               halo_shape shape = halo_shape::box) {
   detail::check_model_locale(locale, locales, "dmap::model_halo_update");
   const detail::simulating as({locale, locales});
   const auto [model, owners] = detail::modelled(dist, indices, "dmap::model_halo_update");
   const std::array<index_t, N> reach = detail::ghost_reach<N>(model);
   if (!model->periodic() && std::none_of(reach.begin(), reach.end(), [](index_t r) { return r > 0; }))
     throw argument_error("dmap::model_halo_update: " + model->name() + " keeps no ghost cells");
-  const detail::ghost_query<N> ghost(owners.peers, indices, model->periodic().value_or(std::array<bool, N>{}), reach);
+  const detail::ghost_query<N> ghost(owners.peers, indices, model->periodic().value_or(std::array<bool, N>{}), reach,
+                                     shape);
   return detail::summarize(detail::transfer_plan<N>(locale, owners.mine, *owners.peers, ghost.ghosts_of(owners.mine), ghost));
 }
 

@@ -8,6 +8,8 @@
 //   slice_shift_1d                    A[{s..n}] = B[{0..n-s}], both Block, s = n / (2P) + 1, n doubles
 //   view_forall_interior              forall(zip(A[inner], B[inner]), a = 2b + 1) over m x m Block,
 //                                     inner = {1..m-1}^2 (aligned views: no messages)
+//   block_to_block_2d / _thin         A = B, two Block domains of one rect (m x m; n/8 x 8), against
+//                                     a std::copy of the local block (merged runs: one copy each)
 // The baselines pack with the owner formulas written out (no index lists), copy their own
 // part straight to its place, exchange the rest with one MPI_Alltoallv and unpack the same
 // way; the triad baseline then runs its loop locally. Both
@@ -482,6 +484,24 @@ void rows_to_cols(index_t m, int reps) {
   line("redistribute_rows_to_cols_vs_shm", m * m, td2, ts, c, min_bytes(DR, DK));
 }
 
+/// A = B between two Block domains of one rect (the maps coincide on every locale): one run
+/// per locale, against a std::copy of the local block. Thin rows show the cost per row.
+void block_to_block_2d(index_t rows, index_t cols, const std::string& name, int reps) {
+  const rect<2> space{range(0, rows), range(0, cols)};
+  dmap::domain<2> D1{dmap::block<2>{}, space}, D2{dmap::block<2>{}, space};
+  dmap::array<double, 2> A(D1), B(D2);
+  dmap::forall(dmap::zip(B, D2), [cols](double& b, const idx<2>& i) { b = value(i[0] * cols + i[1]); });
+  const auto local = static_cast<std::size_t>(D2.local_subdomain().size());
+  std::vector<double> a(local);
+  const double* b = B.local_data();
+  const auto baseline = [&] { std::copy(b, b + local, a.data()); };
+  const auto assign = [&] { A = B; };
+  const auto counts = counters_of_repeat(assign);
+  const auto [td, tb] = median_times(reps, assign, baseline);
+  if (!std::equal(a.begin(), a.end(), A.local_data())) fail(name + ": results differ");
+  line(name, rows * cols, td, tb, counts, 0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -496,5 +516,7 @@ int main(int argc, char** argv) {
   misaligned_triad(n, reps);
   slice_shift_1d(n, reps);
   view_forall_interior(m, reps);
+  block_to_block_2d(m, m, "block_to_block_2d", reps);
+  block_to_block_2d(n / 8, 8, "block_to_block_thin", reps);
   return 0;
 }

@@ -14,6 +14,12 @@
 
 namespace dmap {
 
+/// Which neighbours a stencil reads, and so which ghost cells a halo update refreshes.
+enum class halo_shape {
+  box,   ///< every neighbour within the radius: faces, edges and corners (a 9-point stencil)
+  star,  ///< only neighbours offset along one dimension: faces (a 5-point stencil)
+};
+
 /// Read access to one element and its neighbours, for stencil loops: `a(-1, 0)` is the
 /// element one position before along dimension 0, `a()` the element itself. Offsets count
 /// positions in the iteration order of the array or view the neighbourhood comes from.
@@ -50,8 +56,9 @@ class neighborhood {
 /// to `radius` positions away, as a zip operand. Made by dmap::neighbors.
 template <class T, std::size_t N, std::size_t M = N>
 struct neighbors_of {
-  array_view<const T, N, M> view;  ///< the elements whose neighbourhoods the loop reads
-  idx<N> radius;                   ///< how far the body reads, per dimension (in positions)
+  array_view<const T, N, M> view;       ///< the elements whose neighbourhoods the loop reads
+  idx<N> radius;                        ///< how far the body reads, per dimension (in positions)
+  halo_shape shape = halo_shape::box;   ///< which neighbours it reads (update_halos(A, nb) follows it)
 };
 
 namespace detail {
@@ -70,28 +77,32 @@ idx<N> checked_radius(const idx<N>& radius) {
 /// `forall(zip(B, neighbors(A, 1)), [](double& b, const auto& a) { b = a(-1, 0) + a(1, 0); })`.
 /// Every chunk of the loop widened by the radius must be stored on its locale (a
 /// dmap::stencil domain with fluff >= radius, halos updated); the loop throws otherwise.
+/// `shape` says which neighbours the body reads: with halo_shape::star it reads no
+/// diagonal neighbour, and `update_halos(A, nb)` refreshes only the faces.
 template <class T, std::size_t N>
-neighbors_of<T, N, N> neighbors(const array<T, N>& a, index_t radius = 1) {
-  return neighbors(a, idx<N>::filled(radius));
+neighbors_of<T, N, N> neighbors(const array<T, N>& a, index_t radius = 1, halo_shape shape = halo_shape::box) {
+  return neighbors(a, idx<N>::filled(radius), shape);
 }
 /// The neighbourhood operand of `a` with a radius per dimension (each >= 0; argument_error
 /// otherwise, and for a moved-from array).
 template <class T, std::size_t N>
-neighbors_of<T, N, N> neighbors(const array<T, N>& a, const idx<N>& radius) {
+neighbors_of<T, N, N> neighbors(const array<T, N>& a, const idx<N>& radius, halo_shape shape = halo_shape::box) {
   detail::check_array_live(a, "dmap::neighbors", "it has no elements to read");
-  return {view_of(a), detail::checked_radius(radius)};
+  return {view_of(a), detail::checked_radius(radius), shape};
 }
 /// The neighbourhood operand of a view: `zip(B[inner], neighbors(A[inner], 1))` loops over
 /// the interior of a whole-grid Stencil array and reads the neighbours beyond it from the
 /// array's storage (boundary cells and ghost cells alike).
 template <class T, std::size_t N, std::size_t M>
-neighbors_of<std::remove_const_t<T>, N, M> neighbors(const array_view<T, N, M>& v, index_t radius = 1) {
-  return {v, detail::checked_radius(idx<N>::filled(radius))};
+neighbors_of<std::remove_const_t<T>, N, M> neighbors(const array_view<T, N, M>& v, index_t radius = 1,
+                                                     halo_shape shape = halo_shape::box) {
+  return {v, detail::checked_radius(idx<N>::filled(radius)), shape};
 }
 /// The neighbourhood operand of a view with a radius per dimension.
 template <class T, std::size_t N, std::size_t M>
-neighbors_of<std::remove_const_t<T>, N, M> neighbors(const array_view<T, N, M>& v, const idx<N>& radius) {
-  return {v, detail::checked_radius(radius)};
+neighbors_of<std::remove_const_t<T>, N, M> neighbors(const array_view<T, N, M>& v, const idx<N>& radius,
+                                                     halo_shape shape = halo_shape::box) {
+  return {v, detail::checked_radius(radius), shape};
 }
 
 }  // namespace dmap

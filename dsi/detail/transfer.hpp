@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -25,8 +26,103 @@
 
 namespace dmap::detail {
 
-/// Calls `f(offset, step, count)` for each row (run along the last dimension) of `part`,
-/// a subset of `layout.indices`, in row-major order of `part`.
+/// An order of the N dimensions, the last one fastest (identity: row-major).
+template <std::size_t N>
+using dimension_order = std::array<std::size_t, N>;
+
+/// The identity order: row-major.
+template <std::size_t N>
+constexpr dimension_order<N> row_major_order() noexcept {
+  dimension_order<N> o{};
+  for (std::size_t d = 0; d < N; ++d) o[d] = d;
+  return o;
+}
+
+/// The order in which `layout` stores its elements: dimensions by decreasing |stride|.
+template <std::size_t N>
+dimension_order<N> storage_order_of(const dense_layout<N>& layout) {
+  dimension_order<N> o = row_major_order<N>();
+  std::stable_sort(o.begin(), o.end(), [&](std::size_t a, std::size_t b) {
+    return abs_index(layout.strides[a]) > abs_index(layout.strides[b]);
+  });
+  return o;
+}
+
+/// The runs of `part` (a subset of `layout.indices`, moved by `shift`) in `layout`, in
+/// row-major order of `part` (or in `order`): each run is `count()` elements at `offset()`,
+/// `offset() + step()`, ... Successive rows that continue one another with the same step
+/// form one run, so a compact block traversed in its storage order is one run; no
+/// traversal in that order has fewer runs.
+template <std::size_t N>
+class run_cursor {
+ public:
+  /// The first run of `part` in `layout`.
+  run_cursor(const rect<N>& part, const dense_layout<N>& layout, const idx<N>& shift = {},
+             const dimension_order<N>& order = row_major_order<N>()) {
+    if (part.empty()) return;
+    std::array<index_t, N> extents{}, step{};
+    for (std::size_t k = 0; k < N; ++k) {
+      const std::size_t d = order[k];
+      extents[k] = part.dim(d).size();
+      step[k] = extents[k] == 1 ? 0 : part.dim(d).stride() / layout.indices.dim(d).stride() * layout.strides[d];
+    }
+    offset_ = layout.offset_of(part.first() + shift);
+    // Fold dimensions into the run from the last one outwards while the run of the inner
+    // ones, taken once more, lands where the next step of the outer one starts.
+    count_ = extents[N - 1];
+    step_ = count_ == 1 ? 1 : step[N - 1];
+    outer_ = N - 1;
+    while (outer_ > 0) {
+      const std::size_t d = outer_ - 1;
+      if (extents[d] > 1) {
+        if (count_ == 1) {
+          step_ = step[d];
+        } else {
+          index_t span = 0;
+          if (__builtin_mul_overflow(count_, step_, &span) || span != step[d]) break;
+        }
+        count_ *= extents[d];
+      }
+      --outer_;
+    }
+    runs_ = 1;
+    for (std::size_t d = 0; d < outer_; ++d) extents_[d] = extents[d], steps_[d] = step[d], runs_ *= extents[d];
+    done_ = false;
+  }
+
+  /// True after the last run.
+  bool done() const noexcept { return done_; }
+  /// The offset of the run's first element.
+  index_t offset() const noexcept { return offset_; }
+  /// The distance between successive elements of the run (1 when it has one element).
+  index_t step() const noexcept { return step_; }
+  /// The number of elements in the run (the same for every run).
+  index_t count() const noexcept { return count_; }
+  /// The number of runs, in all.
+  index_t runs() const noexcept { return runs_; }
+  /// Moves to the next run.
+  void next() noexcept {
+    std::size_t d = outer_;
+    while (d-- > 0) {
+      if (++position_[d] < extents_[d]) {
+        offset_ += steps_[d];
+        return;
+      }
+      offset_ -= (extents_[d] - 1) * steps_[d];
+      position_[d] = 0;
+    }
+    done_ = true;
+  }
+
+ private:
+  index_t offset_ = 0, step_ = 1, count_ = 0, runs_ = 0;
+  std::size_t outer_ = 0;  // dimensions [0, outer_) are stepped over, the others are in the run
+  std::array<index_t, N> extents_{}, steps_{}, position_{};
+  bool done_ = true;
+};
+
+/// Calls `f(offset, step, count)` for each run of `part`, a subset of `layout.indices`, in
+/// row-major order of `part` (see run_cursor).
 template <std::size_t N, class F>
 void for_each_run(const rect<N>& part, const dense_layout<N>& layout, F&& f) {
   for_each_run(part, layout, idx<N>{}, std::forward<F>(f));
@@ -34,42 +130,114 @@ void for_each_run(const rect<N>& part, const dense_layout<N>& layout, F&& f) {
 /// The same for the indices of `part` moved by `shift` (`part` + shift within the layout).
 template <std::size_t N, class F>
 void for_each_run(const rect<N>& part, const dense_layout<N>& layout, const idx<N>& shift, F&& f) {
-  if (part.empty()) return;
-  std::array<index_t, N> step{};
-  for (std::size_t d = 0; d < N; ++d)
-    step[d] = part.dim(d).size() == 1
-                  ? 0
-                  : part.dim(d).stride() / layout.indices.dim(d).stride() * layout.strides[d];
-  const index_t base = layout.offset_of(part.first() + shift);
-  const auto extents = part.shape();
-  for_each_row_start<N>(extents, [&](const std::array<index_t, N>& k) {
-    index_t offset = base;
-    for (std::size_t d = 0; d + 1 < N; ++d) offset += k[d] * step[d];
-    f(offset, step[N - 1], extents[N - 1]);
-  });
+  for (run_cursor<N> c(part, layout, shift); !c.done(); c.next()) f(c.offset(), c.step(), c.count());
 }
 
-/// Copies the elements of `part` from one block to another (both hold `part`).
+/// Calls `f(from_offset, from_step, to_offset, to_step, count)` for the runs `part` makes in
+/// both blocks at once, visiting `part` in the destination's storage order: each piece is
+/// one run in both, and a piece ends where a run of either block does.
+template <std::size_t N, class F>
+void for_each_paired_run(const rect<N>& part, const placed_block<N>& from, const placed_block<N>& to, F&& f) {
+  const dimension_order<N> order = storage_order_of(to.layout);
+  run_cursor<N> a(part, from.layout, from.shift, order), b(part, to.layout, to.shift, order);
+  index_t a_at = a.offset(), a_left = a.count(), b_at = b.offset(), b_left = b.count();
+  while (!a.done() && !b.done()) {
+    const index_t n = std::min(a_left, b_left);
+    f(a_at, a.step(), b_at, b.step(), n);
+    a_at += n * a.step(), a_left -= n;
+    b_at += n * b.step(), b_left -= n;
+    if (a_left == 0) {
+      a.next();
+      a_at = a.offset(), a_left = a.count();
+    }
+    if (b_left == 0) {
+      b.next();
+      b_at = b.offset(), b_left = b.count();
+    }
+  }
+}
+
+/// Copies `count` elements from `from` (step `from_step`) to `to` (step `to_step`).
+template <class T>
+void copy_run(const T* from, index_t from_step, T* to, index_t to_step, index_t count) {
+  if (from_step == 1 && to_step == 1) {
+    std::copy(from, from + count, to);
+    return;
+  }
+  for (index_t k = 0; k < count; ++k) to[k * to_step] = from[k * from_step];
+}
+
+/// Copies the elements of `part` from one block to another (both hold `part`), one
+/// std::copy per run the two blocks share.
 template <class T, std::size_t N>
 void copy_part(const rect<N>& part, const placed_block<N>& from, const T* from_base,
                const placed_block<N>& to, T* to_base) {
-  std::vector<std::array<index_t, 2>> runs;
-  for_each_run(part, to.layout, to.shift,
-               [&](index_t offset, index_t step, index_t) { runs.push_back({offset, step}); });
-  std::size_t row = 0;
-  for_each_run(part, from.layout, from.shift, [&](index_t offset, index_t step, index_t count) {
-    const auto [to_offset, to_step] = runs[row++];
-    if (step == 1 && to_step == 1) {
-      std::copy(from_base + offset, from_base + offset + count, to_base + to_offset);
-      return;
-    }
-    for (index_t k = 0; k < count; ++k) to_base[to_offset + k * to_step] = from_base[offset + k * step];
+  for_each_paired_run(part, from, to, [&](index_t f, index_t fs, index_t t, index_t ts, index_t n) {
+    copy_run(from_base + f, fs, to_base + t, ts, n);
   });
 }
 
 /// The bounds [lo, hi] (inclusive) of a nonempty range, whatever its direction.
 inline std::pair<index_t, index_t> bounds_of(const range& r) {
   return {std::min(r.first(), r.last()), std::max(r.first(), r.last())};
+}
+
+/// Part `a` of block `in_a` followed by part `b` of block `in_b` as one part of one block,
+/// when they are adjacent along one dimension and equal in the others, and one layout
+/// extending `in_a`'s places b's elements where `in_b` does. With `keep_order`, only when
+/// the row-major order of the union is a's then b's (messages keep their element order).
+template <std::size_t N>
+std::optional<std::pair<rect<N>, placed_block<N>>> joined_part(const rect<N>& a, const placed_block<N>& in_a,
+                                                               const rect<N>& b, const placed_block<N>& in_b,
+                                                               bool keep_order) {
+  if (a.empty() || b.empty() || in_a.shift != in_b.shift || in_a.layout.strides != in_b.layout.strides)
+    return std::nullopt;
+  std::size_t along = N;
+  for (std::size_t d = 0; d < N; ++d)
+    if (!(a.dim(d) == b.dim(d))) {
+      if (along != N) return std::nullopt;
+      along = d;
+    }
+  if (along == N) return std::nullopt;
+  if (keep_order)
+    for (std::size_t d = 0; d < along; ++d)
+      if (a.dim(d).size() != 1) return std::nullopt;
+  const range &ra = a.dim(along), &rb = b.dim(along);
+  index_t step = 0, next = 0;
+  if (ra.size() > 1) step = ra.stride();
+  else if (rb.size() > 1) step = rb.stride();
+  else if (__builtin_sub_overflow(rb.first(), ra.last(), &step)) return std::nullopt;
+  if (step == 0 || (rb.size() > 1 && rb.stride() != step) || __builtin_add_overflow(ra.last(), step, &next) ||
+      next != rb.first())
+    return std::nullopt;
+  const index_t shift = in_a.shift[along];
+  const range& la = in_a.layout.indices.dim(along);
+  const auto [blo, bhi] = bounds_of(rb);
+  const wide_int lo = std::min<wide_int>(la.lo(), static_cast<wide_int>(blo) + shift);
+  const wide_int hi = std::max<wide_int>(la.hi(), static_cast<wide_int>(bhi) + shift + 1);
+  if (hi - lo > std::numeric_limits<index_t>::max()) return std::nullopt;
+  dense_layout<N> joined = in_a.layout;
+  try {
+    joined.indices.set_dim(along, range(static_cast<index_t>(lo), static_cast<index_t>(hi), la.stride(), la.alignment()));
+  } catch (const argument_error&) {
+    return std::nullopt;  // the joined layout would not fit int64: keep two parts
+  }
+  const idx<N> a_first = a.first() + in_a.shift, b_first = b.first() + in_b.shift;
+  joined.offset = 0;
+  joined.offset = in_a.layout.offset_of(a_first) - joined.offset_of(a_first);
+  if (!joined.indices.contains(b.translated(in_b.shift))) return std::nullopt;
+  // Both layouts are affine on b's lattice: agreeing at its first index and one step along
+  // each dimension, they agree everywhere.
+  if (joined.offset_of(b_first) != in_b.layout.offset_of(b_first)) return std::nullopt;
+  for (std::size_t d = 0; d < N; ++d)
+    if (b.dim(d).size() > 1) {
+      idx<N> q = b_first;
+      q[d] += b.dim(d).stride();
+      if (joined.offset_of(q) != in_b.layout.offset_of(q)) return std::nullopt;
+    }
+  rect<N> both = a;
+  both.set_dim(along, range::counted(ra.first(), ra.size() + rb.size(), step));
+  return std::pair{both, placed_block<N>{both, joined, in_a.shift}};
 }
 
 /// Calls emit(a, b, part) for every pair of blocks a of `as` and b of `bs` whose indices meet
@@ -211,6 +379,16 @@ class transfer_plan {
       if (auto it = direct.find(m.peer); it != direct.end()) m.direct = std::move(it->second);
     receives_ = group(std::move(in), my_to);
     for_each_meeting<N>(my_from, my_to, [&](std::size_t f, std::size_t t, const rect<N>& common) {
+      // Consecutive copies between blocks adjacent in both storages become one.
+      if (!local_.empty()) {
+        copy& last = local_.back();
+        const auto from = joined_part(last.part, last.from, common, my_from[f], false);
+        const auto to = joined_part(last.part, last.to, common, my_to[t], false);
+        if (from && to) {
+          last = {from->first, from->second, to->second};
+          return;
+        }
+      }
       local_.push_back({common, my_from[f], my_to[t]});
     });
   }
@@ -295,8 +473,15 @@ class transfer_plan {
     std::vector<message> out;
     for (const auto& e : entries) {
       if (out.empty() || out.back().peer != e.peer) out.push_back({e.peer, {}, {}, 0, {}});
-      out.back().parts.push_back({e.part, mine[e.block]});
+      auto& parts = out.back().parts;
       out.back().count += e.part.size();
+      // A part that continues the previous one in both order and storage joins it.
+      if (!parts.empty())
+        if (auto both = joined_part(parts.back().indices, parts.back().block, e.part, mine[e.block], true)) {
+          parts.back() = {both->first, both->second};
+          continue;
+        }
+      parts.push_back({e.part, mine[e.block]});
     }
     return out;
   }

@@ -3,6 +3,7 @@
 // oneTBB loop over the same local rows, in the same run. The baseline stores its rows as a
 // user would, unpadded (pitch = local columns + 2); dmap uses the Stencil's default layout.
 //   mpirun -n P --bind-to none ./bench_stencil [n=4096] [iterations=40] [grid=RxC, R*C = P]
+//                                              [rows=auto|none|<k>: dmap's row padding]
 #include <dmap/dmap.hpp>
 
 #include <oneapi/tbb/blocked_range.h>
@@ -39,6 +40,14 @@ std::optional<dmap::target_grid<2>> grid_argument(int argc, char** argv) {
     return std::nullopt;
   }
   return dmap::target_grid<2>({rows, cols});
+}
+
+// dmap's row padding: "auto" (the Stencil's default), "none" or a number of elements.
+dmap::row_padding padding_argument(int argc, char** argv) {
+  const std::string text = argc > 4 ? argv[4] : "auto";
+  if (text == "auto") return dmap::row_padding::automatic();
+  if (text == "none") return dmap::row_padding::none();
+  return dmap::row_padding::fixed(std::atoll(text.c_str()));
 }
 
 double boundary_value(dmap::index_t i, dmap::index_t j, dmap::index_t n) {
@@ -142,7 +151,8 @@ int main(int argc, char** argv) {
   const dmap::target_grid<2> grid = *grid_given;
 
   // dmap: the interior is the domain; the outer ring lives in the boundary cells.
-  dmap::domain D{dmap::stencil<2>{{1, 1}, {false, false}, grid}, dmap::rect<2>{{1, n - 1}, {1, n - 1}}};
+  dmap::domain D{dmap::stencil<2>{{1, 1}, {false, false}, grid, dmap::storage_order::row_major, padding_argument(argc, argv)},
+                 dmap::rect<2>{{1, n - 1}, {1, n - 1}}};
   dmap::array<double, 2> A{D}, B{D};
   for (auto* X : {&A, &B})
     for (const auto& blk : X->local_blocks()) {

@@ -1,7 +1,9 @@
 // Jacobi sweep (5-point stencil, fixed boundary) on a dmap::stencil domain against a
 // hand-written MPI halo exchange (faces, Isend/Irecv, MPI_Type_vector for columns) plus a
-// oneTBB loop over the same local rows, in the same run.
-//   mpirun -n P --bind-to none ./bench_stencil [n=4096] [iterations=40]
+// oneTBB loop over the same local rows, in the same run. The baseline stores its rows as a
+// user would, unpadded (pitch = local columns + 2); dmap uses the Stencil's default layout.
+//   mpirun -n P --bind-to none ./bench_stencil [n=4096] [iterations=40] [grid=RxC, R*C = P]
+//                                              [rows=auto|none|<k>: dmap's row padding]
 #include <dmap/dmap.hpp>
 
 #include <oneapi/tbb/blocked_range.h>
@@ -14,12 +16,39 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace {
 
 using clock_type = std::chrono::steady_clock;
+
+// The grid "RxC" (rows x columns of locales); the default factorisation when absent; none
+// when R * C is not the number of locales.
+std::optional<dmap::target_grid<2>> grid_argument(int argc, char** argv) {
+  if (argc <= 3) return dmap::target_grid<2>{};
+  const std::string text = argv[3];
+  const auto x = text.find('x');
+  const int rows = x == std::string::npos ? 0 : std::atoi(text.substr(0, x).c_str());
+  const int cols = x == std::string::npos ? 0 : std::atoi(text.substr(x + 1).c_str());
+  if (rows <= 0 || cols <= 0 || rows * cols != dmap::num_locales()) {
+    if (dmap::here() == 0)
+      std::fprintf(stderr, "bench_stencil: grid '%s' must be RxC with R * C = %d ranks (exit 77: skipped)\n", text.c_str(),
+                   dmap::num_locales());
+    return std::nullopt;
+  }
+  return dmap::target_grid<2>({rows, cols});
+}
+
+// dmap's row padding: "auto" (the Stencil's default), "none" or a number of elements.
+dmap::row_padding padding_argument(int argc, char** argv) {
+  const std::string text = argc > 4 ? argv[4] : "auto";
+  if (text == "auto") return dmap::row_padding::automatic();
+  if (text == "none") return dmap::row_padding::none();
+  return dmap::row_padding::fixed(std::atoll(text.c_str()));
+}
 
 double boundary_value(dmap::index_t i, dmap::index_t j, dmap::index_t n) {
   return i == 0 ? 1.0 : (j == n - 1 ? 0.5 * std::sin(3.14159265358979 * static_cast<double>(i) / static_cast<double>(n)) : 0.0);
@@ -117,10 +146,13 @@ int main(int argc, char** argv) {
   dmap::environment env{argc, argv};
   const dmap::index_t n = argc > 1 ? std::atoll(argv[1]) : 4096;
   const int iterations = argc > 2 ? std::atoi(argv[2]) : 40;
-  const dmap::target_grid<2> grid;
+  const auto grid_given = grid_argument(argc, argv);
+  if (!grid_given) return 77;  // scripts/bench.sh: this argument set does not fit the rank count
+  const dmap::target_grid<2> grid = *grid_given;
 
   // dmap: the interior is the domain; the outer ring lives in the boundary cells.
-  dmap::domain D{dmap::stencil<2>{{1, 1}, {false, false}, grid}, dmap::rect<2>{{1, n - 1}, {1, n - 1}}};
+  dmap::domain D{dmap::stencil<2>{{1, 1}, {false, false}, grid, dmap::storage_order::row_major, padding_argument(argc, argv)},
+                 dmap::rect<2>{{1, n - 1}, {1, n - 1}}};
   dmap::array<double, 2> A{D}, B{D};
   for (auto* X : {&A, &B})
     for (const auto& blk : X->local_blocks()) {
@@ -171,14 +203,18 @@ int main(int argc, char** argv) {
     return a * static_cast<double>((i[0] * 7 + i[1] * 3) % 11);
   });
   const double sum_base = base.checksum();
+  // Locale 0's row stride in dmap's storage (the baseline's pitch is its columns + 2).
+  const auto layouts0 = D.local_layouts(0);
+  const long long row_stride = layouts0.empty() ? 0 : static_cast<long long>(layouts0.front().strides[0]);
   if (dmap::here() == 0) {
     const double cells = static_cast<double>((n - 2) * (n - 2));
     std::printf("bench stencil_jacobi ranks=%d threads=%d n=%lld dmap=%.1f baseline=%.1f unit=Mcells/s "
-                "ratio=%.3f msgs=%llu bytes=%llu min_bytes=%llu\n",
+                "ratio=%.3f msgs=%llu bytes=%llu min_bytes=%llu grid=%dx%d padded=%lld baseline_pitch=%lld\n",
                 dmap::num_locales(), dmap::num_threads(), static_cast<long long>(n * n), cells / md / 1e6,
                 cells / mb / 1e6, mb / md, static_cast<unsigned long long>(per_iteration.messages_sent),
                 static_cast<unsigned long long>(per_iteration.bytes_sent),
-                static_cast<unsigned long long>(ghost_bytes));
+                static_cast<unsigned long long>(ghost_bytes), grid.shape()[0], grid.shape()[1], row_stride,
+                static_cast<long long>(base.pitch));
   }
   if (std::abs(sum_dmap - sum_base) > 1e-9 * std::max(1.0, std::abs(sum_base))) {
     std::fprintf(stderr, "bench_stencil: results differ on locale %d: dmap %.17g baseline %.17g\n", dmap::here(),

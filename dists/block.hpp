@@ -30,21 +30,26 @@ template <std::size_t N>
 class block_domain;
 
 /// The Block distribution: a target grid of locales, each owning one rectangular chunk of
-/// a bounding box (the domain's own bounds unless one is given).
+/// a bounding box (the domain's own bounds unless one is given), stored compactly unless a
+/// row padding is asked for (row_padding::automatic(): see row_padding). Compact is the
+/// default because a locale's chunk is then one dense row- or column-major array that code
+/// written for such arrays (foreign buffers, DAP and __partitioned__ imports of compact
+/// buffers) shares without copying, and loops over Block arrays walk it as one span.
 template <std::size_t N>
 class block {
  public:
   /// Block over all locales, grid factorised like MPI_Dims_create, row-major storage.
   block() = default;
-  /// Block over the given target grid.
-  explicit block(const target_grid<N>& grid, storage_order order = storage_order::row_major)
-      : grid_(grid), order_(order) {}
+  /// Block over the given target grid, in `order`, rows padded as `padding` says.
+  explicit block(const target_grid<N>& grid, storage_order order = storage_order::row_major,
+                 const row_padding& padding = row_padding::none())
+      : grid_(grid), order_(order), padding_(padding) {}
   /// Block of a fixed bounding box over the given grid: indices outside the box belong to
   /// the nearest edge locale, so domains over this map share one cut (Chapel's
   /// `boundingBox`).
   explicit block(const rect<N>& bounding_box, const target_grid<N>& grid = {},
-                 storage_order order = storage_order::row_major)
-      : grid_(grid), box_(bounding_box), order_(order) {
+                 storage_order order = storage_order::row_major, const row_padding& padding = row_padding::none())
+      : grid_(grid), box_(bounding_box), order_(order), padding_(padding) {
     for (std::size_t d = 0; d < N; ++d) {
       if (bounding_box.dim(d).stride() != 1)
         throw argument_error("dmap::block: bounding_box dimension " + std::to_string(d) +
@@ -65,11 +70,14 @@ class block {
   const std::optional<rect<N>>& bounding_box() const noexcept { return box_; }
   /// How each locale stores its chunk.
   storage_order order() const noexcept { return order_; }
-  /// "block(grid 2x2)".
+  /// How each locale's rows are padded.
+  const row_padding& row_padding_policy() const noexcept { return padding_; }
+  /// "block(grid 2x2)", with ", row padding automatic" (or "<k> elements") when padded.
   std::string name() const {
     std::ostringstream s;
     s << "block(grid " << grid_;
     if (box_) s << ", bounding box " << *box_;
+    if (padding_ != row_padding::none()) s << ", row padding " << padding_;
     s << ")";
     return s.str();
   }
@@ -109,6 +117,7 @@ class block {
   target_grid<N> grid_{};
   std::optional<rect<N>> box_{};
   storage_order order_ = storage_order::row_major;
+  row_padding padding_ = row_padding::none();
 };
 
 /// This locale's part of a Block domain: at most one rect, stored densely.
@@ -116,9 +125,8 @@ template <std::size_t N>
 class block_local_domain {
  public:
   block_local_domain() = default;
-  /// The local domain owning `mine`, stored in `order`.
-  block_local_domain(const rect<N>& mine, storage_order order)
-      : mine_(mine), layout_(dense_layout<N>::make(mine, 0, order)) {}
+  /// The local domain owning `mine`, stored with `layout`.
+  block_local_domain(const rect<N>& mine, const dense_layout<N>& layout) : mine_(mine), layout_(layout) {}
 
   /// The owned rect (none when this locale owns nothing).
   std::vector<rect<N>> subdomains() const {
@@ -157,13 +165,22 @@ class block_domain {
   const rect<N>& indices() const noexcept { return whole_; }
   /// Replaces the index set and recomputes this locale's part.
   void set_indices(const rect<N>& indices) {
+    const rect<N> previous_whole = whole_;
+    const auto previous_bounds = bounds_;
     whole_ = indices;
     for (std::size_t d = 0; d < N; ++d) {
       const range& r = dist_.bounding_box() ? dist_.bounding_box()->dim(d) : indices.dim(d).normalized();
       bounds_[d] = {r.lo(), std::max(r.lo(), r.hi())};
     }
-    local_ = targets().holds(here_or_zero()) ? block_local_domain<N>(chunk_of(here_or_zero()), dist_.order())
-                                              : block_local_domain<N>{};
+    try {  // a fixed row padding may make the layout too large: the domain stays as it was
+      const int me = here_or_zero();
+      local_ = targets().holds(me) ? block_local_domain<N>(chunk_of(me), layout_of(chunk_of(me)))
+                                   : block_local_domain<N>{};
+    } catch (...) {
+      whole_ = previous_whole;
+      bounds_ = previous_bounds;
+      throw;
+    }
   }
 
   /// The locale owning index `i` (indices outside the bounds go to the nearest edge locale).
@@ -199,7 +216,7 @@ class block_domain {
     if (!targets().holds(locale)) return {};
     const rect<N> mine = chunk_of(locale);
     if (mine.empty()) return {};
-    return {dense_layout<N>::make(mine, 0, dist_.order())};
+    return {layout_of(mine)};
   }
   /// This locale's local domain descriptor.
   const block_local_domain<N>& local() const noexcept { return local_; }
@@ -216,6 +233,9 @@ class block_domain {
       mine.set_dim(d, block<N>::chunk_indices(whole_.dim(d), bounds_[d].first, bounds_[d].second,
                                               targets().extent(d), c[d]));
     return mine;
+  }
+  dense_layout<N> layout_of(const rect<N>& mine) const {
+    return dense_layout<N>::make(mine, 0, dist_.order(), dist_.row_padding_policy());
   }
   static int here_or_zero() { return detail::current_environment ? here() : 0; }
 

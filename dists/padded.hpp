@@ -33,17 +33,19 @@ using padding_widths = std::array<index_t, 2>;
 /// The Padded distribution: along dimension d, grid coordinate k owns the indices in
 /// [cuts[d][k - 1], cuts[d][k]) (the first and last coordinates also own whatever lies
 /// below / above) and stores them widened by padding[d][k]; `periodic[d]` wraps dimension d.
-/// Domains must have unit strides.
+/// Domains must have unit strides. Rows of the stored frames are padded as `rows` says
+/// (automatically by default, as Stencil's: see row_padding).
 template <std::size_t N>
 class padded {
  public:
   /// Cut points (extent(d) - 1 nondecreasing per dimension), padding widths (extent(d)
-  /// pairs >= 0 per dimension), periodic flags, grid and storage order. Throws
-  /// argument_error naming the dimension and entry that breaks a rule.
+  /// pairs >= 0 per dimension), periodic flags, grid, storage order and the row padding of
+  /// the stored frames. Throws argument_error naming the dimension and entry that breaks a
+  /// rule.
   padded(const std::array<std::vector<index_t>, N>& cuts, const std::array<std::vector<padding_widths>, N>& padding,
          const std::array<bool, N>& periodic = {}, const target_grid<N>& grid = {},
-         storage_order order = storage_order::row_major)
-      : cuts_(cuts), padding_(padding), periodic_(periodic), grid_(grid), order_(order) {
+         storage_order order = storage_order::row_major, const row_padding& rows = row_padding::automatic())
+      : cuts_(cuts), padding_(padding), periodic_(periodic), grid_(grid), order_(order), rows_(rows) {
     for (std::size_t d = 0; d < N; ++d) {
       const auto parts = static_cast<std::size_t>(grid.extent(d));
       if (cuts[d].size() != parts - 1)
@@ -74,7 +76,10 @@ class padded {
   const target_grid<N>& targets() const noexcept { return grid_; }
   /// How each locale stores its chunk and padding.
   storage_order order() const noexcept { return order_; }
-  /// "padded(grid 2x1; cuts [5] []; padding [(1, 2) (2, 0)] [(0, 0)]; periodic (0, 0))": every parameter.
+  /// How the stored frames' rows are padded.
+  const row_padding& row_padding_policy() const noexcept { return rows_; }
+  /// "padded(grid 2x1; cuts [5] []; padding [(1, 2) (2, 0)] [(0, 0)]; periodic (0, 0))": every
+  /// parameter ("; row padding none" or "<k> elements" when not the default).
   std::string name() const {
     std::ostringstream s;
     s << "padded(grid " << grid_ << ";";
@@ -92,7 +97,9 @@ class padded {
     }
     s << "; periodic (";
     for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << periodic_[d];
-    s << (order_ == storage_order::column_major ? "), column-major)" : "))");
+    s << (order_ == storage_order::column_major ? "), column-major" : ")");
+    if (rows_ != row_padding::automatic()) s << "; row padding " << rows_;
+    s << ")";
     return s.str();
   }
   /// A global domain descriptor over `indices`.
@@ -110,6 +117,7 @@ class padded {
   std::array<bool, N> periodic_;
   target_grid<N> grid_;
   storage_order order_;
+  row_padding rows_;
 };
 
 /// The global descriptor of a domain distributed by Padded.
@@ -142,12 +150,12 @@ class padded_domain {
     indices_ = indices;
     try {
       for (int q : targets().locales()) (void)frame_of(q);
+      const int me = detail::current_environment ? here() : 0;
+      local_ = stencil_local_domain<N>(chunk_of(me), layout_of(me));
     } catch (...) {
       indices_ = previous;
       throw;
     }
-    const int me = detail::current_environment ? here() : 0;
-    local_ = stencil_local_domain<N>(chunk_of(me), frame_of(me), dist_.order());
   }
 
   /// The locale owning index `i`.
@@ -189,7 +197,7 @@ class padded_domain {
   std::vector<dense_layout<N>> local_layouts(int locale) const {
     const rect<N> c = chunk_of(locale);
     if (c.empty()) return {};
-    return {dense_layout<N>::make(frame_of(locale), 0, dist_.order())};
+    return {layout_of(locale)};
   }
   /// This locale's local domain descriptor.
   const stencil_local_domain<N>& local() const noexcept { return local_; }
@@ -213,6 +221,10 @@ class padded_domain {
     if (!empty) return chunk;
     for (std::size_t d = 0; d < N; ++d) chunk.set_dim(d, range(0, 0));
     return chunk;
+  }
+  /// How locale `locale` stores its frame (its rows padded as the distribution says).
+  dense_layout<N> layout_of(int locale) const {
+    return dense_layout<N>::make(frame_of(locale), 0, dist_.order(), dist_.row_padding_policy());
   }
   /// The rect locale `locale` stores: its chunk and padding (empty when it owns nothing).
   rect<N> frame_of(int locale) const {

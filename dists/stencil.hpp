@@ -28,14 +28,18 @@ template <std::size_t N>
 class stencil_domain;
 
 /// The Stencil distribution: Block's cut, with `fluff[d]` ghost positions on both sides of
-/// each chunk along dimension d, and `periodic[d]` wrap-around.
+/// each chunk along dimension d, and `periodic[d]` wrap-around. Each locale stores its frame
+/// with rows padded as `padding` says: by default automatically, so frame rows of a
+/// power-of-two length do not alias in the cache (row_padding::none() for compact frames).
 template <std::size_t N>
 class stencil {
  public:
-  /// Ghost widths `fluff` (>= 0, in positions of the domain's stride), periodic flags, grid.
+  /// Ghost widths `fluff` (>= 0, in positions of the domain's stride), periodic flags, grid,
+  /// storage order and row padding of the frames.
   explicit stencil(const idx<N>& fluff, const std::array<bool, N>& periodic = {},
-                   const target_grid<N>& grid = {}, storage_order order = storage_order::row_major)
-      : block_(grid, order), fluff_(fluff), periodic_(periodic) {
+                   const target_grid<N>& grid = {}, storage_order order = storage_order::row_major,
+                   const row_padding& padding = row_padding::automatic())
+      : block_(grid, order), fluff_(fluff), periodic_(periodic), padding_(padding) {
     for (std::size_t d = 0; d < N; ++d)
       if (fluff[d] < 0)
         throw argument_error("dmap::stencil: fluff[" + std::to_string(d) + "] is " +
@@ -48,14 +52,19 @@ class stencil {
   const idx<N>& fluff() const noexcept { return fluff_; }
   /// Periodic flags per dimension.
   const std::array<bool, N>& periodic() const noexcept { return periodic_; }
+  /// How the frames' rows are padded.
+  const row_padding& row_padding_policy() const noexcept { return padding_; }
   /// The target grid.
   const target_grid<N>& targets() const noexcept { return block_.targets(); }
-  /// "stencil(grid 2x2, fluff (1, 1), periodic (0, 1))".
+  /// "stencil(grid 2x2, fluff (1, 1), periodic (0, 1))", with ", row padding none" (or
+  /// "<k> elements") when the padding is not the default.
   std::string name() const {
     std::ostringstream s;
     s << "stencil(grid " << targets() << ", fluff " << fluff_ << ", periodic (";
     for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << periodic_[d];
-    s << "))";
+    s << ")";
+    if (padding_ != row_padding::automatic()) s << ", row padding " << padding_;
+    s << ")";
     return s.str();
   }
   /// A global domain descriptor over `indices`.
@@ -67,6 +76,7 @@ class stencil {
   block<N> block_;
   idx<N> fluff_;
   std::array<bool, N> periodic_;
+  row_padding padding_;
 };
 
 /// This locale's part of a Stencil domain: the owned rect and the frame that stores it with
@@ -75,9 +85,8 @@ template <std::size_t N>
 class stencil_local_domain {
  public:
   stencil_local_domain() = default;
-  /// The local domain owning `owned`, stored in `order` within `frame` (owned rect and ghosts).
-  stencil_local_domain(const rect<N>& owned, const rect<N>& frame, storage_order order)
-      : owned_(owned), layout_(dense_layout<N>::make(frame, 0, order)) {}
+  /// The local domain owning `owned`, stored with `layout` (of its frame: owned rect and ghosts).
+  stencil_local_domain(const rect<N>& owned, const dense_layout<N>& layout) : owned_(owned), layout_(layout) {}
   /// The owned rect (none when this locale owns nothing).
   std::vector<rect<N>> subdomains() const {
     return owned_.empty() ? std::vector<rect<N>>{} : std::vector<rect<N>>{owned_};
@@ -119,9 +128,15 @@ class stencil_domain {
     check_periodic_images(indices);
     block_domain<N> candidate(dist_.base(), indices);
     check_ghost_widths(candidate);
-    blocks_ = std::move(candidate);
-    local_ = stencil_local_domain<N>(chunk_of(here_or_zero()), frame_of(here_or_zero()),
-                                     dist_.base().order());
+    block_domain<N> previous = std::exchange(blocks_, std::move(candidate));
+    try {  // a fixed row padding may make the frame's layout too large: the domain stays as it was
+      const rect<N> mine = chunk_of(here_or_zero());
+      local_ = stencil_local_domain<N>(
+          mine, framed_layout(mine, dist_.fluff(), dist_.base().order(), dist_.row_padding_policy()));
+    } catch (...) {
+      blocks_ = std::move(previous);
+      throw;
+    }
   }
 
   /// The locale owning index `i`.
@@ -140,7 +155,7 @@ class stencil_domain {
   /// How locale `locale` stores it: the owned rect widened by the ghost widths.
   std::vector<dense_layout<N>> local_layouts(int locale) const {
     if (chunk_of(locale).empty()) return {};
-    return {framed_layout(chunk_of(locale), dist_.fluff(), dist_.base().order())};
+    return {framed_layout(chunk_of(locale), dist_.fluff(), dist_.base().order(), dist_.row_padding_policy())};
   }
   /// This locale's local domain descriptor.
   const stencil_local_domain<N>& local() const noexcept { return local_; }

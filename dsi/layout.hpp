@@ -1,11 +1,16 @@
 // dense_layout<N>: how one locale stores one rectangular block of indices, as an (offset,
 // extents, strides) mapping like mdspan's layout_stride; local_block<T, N> pairs it with the
 // memory. Part of the DSI contract: a distribution describes its local storage with these.
+// row_padding: how far apart a dense layout's rows are (rows of a power-of-two length alias
+// in the cache; a few elements of padding after each row avoid it).
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <limits>
+#include <ostream>
+#include <sstream>
 #include <string>
 
 #include "rect.hpp"
@@ -16,23 +21,100 @@ namespace dmap {
 /// The order in which a block's elements follow each other in memory.
 enum class storage_order { row_major, column_major };
 
+/// How a dense layout pads its rows: the leading dimension's stride (dimension N - 2 of a
+/// row-major layout, dimension 1 of a column-major one) may exceed the row length, leaving
+/// unused elements (gaps) after each row. Rows whose length in elements is a multiple of 256
+/// (4096 doubles: 32 KiB) sit a multiple of 4 KiB apart and map to the same cache sets, so a
+/// stencil reading rows i - 1, i and i + 1 evicts its own data (4K aliasing); padding breaks
+/// the pattern. 1-D layouts have no rows and are never padded.
+class row_padding {
+ public:
+  /// What a policy does.
+  enum class mode {
+    none,       ///< rows follow each other (compact storage)
+    automatic,  ///< rows whose length is a multiple of automatic_period get automatic_elements more
+    fixed       ///< every row gets elements() more
+  };
+  /// Automatic padding pads a row whose length is a multiple of this many elements.
+  static constexpr index_t automatic_period = 256;
+  /// How many elements automatic padding adds after such a row (64 bytes of doubles: one
+  /// cache line).
+  static constexpr index_t automatic_elements = 8;
+
+  /// Compact rows, no gaps.
+  static constexpr row_padding none() noexcept { return row_padding(mode::none, 0); }
+  /// Rows whose length is a multiple of automatic_period elements get automatic_elements
+  /// more; other rows stay compact. Never makes a layout too large for int64 (it then pads
+  /// nothing).
+  static constexpr row_padding automatic() noexcept { return row_padding(mode::automatic, 0); }
+  /// Every row gets `elements` more (>= 0; 0 is none()). Throws argument_error naming
+  /// `elements` when it is negative; a layout whose padded size would not fit int64 is an
+  /// argument_error when it is made.
+  static row_padding fixed(index_t elements) {
+    if (elements < 0)
+      throw argument_error("dmap::row_padding::fixed: elements is " + std::to_string(elements) +
+                           "; row padding must be >= 0 elements");
+    return elements == 0 ? none() : row_padding(mode::fixed, elements);
+  }
+
+  /// The policy.
+  constexpr mode kind() const noexcept { return mode_; }
+  /// The elements fixed() adds to every row (0 for the other modes).
+  constexpr index_t elements() const noexcept { return elements_; }
+  /// The elements added after a row of `length` elements.
+  constexpr index_t extra(index_t length) const noexcept {
+    switch (mode_) {
+      case mode::automatic: return length > 0 && length % automatic_period == 0 ? automatic_elements : 0;
+      case mode::fixed: return elements_;
+      default: return 0;
+    }
+  }
+
+  /// Equal policies pad every row alike.
+  friend constexpr bool operator==(const row_padding&, const row_padding&) = default;
+  /// "none", "automatic" or "<k> elements".
+  friend std::ostream& operator<<(std::ostream& os, const row_padding& p) {
+    if (p.mode_ == mode::fixed) return os << p.elements_ << " elements";
+    return os << (p.mode_ == mode::none ? "none" : "automatic");
+  }
+
+ private:
+  constexpr row_padding(mode m, index_t elements) noexcept : mode_(m), elements_(elements) {}
+  mode mode_ = mode::none;
+  index_t elements_ = 0;
+};
+
 /// Maps the indices of one rect to element offsets in a locale's buffer. Element positions
-/// follow each dimension's iteration order, so strided rects are stored compactly.
+/// follow each dimension's iteration order, so strided rects are stored compactly (or with
+/// padded rows: see row_padding).
 template <std::size_t N>
 struct dense_layout {
   rect<N> indices;                    ///< the global indices stored
   std::array<index_t, N> strides{};   ///< element distance between neighbours, per dimension
   index_t offset = 0;                 ///< offset of the first element in the locale's buffer
 
-  /// A compact layout of `indices` starting at `offset`.
-  static dense_layout make(const rect<N>& indices, index_t offset,
-                           storage_order order = storage_order::row_major) {
+  /// A layout of `indices` starting at `offset`, in `order`: compact, or with rows padded
+  /// as `padding` says (the leading dimension's stride is the row length plus the padding).
+  /// Throws argument_error when padded rows make the layout's end exceed 2^63 - 1 (fixed
+  /// padding only: automatic padding then pads nothing).
+  static dense_layout make(const rect<N>& indices, index_t offset, storage_order order = storage_order::row_major,
+                           const row_padding& padding = row_padding::none()) {
     dense_layout l{indices, {}, offset};
-    index_t step = 1;
-    if (order == storage_order::row_major) {
-      for (std::size_t d = N; d-- > 0;) l.strides[d] = step, step *= indices.dim(d).size();
-    } else {
-      for (std::size_t d = 0; d < N; ++d) l.strides[d] = step, step *= indices.dim(d).size();
+    const std::size_t inner = order == storage_order::row_major ? N - 1 : 0;
+    const index_t extra = N >= 2 && !indices.empty() ? padding.extra(indices.dim(inner).size()) : 0;
+    detail::wide_int step = 1;
+    for (std::size_t j = 0; j < N; ++j) {
+      const std::size_t d = order == storage_order::row_major ? N - 1 - j : j;
+      l.strides[d] = static_cast<index_t>(step);
+      step *= indices.dim(d).size();
+      if (j == 0) step += extra;
+      if (extra > 0 && step + offset > std::numeric_limits<index_t>::max()) {
+        if (padding.kind() == row_padding::mode::automatic) return make(indices, offset, order);
+        std::ostringstream s;
+        s << "dmap::dense_layout::make: " << indices << " at offset " << offset << " with row padding " << padding
+          << " needs more than 2^63 - 1 elements; a padded layout's end must fit int64";
+        throw argument_error(s.str());
+      }
     }
     return l;
   }

@@ -77,7 +77,8 @@ std::string dap_typestr() {
 
 // Locale q's storage (its `layouts`) along each dimension: slot s of the buffer along d
 // holds the index at extended position slots[d][s] (positions outside [0, n) of `whole`
-// are padding). Throws when the storage is not one dense strided array.
+// are padding). Throws when the storage is not one strided array (whose rows may be padded:
+// a dimension's stride may exceed the span of the dimensions below it).
 template <std::size_t N>
 std::array<std::vector<index_t>, N> dap_buffer_slots(const rect<N>& whole, const std::vector<dense_layout<N>>& layouts,
                                                      int q, std::array<index_t, N>& strides,
@@ -100,18 +101,19 @@ std::array<std::vector<index_t>, N> dap_buffer_slots(const rect<N>& whole, const
     std::sort(seen.begin(), seen.end());
     extents[d] = static_cast<index_t>(std::unique(seen.begin(), seen.end()) - seen.begin());
   }
-  // The strides must be those of a compact array of `extents` (any dimension order).
+  // The strides must be those of one array of `extents` (any dimension order), compact or
+  // with padded rows: by increasing stride, each at least the span of the ones below it.
   std::array<std::size_t, N> by_stride{};
   for (std::size_t d = 0; d < N; ++d) by_stride[d] = d;
   std::sort(by_stride.begin(), by_stride.end(),
             [&](std::size_t a, std::size_t b) { return abs_index(strides[a]) < abs_index(strides[b]); });
   index_t step = 1;
   for (std::size_t d : by_stride) {
-    if (extents[d] > 1 && strides[d] != step)
-      dap_cannot("locale " + std::to_string(q) + " stores its elements with strides that do not make one dense "
-                 "array (dimension " + std::to_string(d) + " has stride " + std::to_string(strides[d]) + ", " +
+    if (extents[d] > 1 && (strides[d] < step || (step == 1 && strides[d] != 1)))
+      dap_cannot("locale " + std::to_string(q) + " stores its elements with strides that do not make one strided "
+                 "array (dimension " + std::to_string(d) + " has stride " + std::to_string(strides[d]) + ", at least " +
                  std::to_string(step) + " expected); DAP describes one buffer of shape and strides");
-    if (extents[d] > 1) step *= extents[d];
+    if (extents[d] > 1) step = strides[d] * extents[d];
   }
   for (std::size_t d = 0; d < N; ++d) slots[d].assign(static_cast<std::size_t>(extents[d]), std::numeric_limits<index_t>::min());
   for (const auto& l : layouts) {

@@ -128,11 +128,14 @@ inline dap_block_axis dap_block_cover(std::size_t d, const std::vector<const dap
 /// Stencil or Padded for padding and periodic dimensions (Stencil when one width and
 /// Block's cut); Cyclic / BlockCyclic for 'c', Unstructured for 'u' (1-D: the directory map,
 /// copies allowed; N-D: the Dimensional unstructured specifier, one_to_one), through the
-/// Dimensional map when dimensions mix kinds. Storage order from the buffer's strides.
+/// Dimensional map when dimensions mix kinds. Storage order and row padding from the
+/// buffer's strides (padded rows: Block, Stencil and Padded with the row_padding that gives
+/// every locale's strides, the map's default when it does).
 /// Throws argument_error on every locale naming the dimension, the locale and the rule when
 /// a description is invalid or the locales' descriptions disagree (grid sizes, sizes,
 /// kinds, cover, padding), and unsupported_error naming what dmap cannot take (a grid not
-/// in C order, a buffer that is not a compact row- or column-major array, padding beside
+/// in C order, a buffer that is not a row- or column-major array (compact or with padded
+/// rows), rows padded unlike any row_padding or in a map other than those three, padding beside
 /// 'c' or 'u' dimensions, 'u' with shared positions in N-D).
 template <class T, std::size_t N>
 array<T, N> dap_import(const dap_description<T, N>& x) {
@@ -249,20 +252,30 @@ array<T, N> dap_import(const dap_description<T, N>& x) {
       indices.set_dim(d, range(0, at[d][0]->size));
     }
   }
-  // Storage order: the buffer's strides, a compact row- or column-major array of its shape.
+  // Storage order and row padding: the buffer's strides, a row- or column-major array of its
+  // shape, compact or with padded rows (the leading dimension's stride exceeds the row length).
   const bool no_elements = std::any_of(x.shape.begin(), x.shape.end(), [](index_t e) { return e == 0; });
-  const auto compact = [&](storage_order order) {
-    index_t step = 1;
-    bool ok = true;
-    if (no_elements) return true;  // no element: any strides, either order
+  // The row padding the strides show in `order` (-1 when they do not tell: one row, no
+  // element, 1-D), or none when they are not such an array.
+  const auto fit = [&](storage_order order) -> std::optional<index_t> {
+    if (no_elements) return index_t{-1};  // no element: any strides, either order
+    constexpr detail::wide_int beyond = detail::wide_int{1} << 63;
+    detail::wide_int step = 1;
+    index_t pad = -1;
     for (std::size_t j = 0; j < N; ++j) {
       const std::size_t d = order == storage_order::row_major ? N - 1 - j : j;
-      if (x.shape[d] > 1) ok = ok && x.strides[d] == step;
-      step *= x.shape[d];
+      if (j == 1 && x.shape[d] > 1) {
+        if (x.strides[d] < step) return std::nullopt;
+        pad = static_cast<index_t>(x.strides[d] - step);
+        step = x.strides[d];
+      }
+      if (x.shape[d] > 1 && x.strides[d] != step) return std::nullopt;
+      step = std::min(step * x.shape[d], beyond);
     }
-    return ok;
+    return pad;
   };
-  const bool row = compact(storage_order::row_major), column = compact(storage_order::column_major);
+  const auto row_fit = fit(storage_order::row_major), column_fit = fit(storage_order::column_major);
+  const bool row = row_fit.has_value(), column = column_fit.has_value();
   const storage_order order = row || !column ? storage_order::row_major : storage_order::column_major;
   const bool any_column = any_of_locales(!row && column), any_row_only = any_of_locales(row && !column);
   agreed([&] {
@@ -270,14 +283,38 @@ array<T, N> dap_import(const dap_description<T, N>& x) {
       std::string strides;
       for (std::size_t d = 0; d < N; ++d) strides += (d ? ", " : "") + std::to_string(x.strides[d]);
       throw unsupported_error(dap_text("dmap::dap_import: on locale ", here(), ", the buffer's strides (", strides,
-                                       " elements) are not those of a compact row- or column-major array of its "
-                                       "shape; dmap adopts only those"));
+                                       " elements) are not those of a row- or column-major array of its shape "
+                                       "(compact or with padded rows); dmap adopts only those"));
     }
     if (any_column && any_row_only)
       throw unsupported_error("dmap::dap_import: some locales' buffers are row-major and others column-major; dmap "
                               "stores every locale's part in one order");
   });
   const storage_order agreed_order = any_column ? storage_order::column_major : order;
+  // Every locale's row padding and row length: the padding policy must give each its strides.
+  const std::optional<index_t>& my_fit = agreed_order == storage_order::row_major ? row_fit : column_fit;
+  const index_t my_row = x.shape[agreed_order == storage_order::row_major ? N - 1 : 0];
+  const auto rows_of_all = all_gather(std::array<index_t, 2>{my_fit.value_or(-1), my_row});
+  const auto pads_as = [&](const row_padding& policy) {
+    return std::all_of(rows_of_all.begin(), rows_of_all.end(), [&](const std::array<index_t, 2>& r) {
+      return r[0] < 0 || r[0] == policy.extra(r[1]);
+    });
+  };
+  // The policy that pads every locale's rows as its buffer does, `preferred` (the map's
+  // default) when it does; none when no policy does.
+  const auto row_policy = [&](const row_padding& preferred) -> std::optional<row_padding> {
+    if (pads_as(preferred)) return preferred;
+    for (const row_padding& p : {row_padding::none(), row_padding::automatic()})
+      if (pads_as(p)) return p;
+    for (const auto& r : rows_of_all)
+      if (r[0] > 0) return pads_as(row_padding::fixed(r[0])) ? std::optional<row_padding>(row_padding::fixed(r[0])) : std::nullopt;
+    return std::nullopt;
+  };
+  const auto no_policy = [&](const std::string& maps) {
+    throw unsupported_error("dmap::dap_import: the locales' buffers pad their rows (leading-dimension stride beyond "
+                            "the row length) in a way no dmap::row_padding of " + maps + " gives (the same number "
+                            "of elements everywhere, or automatic padding); dmap adopts only those");
+  };
   std::optional<domain<N>> dom;
   if (all_block && padding) {
     // Stencil when Block's cut and one width everywhere, Padded otherwise.
@@ -299,12 +336,14 @@ array<T, N> dap_import(const dap_description<T, N>& x) {
                        lo == blocks[d].owned_lo[k] && expected.size() == blocks[d].owned_hi[k] - blocks[d].owned_lo[k];
       }
     }
-    if (stencil_like) dom.emplace(stencil<N>(fluff, periodic, grid, agreed_order), indices);
-    else dom.emplace(padded<N>(cuts, widths, periodic, grid, agreed_order), indices);
+    const auto rows = row_policy(row_padding::automatic());
+    if (!rows) no_policy(stencil_like ? "Stencil" : "Padded");
+    if (stencil_like) dom.emplace(stencil<N>(fluff, periodic, grid, agreed_order, *rows), indices);
+    else dom.emplace(padded<N>(cuts, widths, periodic, grid, agreed_order, *rows), indices);
   } else if (padding) {
     throw unsupported_error("dmap::dap_import: padding or periodic flags on 'b' dimensions beside 'c' or 'u' "
                             "dimensions; dmap pads only maps whose every dimension is a block");
-  } else if (N == 1 && at[0][0]->dist_type == 'u') {
+  } else if (N == 1 && at[0][0]->dist_type == 'u') {  // 1-D: no rows to pad
     if constexpr (N == 1) dom.emplace(unstructured<1>(x.dim_data[0].indices, at[0][0]->one_to_one), indices);
   } else {
     std::array<dim_spec, N> specs;
@@ -344,11 +383,26 @@ array<T, N> dap_import(const dap_description<T, N>& x) {
         specs[d] = u;
       }
     }
-    if (block_cut && all_block) dom.emplace(block<N>(grid, agreed_order), indices);
-    else dom.emplace(dimensional<N>(specs, grid, agreed_order), indices);
+    if (block_cut && all_block) {
+      const auto rows = row_policy(row_padding::none());
+      if (!rows) no_policy("Block");
+      dom.emplace(block<N>(grid, agreed_order, *rows), indices);
+    } else {
+      if (!pads_as(row_padding::none()))
+        throw unsupported_error("dmap::dap_import: the locales' buffers pad their rows (leading-dimension stride "
+                                "beyond the row length), but the dimensions are not all blocks cut as Block cuts; "
+                                "dmap pads the rows of Block, Stencil and Padded maps only");
+      dom.emplace(dimensional<N>(specs, grid, agreed_order), indices);
+    }
   }
-  detail::wide_int elements = 1;  // the buffer's elements (saturated: shapes are checked, their product is not)
-  for (std::size_t d = 0; d < N; ++d) elements = std::min<detail::wide_int>(elements * x.shape[d], std::numeric_limits<index_t>::max());
+  // The buffer's elements: one past the last one its shape and strides reach (saturated:
+  // shapes are checked, their product is not).
+  detail::wide_int elements = no_elements ? 0 : 1;
+  for (std::size_t d = 0; d < N && !no_elements; ++d)
+    elements = std::min<detail::wide_int>(
+        elements + static_cast<detail::wide_int>(x.shape[d] - 1) *
+                       (x.strides[d] < 0 ? -static_cast<detail::wide_int>(x.strides[d]) : x.strides[d]),
+        std::numeric_limits<index_t>::max());
   return array<T, N>(*dom, foreign_buffer<T, N>{x.buffer, static_cast<index_t>(elements), x.strides});
 }
 

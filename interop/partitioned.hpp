@@ -581,7 +581,8 @@ std::pair<std::optional<foreign_buffer<T, N>>, std::string> fit_of(const import_
 /// elements are the partitions `x` describes, adopted without copying. The map expresses
 /// the tiling: Block (one tile per locale, on a C-order grid of locales, cut as Block cuts),
 /// Irregular Block (one tile per locale on a C-order grid, other cuts) or Block Cyclic
-/// (equal tiles dealt round a C-order grid), row- or column-major. Every locale passes the
+/// (equal tiles dealt round a C-order grid), row- or column-major, compact (or Block with rows
+/// padded as row_padding::automatic() pads them, tried last). Every locale passes the
 /// same shape, tiling, starts, shapes and locations, and its own data and locals. Throws on
 /// every locale: argument_error naming the field and the rule when the description is
 /// inconsistent (tiles overlapping or missing, a shape mismatch, locations out of range,
@@ -623,6 +624,11 @@ array<T, N> partitioned_import(const partitioned<T, N>& x) {
         candidates.push_back(detail::candidate_of<N>(block_cyclic<N>(block_size, target_grid<N>(shape), order), whole));
     }
   }
+  if constexpr (N >= 2)  // Block with padded rows, as a Block array with row_padding::automatic() exports
+    for (const storage_order order : {storage_order::row_major, storage_order::column_major})
+      for (const auto& shape : detail::grid_shapes<N>(p))
+        candidates.push_back(
+            detail::candidate_of<N>(block<N>(target_grid<N>(shape), order, row_padding::automatic()), whole));
   std::vector<const detail::import_candidate<N>*> expressing;
   for (const auto& c : candidates)
     if (detail::expresses<N>(c, whole, cuts, x.partition_tiling, owners)) expressing.push_back(&c);

@@ -46,10 +46,12 @@ rect<N> framed(const rect<N>& owned, const idx<N>& fluff) {
   return frame;
 }
 
-/// The compact storage of framed(owned, fluff) in `order`, starting at offset 0.
+/// The storage of framed(owned, fluff) in `order`, starting at offset 0, its rows padded as
+/// `padding` says (compact by default).
 template <std::size_t N>
-dense_layout<N> framed_layout(const rect<N>& owned, const idx<N>& fluff, storage_order order) {
-  return dense_layout<N>::make(framed(owned, fluff), 0, order);
+dense_layout<N> framed_layout(const rect<N>& owned, const idx<N>& fluff, storage_order order,
+                              const row_padding& padding = row_padding::none()) {
+  return dense_layout<N>::make(framed(owned, fluff), 0, order, padding);
 }
 
 }  // namespace dmap

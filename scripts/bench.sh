@@ -11,8 +11,12 @@ BENCHES=(stream stencil dists redistribute soak scale)
 # (DMAP_NUM_THREADS).
 declare -A CONFIGS=([stream]="1x2 2x1" [stencil]="1x2 2x1 4x1" [dists]="1x2 2x1 4x1" [redistribute]="2x1 3x1 4x1" [soak]="4x1" [scale]="1x1 2x1 4x1 8x1")
 DEFAULT_CONFIGS="1x2 2x1"
+# Argument sets per bench (commas stand for spaces), each run in every configuration; none: one
+# run without arguments. A bench exits 77 when a set does not fit a configuration (skipped):
+# stencil's "n,iterations,RxC" runs where R * C is the rank count.
+declare -A ARGS=([stencil]="4096,40,1x1 4100,40,1x1 4096,40,1x2 4100,40,1x2 4096,40,2x1 4100,40,2x1 4096,40,4x1 4100,40,4x1")
 
-BUILD_DIR=build
+BUILD_DIR=${DMAP_BENCH_BUILD_DIR:-build}
 JOBS=${DMAP_JOBS:-2}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
@@ -30,15 +34,21 @@ for b in "${BENCHES[@]}"; do
   for cfg in ${CONFIGS[$b]:-$DEFAULT_CONFIGS}; do
     ranks=${cfg%x*}
     threads=${cfg#*x}
-    echo "== bench_$b: $ranks rank(s) x $threads thread(s) =="
-    if out=$(DMAP_NUM_THREADS=$threads mpirun -n "$ranks" --oversubscribe --bind-to none "$exe" 2>&1); then
-      grep '^bench ' <<<"$out" || echo "(bench_$b printed no 'bench ...' line)"
-    else
-      rc=$?
-      printf '%s\n' "$out"
-      echo "bench_$b failed in configuration $cfg (exit $rc)" >&2
-      status=1
-    fi
+    for set in ${ARGS[$b]:-none}; do
+      args=()
+      if [[ $set != none ]]; then IFS=, read -r -a args <<<"$set"; fi
+      rc=0
+      out=$(DMAP_NUM_THREADS=$threads mpirun -n "$ranks" --oversubscribe --bind-to none "$exe" ${args[@]+"${args[@]}"} 2>&1) || rc=$?
+      if [[ $rc -eq 77 ]]; then continue; fi
+      echo "== bench_$b ${args[*]+${args[*]}}: $ranks rank(s) x $threads thread(s) =="
+      if [[ $rc -eq 0 ]]; then
+        grep '^bench ' <<<"$out" || echo "(bench_$b printed no 'bench ...' line)"
+      else
+        printf '%s\n' "$out"
+        echo "bench_$b failed in configuration $cfg ${args[*]+${args[*]}} (exit $rc)" >&2
+        status=1
+      fi
+    done
   done
 done
 exit $status

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <utility>
@@ -29,6 +30,62 @@ bool node_storage_wanted(const domain_state<N>& dom) {
     return n > UINT64_MAX / sizeof(T) ? UINT64_MAX : n * sizeof(T);
   };
   return use_node_storage(bytes(dom.whole.size()), bytes(dom.storage_size));
+}
+
+/// Calls `f(first, last)` for each run [first, last) of the offsets [0, count) that no element
+/// of `layouts` occupies (the gaps padded rows leave, or anything a map's layouts skip), in
+/// increasing order. One layout whose strides nest (each dimension's stride, by increasing
+/// stride, at least the span of the ones below it) is walked row by row; others are marked
+/// element by element.
+template <std::size_t N, class F>
+void for_each_gap(const std::vector<dense_layout<N>>& layouts, index_t count, F&& f) {
+  index_t held = 0;
+  for (const auto& l : layouts) held += l.size();
+  if (held >= count) return;  // a layout's elements are distinct and lie in [0, count): no gap
+  if (layouts.size() == 1 && !layouts.front().indices.empty()) {
+    const dense_layout<N>& l = layouts.front();
+    const auto extents = l.extents();
+    std::array<std::size_t, N> by_stride{};
+    for (std::size_t d = 0; d < N; ++d) by_stride[d] = d;
+    std::sort(by_stride.begin(), by_stride.end(), [&](std::size_t a, std::size_t b) { return l.strides[a] < l.strides[b]; });
+    bool nested = l.strides[by_stride[0]] == 1 || extents[by_stride[0]] == 1;
+    for (std::size_t j = 1; j < N && nested; ++j)
+      nested = l.strides[by_stride[j]] >= l.strides[by_stride[j - 1]] * extents[by_stride[j - 1]];
+    if (nested) {
+      // Rows along the smallest stride, in storage order (largest stride outermost).
+      std::array<index_t, N> ext{};  // extents in storage order, the row last
+      for (std::size_t j = 0; j < N; ++j) ext[j] = extents[by_stride[N - 1 - j]];
+      const index_t row = extents[by_stride[0]];
+      index_t next = 0;
+      for_each_row_start<N>(ext, [&](const std::array<index_t, N>& k) {
+        index_t start = l.offset;
+        for (std::size_t j = 0; j + 1 < N; ++j) start += k[j] * l.strides[by_stride[N - 1 - j]];
+        if (start > next) f(next, start);
+        next = start + row;
+      });
+      if (next < count) f(next, count);
+      return;
+    }
+  }
+  std::vector<bool> taken(static_cast<std::size_t>(count), false);
+  for (const auto& l : layouts) {
+    const auto extents = l.extents();
+    for_each_row_start<N>(extents, [&](const std::array<index_t, N>& k) {
+      index_t start = l.offset;
+      for (std::size_t d = 0; d + 1 < N; ++d) start += k[d] * l.strides[d];
+      for (index_t t = 0; t < extents[N - 1]; ++t) taken[static_cast<std::size_t>(start + t * l.strides[N - 1])] = true;
+    });
+  }
+  for (index_t k = 0; k < count;) {
+    if (taken[static_cast<std::size_t>(k)]) {
+      ++k;
+      continue;
+    }
+    index_t end = k;
+    while (end < count && !taken[static_cast<std::size_t>(end)]) ++end;
+    f(k, end);
+    k = end;
+  }
 }
 
 /// One array's local storage: a buffer holding this locale's blocks, exposed to RMA.
@@ -98,7 +155,8 @@ class array_storage final : public array_hook<N> {
 
   // Allocates this locale's blocks and writes `value` into every element: the owned ones
   // chunk by chunk on the threads later loops over the domain use (first touch), then any
-  // extra storage (ghost cells, copies of other locales' indices).
+  // extra storage (ghost cells, copies of other locales' indices), then the gaps no layout
+  // holds (padded rows), so that every element of the buffer is constructed.
   storage allocated(const T& value, bool shared) const {
     storage s;
     s.count = dom_->storage_size;
@@ -134,9 +192,14 @@ class array_storage final : public array_hook<N> {
     });
     for (std::size_t b = 0; b < owned.size(); ++b)
       for (const auto& slab : difference(s.blocks[b].layout.indices, owned[b])) fill(slab, s.blocks[b].layout);
-    if (dom_->dir)
+    if (dom_->dir) {
       for (std::size_t k = 0; k < dom_->dir->stored().size(); ++k)
         if (!dom_->dir->owns_stored(k)) std::construct_at(base + k, value);
+    } else {
+      for_each_gap<N>(dom_->my_layouts, s.count, [&](index_t first, index_t last) {
+        for (index_t k = first; k < last; ++k) std::construct_at(base + k, value);
+      });
+    }
     return s;
   }
 

@@ -324,7 +324,7 @@ inline plan_counters plan_statistics() { return detail::env().plans(); }
 inline void reset_plan_statistics() { detail::env().plans() = {}; }
 
 /// The node-transfer settings in force: by default on, for arrays of 64 KiB and more;
-/// DMAP_NODE_TRANSFERS=0 and DMAP_NODE_MIN_BYTES=<bytes> change the defaults.
+/// DMAP_NODE_TRANSFERS=0 and DMAP_NODE_MIN_BYTES=n (bytes) change the defaults.
 inline node_transfer_settings node_transfers() { return detail::env().node_transfers(); }
 /// Switches node-aware storage and transfers on or off for arrays made (or resized) from now
 /// on. Every locale must make the same call at the same point of the program (each array's

@@ -30,22 +30,11 @@ namespace detail {
 /// disjoint rects.
 template <std::size_t N>
 std::vector<rect<N>> face_slabs(const rect<N>& outer, const rect<N>& inner) {
-  std::vector<rect<N>> slabs;
-  if (outer.empty() || inner.empty()) return slabs;
+  if (outer.empty() || inner.empty()) return {};
   rect<N> core = outer;
   for (std::size_t d = 0; d < N; ++d)
     core.set_dim(d, outer.dim(d).intersect(range(inner.dim(d).aligned_low(), inner.dim(d).aligned_high() + 1)));
-  for (std::size_t d = 0; d < N; ++d) {
-    const range& o = outer.dim(d);
-    const index_t low = inner.dim(d).aligned_low(), high = inner.dim(d).aligned_high();
-    for (const range& part : {o.intersect(range(o.lo(), low)), o.intersect(range(high + 1, o.hi()))})
-      if (!part.empty()) {
-        rect<N> slab = core;
-        slab.set_dim(d, part);
-        slabs.push_back(slab);
-      }
-  }
-  return slabs;
+  return slabs_beside(outer, inner, core);
 }
 
 /// Every locale's ghost cells (all of them, or the faces only: `shape`) as blocks named by the

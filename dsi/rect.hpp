@@ -240,18 +240,14 @@ class rect : private detail::rect_storage<N> {
   }
 };
 
-/// The indices of `outer` that are not in `inner`, as disjoint rects (at most 2N), where
-/// per dimension `inner` holds a contiguous run of `outer`'s indices (a block inside its
-/// ghost-cell frame, say).
+namespace detail {
+/// For each dimension d in turn, the parts of `outer` below and above `inner` along d, taken
+/// across `core` along the other dimensions, after which `core` narrows to inner's bounds
+/// along d. With `core` = outer: the whole difference; with `core` already narrowed along
+/// every dimension: only the face slabs.
 template <std::size_t N>
-std::vector<rect<N>> difference(const rect<N>& outer, const rect<N>& inner) {
+std::vector<rect<N>> slabs_beside(const rect<N>& outer, const rect<N>& inner, rect<N> core) {
   std::vector<rect<N>> slabs;
-  if (outer.empty()) return slabs;
-  if (inner.empty()) {
-    slabs.push_back(outer);
-    return slabs;
-  }
-  rect<N> core = outer;
   for (std::size_t d = 0; d < N; ++d) {
     const range& o = outer.dim(d);
     const index_t low = inner.dim(d).aligned_low(), high = inner.dim(d).aligned_high();
@@ -264,6 +260,17 @@ std::vector<rect<N>> difference(const rect<N>& outer, const rect<N>& inner) {
     core.set_dim(d, o.intersect(range(low, high + 1)));
   }
   return slabs;
+}
+}  // namespace detail
+
+/// The indices of `outer` that are not in `inner`, as disjoint rects (at most 2N), where
+/// per dimension `inner` holds a contiguous run of `outer`'s indices (a block inside its
+/// ghost-cell frame, say).
+template <std::size_t N>
+std::vector<rect<N>> difference(const rect<N>& outer, const rect<N>& inner) {
+  if (outer.empty()) return {};
+  if (inner.empty()) return {outer};
+  return detail::slabs_beside(outer, inner, outer);
 }
 
 /// A rect of orders (0-based positions per dimension inside a whole index set): the work

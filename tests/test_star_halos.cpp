@@ -8,6 +8,7 @@
 // itself or of its periodic image (moved by n along each periodic dimension where it lies
 // outside the domain). Message and byte counts are derived by hand from the chunk sizes.
 #include "oracle.hpp"
+#include "stencil_config.hpp"
 #include "support.hpp"
 
 #include "../algorithms/plan_model.hpp"
@@ -32,33 +33,9 @@ using dmap::index_t;
 using dmap::range;
 using dmap::rect;
 using namespace dmap::testing::oracle;  // tests/oracle.hpp
+using namespace dmap::testing::stencil_config;  // tests/stencil_config.hpp
 
 constexpr double sentinel = -1.0;
-
-template <std::size_t N>
-struct config {
-  rect<N> r;  // unit strides
-  idx<N> fluff;
-  std::array<bool, N> periodic{};
-  std::array<int, N> grid{};
-  dmap::storage_order order = dmap::storage_order::row_major;
-};
-
-template <std::size_t N>
-std::string describe(const config<N>& c) {
-  std::ostringstream s;
-  s << "rect " << c.r << " fluff " << c.fluff << " periodic (";
-  for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << c.periodic[d];
-  s << ") grid " << shape_text(c.grid)
-    << (c.order == dmap::storage_order::row_major ? " row-major" : " column-major") << " on "
-    << dmap::num_locales() << " locale(s)";
-  return s.str();
-}
-
-template <std::size_t N>
-dmap::domain<N> make_domain(const config<N>& c) {
-  return dmap::domain<N>{dmap::stencil<N>{c.fluff, c.periodic, dmap::target_grid<N>{c.grid}, c.order}, c.r};
-}
 
 /// Locale q's chunk, [first, second) per dimension, by the Block cut.
 template <std::size_t N>

@@ -14,6 +14,7 @@
 // Values: f(i) is an injective formula of the index; every stored cell is first set to a
 // sentinel through local_blocks(), then the owned ones to f(i) by forall(zip(A, D)).
 #include "oracle.hpp"
+#include "stencil_config.hpp"
 #include "support.hpp"
 
 #include <algorithm>
@@ -47,6 +48,7 @@ static_assert(dmap::distribution<dmap::stencil<3>, 3>);
 // ------------------------------------------------------------------------------- oracle
 
 using namespace dmap::testing::oracle;  // tests/oracle.hpp
+using namespace dmap::testing::stencil_config;  // tests/stencil_config.hpp
 
 /// The stencil layout of a domain as the oracle sees it.
 template <std::size_t N>
@@ -202,33 +204,8 @@ T make(std::int64_t v) {
 constexpr std::int64_t sentinel_value = -777;
 
 template <std::size_t N>
-struct config {
-  rect<N> r;
-  idx<N> fluff;
-  std::array<bool, N> periodic{};
-  std::array<int, N> grid{};
-  dmap::storage_order order = dmap::storage_order::row_major;
-};
-
-template <std::size_t N>
-std::string describe(const config<N>& c) {
-  std::ostringstream s;
-  s << "rect " << c.r << " fluff " << c.fluff << " periodic (";
-  for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << c.periodic[d];
-  s << ") grid " << shape_text(c.grid);
-  s << (c.order == dmap::storage_order::row_major ? " row-major" : " column-major") << " on "
-    << dmap::num_locales() << " locale(s)";
-  return s.str();
-}
-
-template <std::size_t N>
 std::array<int, N> balanced_grid() {
   return dmap::target_grid<N>::balanced(dmap::num_locales()).shape();
-}
-
-template <std::size_t N>
-dmap::domain<N> make_domain(const config<N>& c) {
-  return dmap::domain<N>{dmap::stencil<N>{c.fluff, c.periodic, dmap::target_grid<N>{c.grid}, c.order}, c.r};
 }
 
 template <std::size_t N>

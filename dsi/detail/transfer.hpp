@@ -379,17 +379,7 @@ class transfer_plan {
       if (auto it = direct.find(m.peer); it != direct.end()) m.direct = std::move(it->second);
     receives_ = group(std::move(in), my_to);
     for_each_meeting<N>(my_from, my_to, [&](std::size_t f, std::size_t t, const rect<N>& common) {
-      // Consecutive copies between blocks adjacent in both storages become one.
-      if (!local_.empty()) {
-        copy& last = local_.back();
-        const auto from = joined_part(last.part, last.from, common, my_from[f], false);
-        const auto to = joined_part(last.part, last.to, common, my_to[t], false);
-        if (from && to) {
-          last = {from->first, from->second, to->second};
-          return;
-        }
-      }
-      local_.push_back({common, my_from[f], my_to[t]});
+      add_copy(local_, common, my_from[f], my_to[t]);
     });
   }
 
@@ -435,6 +425,21 @@ class transfer_plan {
     std::size_t block;  // this locale's block
   };
   transfer_plan() = default;
+  // Appends the copy of `part` from `from` to `to`, joined with the last copy of `copies` when
+  // the two are adjacent in both storages.
+  static void add_copy(std::vector<copy>& copies, const rect<N>& part, const placed_block<N>& from,
+                       const placed_block<N>& to) {
+    if (!copies.empty()) {
+      copy& last = copies.back();
+      const auto joined_from = joined_part(last.part, last.from, part, from, false);
+      const auto joined_to = joined_part(last.part, last.to, part, to, false);
+      if (joined_from && joined_to) {
+        last = {joined_from->first, joined_from->second, joined_to->second};
+        return;
+      }
+    }
+    copies.push_back({part, from, to});
+  }
   // The parts sent to locales of this node as copies into their blocks of `to`, by peer
   // (none under a simulated machine, or when no node holds two locales).
   static std::map<int, std::vector<copy>> direct_copies(const std::vector<entry>& sent,
@@ -451,7 +456,7 @@ class transfer_plan {
       const std::vector<placed_block<N>> theirs = to.blocks(q);
       auto& copies = out[q];
       for_each_meeting<N>(parts, theirs, [&](std::size_t a, std::size_t b, const rect<N>& common) {
-        if (theirs[b].shift == sent[entries[a]].to_shift) copies.push_back({common, parts[a], theirs[b]});
+        if (theirs[b].shift == sent[entries[a]].to_shift) add_copy(copies, common, parts[a], theirs[b]);
       });
     }
     return out;
@@ -578,14 +583,12 @@ class pending_transfer {
     for (const auto& pc : plan.local()) copy_part(pc.part, pc.from, from_base, pc.to, to_base);
     for (const auto& [from, to] : plan.local_offsets()) to_base[to] = from_base[from];
     if (pushed.empty()) return;
-    auto& counters = env().counters();
     ready.on_arrival([&](std::size_t k) {
       const auto& msg = sends[pushed[k]];
       T* theirs = node_data_of<T>(to_node, msg.peer);
       for (const auto& c : msg.direct) copy_part(c.part, c.from, from_base, c.to, theirs);
       signals_.send(msg.peer, signal_kind::done);
-      ++counters.node_copies;
-      counters.node_bytes += static_cast<std::uint64_t>(msg.count) * sizeof(T);
+      count_node_copy(static_cast<std::uint64_t>(msg.count) * sizeof(T));
     });
   }
   pending_transfer(pending_transfer&&) noexcept = default;

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "../environment.hpp"
+#include "../collectives.hpp"
 
 namespace dmap::detail {
 
@@ -88,11 +88,14 @@ inline bool use_node_storage(std::uint64_t total_bytes, std::uint64_t local_byte
   if (simulated || !e.node_transfers().enabled || e.largest_node() < 2 || total_bytes < e.node_transfers().min_bytes)
     return false;
   const bool fits = local_bytes <= node_memory_free() / 2;
-  ++e.counters().collectives;
-  int all_fit = 0;
-  const int mine = fits ? 1 : 0;
-  check_mpi(MPI_Allreduce(&mine, &all_fit, 1, MPI_INT, MPI_MIN, e.comm()), "MPI_Allreduce(node storage)");
-  return all_fit == 1;
+  return all_reduce_min(fits ? 1 : 0) == 1;
+}
+
+/// Counts one direct copy of `bytes` bytes into or out of a node peer's memory.
+inline void count_node_copy(std::uint64_t bytes) {
+  auto& c = env().counters();
+  ++c.node_copies;
+  c.node_bytes += bytes;
 }
 
 /// The element buffer of locale `locale` in `segment` (null without a segment, or when the

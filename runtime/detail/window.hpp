@@ -119,11 +119,6 @@ class rma_window {
   std::byte* node_data(int locale) const {
     return node_ != nullptr && env().node_transfers().enabled ? node_->data_of(locale) : nullptr;
   }
-  static void count_node_copy(std::uint64_t bytes) {
-    auto& c = env().counters();
-    ++c.node_copies;
-    c.node_bytes += bytes;
-  }
   // Checks the access is possible from this thread and serialises it with other threads.
   std::unique_lock<std::mutex> access(int locale) const {
     auto& e = env();

@@ -43,6 +43,18 @@ template <class X>
 inline constexpr bool is_zip_v = false;
 template <class... X>
 inline constexpr bool is_zip_v<zipped<X...>> = true;
+
+/// Iterands that run loops of their own (sparse and associative domains and arrays): the
+/// type says so with a member `using own_loops = void;`, and its header brings the forall
+/// and reduce overloads that take it. The dense engine then leaves it alone.
+template <class X>
+concept own_loops = requires { typename std::remove_cvref_t<X>::own_loops; };
+
+/// True for an iterand with loops of its own, or a zip led by one.
+template <class X>
+inline constexpr bool leads_own_loops = own_loops<X>;
+template <class Lead, class... X>
+inline constexpr bool leads_own_loops<zipped<Lead, X...>> = own_loops<Lead>;
 }  // namespace detail
 
 /// A single thing a parallel loop iterates: a dmap::domain (yields indices), a dmap::array or
@@ -53,7 +65,8 @@ concept iterand = detail::has_operand<X>;
 
 /// What forall and reduce accept: an iterand or a zip of iterands.
 template <class X>
-concept loop_iterand = iterand<X> || detail::is_zip_v<std::remove_cvref_t<X>>;
+concept loop_iterand =
+    iterand<X> || (detail::is_zip_v<std::remove_cvref_t<X>> && !detail::leads_own_loops<std::remove_cvref_t<X>>);
 
 /// The arguments a loop body receives for each index of `X`, as a std::tuple (one per
 /// zipped iterand, in order).

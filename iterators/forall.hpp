@@ -41,7 +41,7 @@ void forall(Iterand&& iterand, Body&& body) {
 
 /// A misuse of forall: says which rule it breaks.
 template <class Iterand, class Body>
-  requires(!loop_body<Body, Iterand>)
+  requires(!loop_body<Body, Iterand> && !detail::leads_own_loops<std::remove_cvref_t<Iterand>>)
 void forall(Iterand&&, Body&&) {
   if constexpr (!loop_iterand<Iterand>)
     static_assert(detail::misuse<Iterand, Body>,

@@ -9,10 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "../runtime/agreement.hpp"
-#include "../runtime/collectives.hpp"
-#include "../runtime/detail/combining_tree.hpp"
 #include "concepts.hpp"
+#include "detail/combine_partials.hpp"
 #include "detail/engine.hpp"
 
 namespace dmap {
@@ -66,13 +64,6 @@ inline void reduce_row(T& acc_ref, bool& has, Op& op, Transform& tr, index_t len
   has = true;
 }
 
-/// One locale's (or one chunk's) part of a reduction: its value, when it has one.
-template <class T>
-struct partial {
-  static constexpr int failed = -1;  // `has` of a locale whose op threw
-  T value;
-  int has;  // 1: value holds a result; 0: nothing reduced; failed
-};
 }  // namespace detail
 
 /// Collective: folds `transform(elements...)` of every index with `op`, starting from
@@ -101,67 +92,8 @@ template <loop_iterand Iterand, class T, class Op, class Transform>
         partials[slot] = {acc, has ? 1 : 0};
       },
       0);  // a reduction writes no operand: nothing to copy back
-  // The user's op may throw at each stage: combining this locale's chunk results, then the
-  // locales' results. Either failure reaches every locale (no locale is left in a collective).
-  std::exception_ptr failure;
-  detail::partial<T> mine{init, 0};
-  try {
-    for (const auto& p : partials)
-      if (p.has) mine = {mine.has ? op(mine.value, p.value) : p.value, 1};
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  // One locale, or a replicated leader (every locale reduced the whole set on its own copy,
-  // as Chapel's replicated leader does): nothing to combine across locales.
   const auto& lead = std::get<0>(ops.ops);
-  if (num_locales() == 1 || lead.state_is_replicated()) {
-    T result = init;
-    if (!failure) {
-      try {
-        if (mine.has) result = op(result, mine.value);
-      } catch (...) {
-        failure = std::current_exception();
-      }
-    }
-    agree(failure);
-    return result;
-  }
-  // Across locales: the fixed binomial tree of runtime/detail/combining_tree.hpp, then init
-  // on the left at the root, and the root's result sent back down the tree, so every locale
-  // returns the same bits and the grouping depends only on the number of locales. The failure
-  // flag travels with the partial results (a locale whose op throws while combining still
-  // takes part, passing a failed partial up): no collective at all when all went well.
-  // A leader with copy layers (replicated dimensions) runs one tree per layer, over the
-  // locales of that layer, each returning its own layer's result; finding the members scans
-  // the per-locale layer list, O(P) local work that such a map already holds in memory.
-  using part = detail::partial<T>;
-  if (failure) mine.has = part::failed;
-  const std::vector<int>* layers = lead.copy_layers();
-  detail::locale_group group;
-  if (layers) {
-    std::vector<int> members;
-    const int layer = (*layers)[static_cast<std::size_t>(here())];
-    for (std::size_t q = 0; q < layers->size(); ++q)
-      if ((*layers)[q] == layer) members.push_back(static_cast<int>(q));
-    group = detail::locale_group(std::move(members));
-  }
-  const auto combine = [&](const part& lower, const part& higher) noexcept -> part {
-    if (lower.has == part::failed || higher.has == part::failed) return {lower.value, part::failed};
-    if (!higher.has) return lower;
-    if (!lower.has) return higher;
-    try {
-      return {op(lower.value, higher.value), 1};
-    } catch (...) {
-      failure = std::current_exception();
-      return {lower.value, part::failed};
-    }
-  };
-  part total = detail::tree_combine(mine, group, combine);
-  if (group.position_here() == 0) total = combine(part{init, 1}, total);
-  detail::tree_broadcast(total, group);
-  // Every locale sees the flag (a layer only its own: then all agree, one reduction).
-  if (total.has == part::failed || layers) agree(failure);
-  return total.value;
+  return detail::combine_partials(partials, init, op, lead.state_is_replicated(), lead.copy_layers());
 }
 
 /// Collective: folds the elements of an array or view (or the indices of a domain) with
@@ -175,7 +107,7 @@ template <iterand Iterand, class T, class Op = std::plus<>>
 
 /// A misuse of reduce: says which rule it breaks.
 template <class Iterand, class T, class... Rest>
-  requires(sizeof...(Rest) <= 2 && !(sizeof...(Rest) == 2 && loop_iterand<Iterand> &&
+  requires(sizeof...(Rest) <= 2 && !detail::leads_own_loops<std::remove_cvref_t<Iterand>> && !(sizeof...(Rest) == 2 && loop_iterand<Iterand> &&
                                      reduction_op<std::tuple_element_t<0, std::tuple<Rest..., void>>, T> &&
                                      reduction_transform<std::tuple_element_t<1, std::tuple<Rest..., void, void>>,
                                                          Iterand, T>) &&

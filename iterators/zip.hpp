@@ -25,13 +25,14 @@ struct zipped {
 /// const double& c) {...})`. Every iterand must have the same number of dimensions (and,
 /// checked when the loop runs, the same shape).
 template <class... Iterands>
-  requires same_rank_iterands<Iterands...>
+  requires same_rank_iterands<Iterands...> || (sizeof...(Iterands) >= 1 && detail::own_loops<std::tuple_element_t<0, std::tuple<Iterands..., void>>>)
 zipped<Iterands...> zip(Iterands&&... iterands) {
   return zipped<Iterands...>{std::tuple<Iterands...>(std::forward<Iterands>(iterands)...)};
 }
 /// A misuse of zip: says which rule it breaks.
 template <class... Iterands>
-  requires(!same_rank_iterands<Iterands...>)
+  requires(!same_rank_iterands<Iterands...> &&
+           !(sizeof...(Iterands) >= 1 && detail::own_loops<std::tuple_element_t<0, std::tuple<Iterands..., void>>>))
 auto zip(Iterands&&...) {
   if constexpr (sizeof...(Iterands) == 0)
     static_assert(detail::misuse<Iterands...>, "dmap::zip needs at least one iterand");

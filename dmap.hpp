@@ -18,10 +18,15 @@
 #include "dsi/index.hpp"
 #include "dsi/layout.hpp"
 #include "dsi/local_domain.hpp"
+#include "dsi/sparse_array.hpp"
+#include "dsi/sparse_domain.hpp"
+#include "dsi/sparse_layout.hpp"
 #include "dsi/range.hpp"
 #include "dsi/rect.hpp"
 #include "dsi/strided_span.hpp"
 
+#include "layouts/compressed_layout.hpp"
+#include "layouts/coo_layout.hpp"
 #include "layouts/framed_layout.hpp"
 #include "layouts/product_layout.hpp"
 
@@ -41,6 +46,7 @@
 #include "iterators/forall.hpp"
 #include "iterators/neighbors.hpp"
 #include "iterators/reduce.hpp"
+#include "iterators/sparse_loops.hpp"
 #include "iterators/views.hpp"
 #include "iterators/zip.hpp"
 

@@ -1,0 +1,360 @@
+// sparse_domain<N>: a subset of a distributed rectangular domain (Chapel's sparse
+// subdomain, dsiNewSparseDom). Each index lives where the parent's map puts it; every locale
+// stores the indices of each of its parent pieces in a sparse layout chosen per domain (COO,
+// CSR, CSC from layouts/, or a user type satisfying dmap::sparse_layout). Indices are added
+// and removed in bulk, collectively, from any locale.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <initializer_list>
+#include <memory>
+#include <ostream>
+#include <span>
+#include <sstream>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "../runtime/agreement.hpp"
+#include "../runtime/collectives.hpp"
+#include "detail/access.hpp"
+#include "detail/sparse_state.hpp"
+#include "domain.hpp"
+#include "sparse_layout.hpp"
+
+namespace dmap {
+
+template <transferable T, std::size_t N>
+class sparse_array;
+
+/// A sparse subset of the indices of a dense parent domain, placed by the parent's map.
+/// Copies are handles to one domain (as for dmap::domain). This locale's indices are numbered
+/// by positions 0 .. local_size() - 1: the parent's pieces in local_subdomains() order, each in
+/// its layout's storage order; a sparse array keeps the value of position p at element p.
+///
+/// Collective: construction, add, remove, clear, contains (a batch), and the loops over it.
+/// The parent must place each index once (no copies), and must not change its index set
+/// while the sparse domain is used (an unsupported_error on every locale then).
+template <std::size_t N>
+class sparse_domain {
+ public:
+  /// Loops over sparse domains are dmap::forall / reduce overloads of their own
+  /// (iterators/sparse_loops.hpp).
+  using own_loops = void;
+  /// The number of dimensions.
+  static constexpr std::size_t rank = N;
+
+  /// Collective: an empty subset of `parent`, each piece stored in layouts like `layout`
+  /// (an empty value of a dmap::sparse_layout type: `dmap::csr_layout<2>{}`). Throws
+  /// unsupported_error when the parent's map keeps copies (Replicated, replicated
+  /// dimensions) and argument_error when `parent` is an empty handle.
+  template <class L>
+    requires sparse_layout<L, N>
+  sparse_domain(const domain<N>& parent, const L& layout) {
+    const auto& ps = detail::state_of(parent);
+    if (!ps) throw argument_error("dmap::sparse_domain: parent is an empty domain handle (moved from)");
+    if (ps->layers)
+      throw unsupported_error("dmap::sparse_domain: the parent's map " + parent.name() +
+                              " keeps copies of indices; a sparse domain needs a map that places each index once");
+    state_ = std::make_shared<detail::sparse_state<N>>(parent);
+    state_->prototype = std::make_unique<const detail::sparse_piece_of<L, N>>(layout.built(rect<N>{}, {}));
+    state_->parent_generation = ps->generation;
+    state_->pieces = parent.local_subdomains();
+    state_->finder = detail::piece_finder<N>(state_->pieces);
+    for (const rect<N>& piece : state_->pieces) state_->layouts.push_back(state_->prototype->built(piece, {}));
+    state_->offsets.assign(state_->pieces.size() + 1, 0);
+  }
+
+  /// The dense domain the indices belong to.
+  const domain<N>& parent() const { return live("dmap::sparse_domain::parent").parent; }
+  /// The layout's name ("coo", "csr", "csc", ...).
+  std::string layout_name() const { return live("dmap::sparse_domain::layout_name").prototype->name(); }
+
+  /// Collective: adds `indices` (each locale its own list, any indices; duplicates and
+  /// indices already present are ignored). Each index travels to its owner, one message per
+  /// peer. Arrays over the domain keep the values of present indices; added ones take their
+  /// implicit value. An index outside the parent is an out_of_bounds_error on every locale,
+  /// and nothing changes.
+  void add(std::span<const idx<N>> indices) { change(indices, true, "dmap::sparse_domain::add"); }
+  /// Collective: adds a braced list of indices.
+  void add(std::initializer_list<idx<N>> indices) { add(std::span<const idx<N>>(indices.begin(), indices.size())); }
+  /// Collective: removes `indices` (absent ones are ignored); arrays keep the values of the
+  /// indices that stay. An index outside the parent is an out_of_bounds_error on every locale.
+  void remove(std::span<const idx<N>> indices) { change(indices, false, "dmap::sparse_domain::remove"); }
+  /// Collective: removes a braced list of indices.
+  void remove(std::initializer_list<idx<N>> indices) {
+    remove(std::span<const idx<N>>(indices.begin(), indices.size()));
+  }
+  /// Collective: removes every index.
+  void clear() {
+    auto& s = live("dmap::sparse_domain::clear");
+    std::vector<std::unique_ptr<const detail::sparse_piece<N>>> layouts;
+    std::exception_ptr failure;
+    try {
+      for (const rect<N>& piece : s.pieces) layouts.push_back(s.prototype->built(piece, {}));
+      for (auto* a : s.arrays) a->prepare({});
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    commit_or_abandon(s, failure, std::move(layouts), std::vector<index_t>(s.pieces.size() + 1, 0));
+  }
+
+  /// The number of indices on all locales.
+  index_t size() const { return live("dmap::sparse_domain::size").global_size; }
+  /// The number of indices this locale owns.
+  index_t local_size() const { return live("dmap::sparse_domain::local_size").local_size(); }
+  /// True when `i`, an index this locale owns in the parent, is in the set. Throws
+  /// out_of_bounds_error outside the parent, not_local_error when another locale owns `i`
+  /// (ask with the collective batch form).
+  bool contains(const idx<N>& i) const { return local_position(i) >= 0; }
+  /// Collective: for each of `indices` (each locale its own list), whether it is in the set,
+  /// in the caller's order; one message per peer each way. An index outside the parent is an
+  /// out_of_bounds_error on every locale.
+  std::vector<bool> contains(std::span<const idx<N>> indices) const {
+    const auto& s = live("dmap::sparse_domain::contains");
+    const int p = num_locales();
+    std::vector<std::vector<std::size_t>> asked(static_cast<std::size_t>(p));
+    byte_buffers out = route(s, indices, asked, "dmap::sparse_domain::contains");
+    byte_buffers in = exchange(std::move(out));
+    byte_buffers answers(static_cast<std::size_t>(p));
+    for (int q = 0; q < p; ++q) {
+      const auto queries = from_bytes<idx<N>>(in[static_cast<std::size_t>(q)]);
+      std::vector<std::uint8_t> a(queries.size());
+      for (std::size_t k = 0; k < queries.size(); ++k) a[k] = s.position_of(queries[k]) >= 0;
+      answers[static_cast<std::size_t>(q)] = to_bytes(a);
+    }
+    byte_buffers back = exchange(std::move(answers));
+    std::vector<bool> result(indices.size());
+    for (int q = 0; q < p; ++q) {
+      const auto& a = back[static_cast<std::size_t>(q)];
+      for (std::size_t k = 0; k < asked[static_cast<std::size_t>(q)].size(); ++k)
+        result[asked[static_cast<std::size_t>(q)][k]] = a[k] != std::byte{0};
+    }
+    return result;
+  }
+
+  /// The position of `i` among this locale's indices, or -1 when `i` is not in the set.
+  /// Throws out_of_bounds_error outside the parent and not_local_error when another locale
+  /// owns `i`.
+  index_t local_position(const idx<N>& i) const {
+    const auto& s = live("dmap::sparse_domain::local_position");
+    const index_t p = s.position_of(i);
+    if (p < 0) check_local(s, i, "dmap::sparse_domain::local_position");
+    return p;
+  }
+  /// Writes this locale's indices at positions [first, last) to `out`, in position order.
+  /// Throws out_of_bounds_error unless 0 <= first <= last <= local_size().
+  void local_indices(index_t first, index_t last, idx<N>* out) const {
+    const auto& s = live("dmap::sparse_domain::local_indices");
+    if (first < 0 || first > last || last > s.local_size())
+      throw out_of_bounds_error("dmap::sparse_domain::local_indices: positions [" + std::to_string(first) + ", " +
+                                std::to_string(last) + ") are not inside [0, " + std::to_string(s.local_size()) +
+                                ")");
+    s.decode(first, last, out);
+  }
+  /// This locale's indices, in position order.
+  std::vector<idx<N>> local_indices() const {
+    std::vector<idx<N>> out(static_cast<std::size_t>(local_size()));
+    local_indices(0, local_size(), out.data());
+    return out;
+  }
+  /// The number of parent pieces this locale owns (its local_subdomains()).
+  std::size_t local_pieces() const { return live("dmap::sparse_domain::local_pieces").pieces.size(); }
+  /// Piece k of the parent on this locale.
+  const rect<N>& local_piece(std::size_t k) const {
+    const auto& s = live("dmap::sparse_domain::local_piece");
+    check_piece(s, k, "dmap::sparse_domain::local_piece");
+    return s.pieces[k];
+  }
+  /// The positions of piece k's indices: [first, last).
+  std::pair<index_t, index_t> piece_positions(std::size_t k) const {
+    const auto& s = live("dmap::sparse_domain::piece_positions");
+    check_piece(s, k, "dmap::sparse_domain::piece_positions");
+    return {s.offsets[k], s.offsets[k + 1]};
+  }
+  /// The layout of piece k as its type L (for kernels that read a format directly); throws
+  /// argument_error naming both types when the domain's layouts are not of type L.
+  template <class L>
+    requires sparse_layout<L, N>
+  const L& local_layout(std::size_t k) const {
+    const auto& s = live("dmap::sparse_domain::local_layout");
+    check_piece(s, k, "dmap::sparse_domain::local_layout");
+    const void* l = s.layouts[k]->find(typeid(L));
+    if (!l)
+      throw argument_error("dmap::sparse_domain::local_layout: the domain's layout is " + s.prototype->name() +
+                           ", not the type asked for (" + L{}.name() + ")");
+    return *static_cast<const L*>(l);
+  }
+  /// The bytes this locale's layouts hold (index storage, not array values).
+  std::size_t local_bytes() const {
+    std::size_t b = 0;
+    for (const auto& l : live("dmap::sparse_domain::local_bytes").layouts) b += l->bytes();
+    return b;
+  }
+  /// A number that changes whenever the index set does (add, remove, clear); plans kept for
+  /// the domain compare it.
+  std::uint64_t version() const { return live("dmap::sparse_domain::version").version; }
+
+  /// True when both handles name the same domain.
+  friend bool operator==(const sparse_domain& a, const sparse_domain& b) noexcept { return a.state_ == b.state_; }
+  /// "sparse csr subset (5 indices) of {0..9, 0..9}".
+  friend std::ostream& operator<<(std::ostream& os, const sparse_domain& d) {
+    const auto& s = d.live("dmap::sparse_domain (printing)");
+    return os << "sparse " << s.prototype->name() << " subset (" << s.global_size << " indices) of "
+              << s.parent.indices();
+  }
+
+ private:
+  template <transferable T, std::size_t M>
+  friend class sparse_array;
+  friend struct detail::access;
+
+  detail::sparse_state<N>& live(const char* who) const {
+    if (!state_) throw argument_error(std::string(who) + ": the sparse domain was moved from");
+    if (detail::state_of(state_->parent)->generation != state_->parent_generation)
+      throw unsupported_error(std::string(who) + ": the parent domain changed its index set after the sparse domain "
+                              "was made; make a new sparse domain over it");
+    return *state_;
+  }
+  static void check_piece(const detail::sparse_state<N>& s, std::size_t k, const char* who) {
+    if (k >= s.pieces.size())
+      throw out_of_bounds_error(std::string(who) + ": piece " + std::to_string(k) + " is not one of this locale's " +
+                                std::to_string(s.pieces.size()) + " pieces");
+  }
+  // Throws the error for an index that is not a local parent index (returns when it is).
+  static void check_local(const detail::sparse_state<N>& s, const idx<N>& i, const char* who) {
+    std::ostringstream m;
+    if (!s.parent.indices().contains(i)) {
+      m << who << ": index " << i << " is outside the parent domain " << s.parent.indices();
+      throw out_of_bounds_error(m.str());
+    }
+    if (s.finder.find(i) == s.pieces.size()) {
+      m << who << ": index " << i << " is owned by locale " << s.parent.locale_of(i) << ", not by locale " << here()
+        << "; use the collective batch form";
+      throw not_local_error(m.str());
+    }
+  }
+  // Checks `indices` against the parent (agreed) and packs them for their owners; asked[q]
+  // gets the caller's positions of the indices sent to q, in order.
+  static byte_buffers route(const detail::sparse_state<N>& s, std::span<const idx<N>> indices,
+                            std::vector<std::vector<std::size_t>>& asked, const char* who) {
+    return agreed([&] {
+      const rect<N>& whole = s.parent.indices();
+      for (const idx<N>& i : indices)
+        if (!whole.contains(i)) {
+          std::ostringstream m;
+          m << who << ": index " << i << " is outside the parent domain " << whole;
+          throw out_of_bounds_error(m.str());
+        }
+      const std::vector<int> owners = s.parent.locales_of(std::vector<idx<N>>(indices.begin(), indices.end()));
+      std::vector<std::vector<idx<N>>> per(asked.size());
+      for (std::size_t k = 0; k < indices.size(); ++k) {
+        const auto q = static_cast<std::size_t>(owners[k]);
+        per[q].push_back(indices[k]);
+        asked[q].push_back(k);
+      }
+      byte_buffers out(asked.size());
+      for (std::size_t q = 0; q < per.size(); ++q) out[q] = to_bytes(per[q]);
+      return out;
+    });
+  }
+
+  // Adds or removes: route to owners, merge per piece, prepare every array, agree, commit.
+  void change(std::span<const idx<N>> indices, bool adding, const char* who) {
+    auto& s = live(who);
+    std::vector<std::vector<std::size_t>> asked(static_cast<std::size_t>(num_locales()));
+    byte_buffers in = exchange(route(s, indices, asked, who));
+    std::vector<std::unique_ptr<const detail::sparse_piece<N>>> layouts;
+    std::vector<index_t> offsets(s.pieces.size() + 1, 0);
+    std::exception_ptr failure;
+    try {
+      // The indices that arrived, per piece.
+      std::vector<std::vector<idx<N>>> arrived(s.pieces.size());
+      for (const auto& bytes : in)
+        for (const idx<N>& i : from_bytes<idx<N>>(bytes)) {
+          const std::size_t k = s.finder.find(i);
+          if (k == s.pieces.size()) {
+            std::ostringstream m;
+            m << who << ": index " << i << " was routed to locale " << here()
+              << ", which owns no piece of the parent holding it (the parent's map " << s.parent.name()
+              << " answers locale_of and local_subdomains differently)";
+            throw runtime_error(m.str());
+          }
+          arrived[k].push_back(i);
+        }
+      std::vector<index_t> moved_from;
+      std::vector<idx<N>> old, merged;
+      for (std::size_t k = 0; k < s.pieces.size(); ++k) {
+        const auto& layout = *s.layouts[k];
+        const index_t base = s.offsets[k];
+        const index_t old_size = layout.size();
+        offsets[k] = static_cast<index_t>(moved_from.size());
+        if (arrived[k].empty()) {  // unchanged piece: the same layout, the same values
+          layouts.push_back(nullptr);
+          for (index_t p = 0; p < old_size; ++p) moved_from.push_back(base + p);
+          continue;
+        }
+        auto& a = arrived[k];
+        const auto before = [&](const idx<N>& x, const idx<N>& y) { return layout.precedes(x, y); };
+        std::sort(a.begin(), a.end(), before);
+        a.erase(std::unique(a.begin(), a.end()), a.end());
+        old.resize(static_cast<std::size_t>(old_size));
+        layout.decode(0, old_size, old.data());
+        merged.clear();
+        std::size_t x = 0, y = 0;
+        while (x < old.size() || y < a.size()) {
+          const bool take_old = y == a.size() || (x < old.size() && !before(a[y], old[x]));
+          const bool same = take_old && y < a.size() && old[x] == a[y];
+          if (take_old) {
+            if (adding || !same) {
+              merged.push_back(old[x]);
+              moved_from.push_back(base + static_cast<index_t>(x));
+            }
+            ++x;
+            y += same;
+          } else {
+            if (adding) {
+              merged.push_back(a[y]);
+              moved_from.push_back(-1);
+            }
+            ++y;
+          }
+        }
+        layouts.push_back(s.prototype->built(s.pieces[k], merged));
+      }
+      offsets.back() = static_cast<index_t>(moved_from.size());
+      for (auto* arr : s.arrays) arr->prepare(moved_from);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    commit_or_abandon(s, failure, std::move(layouts), std::move(offsets));
+  }
+
+  // Agrees on `failure`; then every array commits its prepared values and the domain its
+  // new layouts (null: piece unchanged), or, on failure anywhere, everything is dropped.
+  static void commit_or_abandon(detail::sparse_state<N>& s, std::exception_ptr failure,
+                                std::vector<std::unique_ptr<const detail::sparse_piece<N>>> layouts,
+                                std::vector<index_t> offsets) {
+    try {
+      agree(failure);
+    } catch (...) {
+      for (auto* a : s.arrays) a->abandon();
+      throw;
+    }
+    for (std::size_t k = 0; k < layouts.size(); ++k)
+      if (layouts[k]) s.layouts[k] = std::move(layouts[k]);
+    s.offsets = std::move(offsets);
+    for (auto* a : s.arrays) a->commit();
+    ++s.version;
+    s.caches = detail::cache_slots{};
+    s.global_size = all_reduce_sum(s.local_size());
+  }
+
+  std::shared_ptr<detail::sparse_state<N>> state_;
+};
+
+}  // namespace dmap

@@ -1,0 +1,306 @@
+// How a loop led by a sparse domain or array sees each operand: the sparse domain yields
+// its indices, sparse arrays over it their values (same positions), dense arrays over the
+// parent's shape the element at each index, read in place when aligned with the parent's
+// map and staged otherwise (gathered before the loop, written back after it when the body
+// may write them). Work is cut by positions (nonzeros), in batches that decode indices once.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <vector>
+
+#include "../../dsi/array.hpp"
+#include "../../dsi/detail/access.hpp"
+#include "../../dsi/sparse_array.hpp"
+#include "../../dsi/sparse_domain.hpp"
+#include "../../runtime/detail/messages.hpp"
+
+namespace dmap::detail {
+
+/// Positions handled together: indices decoded and dense elements located once per batch.
+inline constexpr std::size_t sparse_batch = 256;
+
+/// The shared state behind a sparse domain or array.
+template <std::size_t N>
+const sparse_state<N>& sparse_state_of(const sparse_domain<N>& d) {
+  return *access::state(d);
+}
+template <class T, std::size_t N>
+const sparse_state<N>& sparse_state_of(const sparse_array<T, N>& a) {
+  return *access::state(a.domain());
+}
+
+/// Where the elements of a misaligned dense follower at this locale's positions live, and
+/// which of this locale's elements other locales read: built once per (sparse version,
+/// follower domain and generation), reused by every loop until one of them changes.
+struct sparse_staging_plan {
+  std::weak_ptr<const void> follower;  // the follower domain's state (a new domain never matches a dead one)
+  std::uint64_t generation = 0;    // its generation
+  std::uint64_t version = 0;       // the sparse domain's version
+  std::vector<int> sources;                        // peers whose elements this locale reads
+  std::vector<std::vector<index_t>> positions;     // per source: the positions they fill, in message order
+  std::vector<int> readers;                        // peers that read elements of this locale
+  std::vector<std::vector<index_t>> offsets;       // per reader: this locale's element offsets, in order
+  std::vector<index_t> own_positions, own_offsets;  // elements this locale reads from itself
+};
+
+/// The staging plans kept on a sparse domain (dropped when its set changes).
+struct sparse_staging_cache {
+  std::vector<std::shared_ptr<const sparse_staging_plan>> plans;
+};
+
+/// The index of `whole_to` at the position index `i` has in `whole_from` (same shape).
+template <std::size_t N>
+idx<N> translated(const rect<N>& whole_from, const rect<N>& whole_to, const idx<N>& i) noexcept {
+  idx<N> j;
+  for (std::size_t d = 0; d < N; ++d)
+    j[d] = whole_to.dim(d).first() + whole_from.dim(d).order_of(i[d]) * whole_to.dim(d).stride();
+  return j;
+}
+
+/// Collective: the staging plan of a dense follower `a` for sparse state `s` (cached).
+template <class T, std::size_t N>
+std::shared_ptr<const sparse_staging_plan> staging_plan_for(const sparse_state<N>& s, const array<T, N>& a) {
+  const auto& fs = state_of(a.domain());
+  auto& cache = s.caches.template get<sparse_staging_cache>();
+  for (const auto& p : cache.plans)
+    if (!p->follower.expired() && !p->follower.owner_before(fs) && !fs.owner_before(p->follower) && p->generation == fs->generation && p->version == s.version) {
+      ++env().plans().reused;
+      return p;
+    }
+  ++env().plans().built;
+  auto plan = std::make_shared<sparse_staging_plan>();
+  plan->follower = fs;
+  plan->generation = fs->generation;
+  plan->version = s.version;
+  const int p = num_locales();
+  const rect<N>& from = s.parent.indices();
+  const rect<N>& to = a.domain().indices();
+  std::vector<std::vector<index_t>> positions(static_cast<std::size_t>(p));
+  byte_buffers requests = agreed([&] {
+    std::vector<idx<N>> wanted(static_cast<std::size_t>(s.local_size()));
+    s.decode(0, s.local_size(), wanted.data());
+    for (auto& i : wanted) i = translated(from, to, i);
+    const std::vector<int> owners = a.domain().locales_of(wanted);
+    std::vector<std::vector<idx<N>>> per(static_cast<std::size_t>(p));
+    for (std::size_t k = 0; k < wanted.size(); ++k) {
+      per[static_cast<std::size_t>(owners[k])].push_back(wanted[k]);
+      positions[static_cast<std::size_t>(owners[k])].push_back(static_cast<index_t>(k));
+    }
+    byte_buffers out(static_cast<std::size_t>(p));
+    for (int q = 0; q < p; ++q) out[static_cast<std::size_t>(q)] = to_bytes(per[static_cast<std::size_t>(q)]);
+    return out;
+  });
+  byte_buffers asked = exchange(std::move(requests));
+  agreed([&] {
+    const auto& blocks = a.local_blocks();
+    const T* base = blocks.empty() ? nullptr : blocks.front().base;
+    for (int q = 0; q < p; ++q) {
+      const auto indices = from_bytes<idx<N>>(asked[static_cast<std::size_t>(q)]);
+      std::vector<index_t> offsets;
+      offsets.reserve(indices.size());
+      for (const auto& i : indices) offsets.push_back(static_cast<index_t>(&a.local(i) - base));
+      if (q == here()) {
+        plan->own_offsets = std::move(offsets);
+        plan->own_positions = std::move(positions[static_cast<std::size_t>(q)]);
+      } else if (!offsets.empty()) {
+        plan->readers.push_back(q);
+        plan->offsets.push_back(std::move(offsets));
+      }
+    }
+    for (int q = 0; q < p; ++q)
+      if (q != here() && !positions[static_cast<std::size_t>(q)].empty()) {
+        plan->sources.push_back(q);
+        plan->positions.push_back(std::move(positions[static_cast<std::size_t>(q)]));
+      }
+  });
+  cache.plans.push_back(plan);
+  return plan;
+}
+
+/// Gathers a dense follower's elements at this locale's positions into `stage` (one message
+/// per source peer, sizes known to both sides: no collective).
+template <class T, std::size_t N>
+void gather_staged(const sparse_staging_plan& plan, const array<T, N>& a, std::vector<std::remove_const_t<T>>& stage) {
+  using U = std::remove_const_t<T>;
+  const auto& blocks = a.local_blocks();
+  const U* base = blocks.empty() ? nullptr : blocks.front().base;
+  std::vector<std::vector<U>> outgoing(plan.readers.size()), incoming(plan.sources.size());
+  message_batch batch;
+  for (std::size_t k = 0; k < plan.sources.size(); ++k) {
+    incoming[k].resize(plan.positions[k].size());
+    batch.receive(plan.sources[k], incoming[k].data(), incoming[k].size() * sizeof(U));
+  }
+  for (std::size_t k = 0; k < plan.readers.size(); ++k) {
+    outgoing[k].reserve(plan.offsets[k].size());
+    for (index_t o : plan.offsets[k]) outgoing[k].push_back(base[o]);
+    batch.send(plan.readers[k], outgoing[k].data(), outgoing[k].size() * sizeof(U));
+  }
+  for (std::size_t k = 0; k < plan.own_positions.size(); ++k)
+    stage[static_cast<std::size_t>(plan.own_positions[k])] = base[plan.own_offsets[k]];
+  batch.wait();
+  for (std::size_t k = 0; k < plan.sources.size(); ++k)
+    for (std::size_t j = 0; j < incoming[k].size(); ++j)
+      stage[static_cast<std::size_t>(plan.positions[k][j])] = incoming[k][j];
+}
+
+/// Writes `stage` back to the dense follower's owners (the reverse of gather_staged).
+template <class T, std::size_t N>
+void scatter_staged(const sparse_staging_plan& plan, array<T, N>& a, const std::vector<T>& stage) {
+  const auto& blocks = a.local_blocks();
+  T* base = blocks.empty() ? nullptr : blocks.front().base;
+  std::vector<std::vector<T>> outgoing(plan.sources.size()), incoming(plan.readers.size());
+  message_batch batch;
+  for (std::size_t k = 0; k < plan.readers.size(); ++k) {
+    incoming[k].resize(plan.offsets[k].size());
+    batch.receive(plan.readers[k], incoming[k].data(), incoming[k].size() * sizeof(T));
+  }
+  for (std::size_t k = 0; k < plan.sources.size(); ++k) {
+    outgoing[k].reserve(plan.positions[k].size());
+    for (index_t p : plan.positions[k]) outgoing[k].push_back(stage[static_cast<std::size_t>(p)]);
+    batch.send(plan.sources[k], outgoing[k].data(), outgoing[k].size() * sizeof(T));
+  }
+  for (std::size_t k = 0; k < plan.own_positions.size(); ++k)
+    base[plan.own_offsets[k]] = stage[static_cast<std::size_t>(plan.own_positions[k])];
+  batch.wait();
+  for (std::size_t k = 0; k < plan.readers.size(); ++k)
+    for (std::size_t j = 0; j < incoming[k].size(); ++j) base[plan.offsets[k][j]] = incoming[k][j];
+}
+
+/// An operand of a sparse loop, by its type (a reference to a sparse domain, sparse array
+/// or dense array, possibly const).
+template <class X>
+struct sparse_operand;
+
+/// The sparse domain: yields indices.
+template <std::size_t N>
+struct sparse_operand<const sparse_domain<N>> {
+  static constexpr bool needs_indices = true;
+  static constexpr bool may_stage = false;
+  using arg_type = idx<N>;
+  sparse_operand(const sparse_domain<N>&, const sparse_state<N>&) {}
+  struct cursor {
+    void batch(const sparse_operand&, index_t, index_t, const idx<N>*) noexcept {}
+    idx<N> at(index_t, std::size_t k, const idx<N>* ids) const noexcept { return ids[k]; }
+  };
+};
+template <std::size_t N>
+struct sparse_operand<sparse_domain<N>> : sparse_operand<const sparse_domain<N>> {
+  using sparse_operand<const sparse_domain<N>>::sparse_operand;
+};
+
+/// A sparse array over the leader's domain: yields its values at the same positions.
+template <class T, std::size_t N, bool Const>
+struct sparse_values_operand {
+  static constexpr bool needs_indices = false;
+  static constexpr bool may_stage = false;
+  using element = std::conditional_t<Const, const T, T>;
+  using arg_type = element&;
+  using array_type = std::conditional_t<Const, const sparse_array<T, N>, sparse_array<T, N>>;
+  element* values;
+  sparse_values_operand(array_type& a, const sparse_state<N>& lead) : values(a.local_values().data()) {
+    if (&sparse_state_of(a) != &lead)
+      throw shape_error("dmap::forall: a zipped sparse array is over another sparse domain than the leader; "
+                        "sparse operands must share the leader's sparse domain");
+  }
+  struct cursor {
+    void batch(const sparse_values_operand& o, index_t, index_t, const idx<N>*) noexcept { base = o.values; }
+    element& at(index_t p, std::size_t, const idx<N>*) const noexcept { return base[p]; }
+    element* base = nullptr;
+  };
+};
+template <class T, std::size_t N>
+struct sparse_operand<sparse_array<T, N>> : sparse_values_operand<T, N, false> {
+  using sparse_values_operand<T, N, false>::sparse_values_operand;
+};
+template <class T, std::size_t N>
+struct sparse_operand<const sparse_array<T, N>> : sparse_values_operand<T, N, true> {
+  using sparse_values_operand<T, N, true>::sparse_values_operand;
+};
+
+/// A dense array over the parent's shape: the element at each index, in place when aligned
+/// with the parent's map, from a staging copy otherwise.
+template <class T, std::size_t N, bool Const>
+struct sparse_dense_operand {
+  static constexpr bool needs_indices = true;
+  static constexpr bool may_stage = true;
+  using element = std::conditional_t<Const, const T, T>;
+  using arg_type = element&;
+  using array_type = std::conditional_t<Const, const array<T, N>, array<T, N>>;
+
+  array_type* dense;
+  const sparse_state<N>* lead;
+  bool aligned = false;
+  std::vector<local_block<T, N>> blocks;        // aligned: the block of each piece
+  std::shared_ptr<const sparse_staging_plan> plan;  // misaligned
+  mutable std::vector<T> stage;                 // misaligned: the elements at this locale's positions
+
+  sparse_dense_operand(array_type& a, const sparse_state<N>& s) : dense(&a), lead(&s) {
+    const domain<N>& fd = a.domain();
+    const domain<N>& pd = s.parent;
+    if (fd.shape() != pd.shape()) {
+      std::ostringstream m;
+      m << "dmap::forall: a zipped dense array over " << fd.indices() << " does not have the shape of the sparse "
+        << "domain's parent " << pd.indices();
+      throw shape_error(m.str());
+    }
+    const auto& fs = state_of(fd);
+    aligned = !fs->dir && !fs->layers && (fd == pd || (fd.indices() == pd.indices() && fd.same_map(pd))) &&
+              fd.local_subdomains() == s.pieces;
+    if (aligned) blocks = a.local_blocks();
+  }
+  // Collective: gathers a misaligned operand (every locale calls it for every operand).
+  void gather(const sparse_state<N>& s, bool misaligned_somewhere) {
+    if (!misaligned_somewhere) return;
+    plan = staging_plan_for(s, *dense);
+    stage.assign(static_cast<std::size_t>(s.local_size()), T{});
+    gather_staged(*plan, *dense, stage);
+  }
+  void write_back() {
+    if constexpr (!Const) scatter_staged(*plan, *dense, stage);
+  }
+
+  struct cursor {
+    element* at_pos[sparse_batch];
+    void batch(const sparse_dense_operand& o, index_t first, index_t last, const idx<N>* ids) noexcept {
+      if (o.plan) {
+        for (index_t p = first; p < last; ++p) at_pos[p - first] = &o.stage[static_cast<std::size_t>(p)];
+        return;
+      }
+      std::size_t k = o.lead->piece_at(first);
+      for (index_t p = first; p < last; ++p) {
+        while (o.lead->offsets[k + 1] <= p) ++k;
+        at_pos[p - first] = &o.blocks[k](ids[p - first]);
+      }
+    }
+    element& at(index_t, std::size_t k, const idx<N>*) const noexcept { return *at_pos[k]; }
+  };
+};
+template <class T, std::size_t N>
+struct sparse_operand<array<T, N>> : sparse_dense_operand<T, N, false> {
+  using sparse_dense_operand<T, N, false>::sparse_dense_operand;
+};
+template <class T, std::size_t N>
+struct sparse_operand<const array<T, N>> : sparse_dense_operand<T, N, true> {
+  using sparse_dense_operand<T, N, true>::sparse_dense_operand;
+};
+
+/// True for a sparse domain or array (the leaders of sparse loops).
+template <class X>
+inline constexpr bool is_sparse_leader = false;
+template <std::size_t N>
+inline constexpr bool is_sparse_leader<sparse_domain<N>> = true;
+template <class T, std::size_t N>
+inline constexpr bool is_sparse_leader<sparse_array<T, N>> = true;
+
+/// True for a type a sparse loop takes as an operand.
+template <class X>
+concept sparse_operand_type = requires { typename sparse_operand<std::remove_reference_t<X>>::arg_type; };
+
+}  // namespace dmap::detail

@@ -52,6 +52,7 @@
 
 #include "algorithms/copies.hpp"
 #include "algorithms/halos.hpp"
+#include "algorithms/spmv.hpp"
 
 #include "interop/dap.hpp"
 #include "interop/dap_export.hpp"

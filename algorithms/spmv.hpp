@@ -1,0 +1,588 @@
+// Sparse matrix times vector: y = A x for a 2-D sparse array A (rows are dimension 0 of its
+// indices, columns dimension 1) and 1-D dense arrays x and y of any maps. PETSc's MatMult
+// over dmap's placements: a plan, built once per (A's index set, x's placement, y's
+// placement) and kept on A's sparse domain, says which x values each locale needs from
+// which owner and where each product term lands; a product then moves exactly the distinct
+// remote x values a locale needs, one message per owner, and the partial row sums of rows
+// whose y element lives elsewhere, one message per y owner.
+#pragma once
+
+#include <oneapi/tbb/parallel_sort.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../dsi/array.hpp"
+#include "../dsi/detail/access.hpp"
+#include "../dsi/detail/plan_cache.hpp"
+#include "../dsi/sparse_array.hpp"
+#include "../dsi/sparse_domain.hpp"
+#include "../runtime/agreement.hpp"
+#include "../runtime/collectives.hpp"
+#include "../runtime/detail/buffers.hpp"
+#include "../runtime/detail/messages.hpp"
+#include "../runtime/detail/tasks.hpp"
+
+namespace dmap::detail {
+
+/// Where the indices a locale owns of a 1-D domain sit in its storage.
+class owned_offsets {
+ public:
+  /// The offsets of `d`'s indices owned here.
+  explicit owned_offsets(const domain<1>& d) : state_(state_of(d)), finder_(state_->my_subdomains) {}
+  /// The storage offset of the index at order `k` of the whole index set, or -1 when this
+  /// locale does not own it.
+  index_t of_order(index_t k) const {
+    if (state_->dir) {
+      const auto stored = state_->dir->find_stored(k);
+      return stored && stored->second ? stored->first : -1;
+    }
+    const idx<1> i{state_->whole.dim(0).index_at(k)};
+    const std::size_t piece = finder_.find(i);
+    return piece == state_->my_subdomains.size() ? -1 : state_->my_layouts[piece].offset_of(i);
+  }
+
+ private:
+  std::shared_ptr<domain_state<1>> state_;
+  piece_finder<1> finder_;
+};
+
+/// Which locales own the indices at `orders` of 1-D domain `d` (not collective).
+inline std::vector<int> owners_of_orders(const domain<1>& d, const std::vector<index_t>& orders) {
+  std::vector<idx<1>> indices(orders.size());
+  const range& whole = d.dim(0);
+  for (std::size_t k = 0; k < orders.size(); ++k) indices[k] = idx<1>{whole.index_at(orders[k])};
+  return d.locales_of(indices);
+}
+
+/// The plan of y = A x on this locale: the local product as runs of row segments, the x
+/// values to send and receive, and the partial row sums to send, receive and add.
+///
+/// Entries (this locale's nonzeros) are numbered in the order the product walks them: the
+/// positions of A's values when every row's nonzeros are consecutive positions (CSR storage
+/// within one piece), else sorted by (row, column) with `value_of` giving each entry's
+/// position. Segment s holds entries [segment_start[s], segment_start[s + 1]): one row.
+/// Segments whose columns are all owned here ("local" phase) read x's storage directly and
+/// run while the messages fly; the others ("ghost" phase) read a workspace holding the
+/// local x values they use (gathered per product) followed by the received ones.
+struct spmv_plan {
+  /// Consecutive segments [s0, s1) of one phase whose sums go to consecutive destinations:
+  /// y's storage from offset `to` (partial == false) or the partial-sum buffer from `to`.
+  struct run {
+    index_t s0 = 0, s1 = 0, to = 0;
+    bool partial = false;
+  };
+  /// A block of values exchanged with one peer: elements [first, first + count) of the
+  /// buffer concerned.
+  struct part {
+    int locale = 0;
+    index_t first = 0, count = 0;
+  };
+
+  index_t entries = 0;                        ///< this locale's nonzeros
+  std::vector<index_t> segment_start;         ///< segments' first entries, plus the end
+  std::vector<index_t> value_of;              ///< value position of each entry; empty: the entry's own
+  std::vector<std::uint32_t> column32;        ///< per entry: x storage offset or workspace slot
+  std::vector<std::uint64_t> column64;        ///< the same when some slot needs 64 bits
+  std::vector<run> runs[2];                   ///< phase 0 (local columns), phase 1 (ghost)
+  std::vector<std::size_t> chunks[2];         ///< task c of a phase runs runs[c]..runs[c + 1]
+  index_t phase_entries[2] = {0, 0};          ///< entries per phase
+
+  std::vector<index_t> gather;                ///< workspace[t] = x storage[gather[t]]
+  index_t gathered = 0;                       ///< local x values in the workspace
+  bool gather_all = false;                    ///< the gather is x storage [0, gathered): gather is empty
+  index_t workspace = 0;                      ///< gather.size() + received x values
+  std::vector<part> x_receive;                ///< into workspace[gather.size() + first ..)
+  std::vector<part> x_send;                   ///< from x storage[x_send_offsets[first ..)]
+  std::vector<index_t> x_send_offsets;
+
+  std::vector<std::pair<index_t, index_t>> y_zero;  ///< (offset, count) runs of y storage with no local row
+  index_t partials = 0;                       ///< partial sums sent
+  std::vector<part> y_send;                   ///< partial buffer [first, first + count) to locale
+  std::vector<part> y_receive;                ///< received partials [first, first + count)
+  std::vector<index_t> y_add_offsets;         ///< y storage[y_add_offsets[t]] += received[t]
+  index_t received_partials = 0;              ///< y_add_offsets.size()
+
+  /// Distinct remote x values received per product (for reports).
+  index_t ghosts() const noexcept { return workspace - gathered; }
+};
+
+/// The plans kept on a sparse domain: one per (version, x placement, y placement).
+struct spmv_plans {
+  /// One kept plan and what it was built for.
+  struct entry {
+    std::uint64_t version = 0;
+    placement_key x, y;
+    std::shared_ptr<const spmv_plan> plan;
+  };
+  std::vector<entry> entries;
+  /// Plans kept per sparse domain; the oldest goes first.
+  static constexpr std::size_t capacity = 8;
+};
+
+// Runs `f(first, last)` over [0, n) cut into one contiguous block per thread (n large), or
+// at once (small n): packing and gathering loops.
+template <class F>
+void blocked_loop(index_t n, F&& f) {
+  const std::size_t threads = static_cast<std::size_t>(env().threads());
+  const std::size_t tasks = n < 65536 ? 1 : threads;
+  run_tasks(tasks, [&](std::size_t t) {
+    const index_t first = n * static_cast<index_t>(t) / static_cast<index_t>(tasks);
+    const index_t last = n * static_cast<index_t>(t + 1) / static_cast<index_t>(tasks);
+    f(first, last);
+  });
+}
+
+// Sorts `v` on this locale's arena.
+template <class V, class Less>
+void sort_on_arena(V& v, Less&& less) {
+  if (v.size() < 65536 || env().threads() == 1) {
+    std::sort(v.begin(), v.end(), less);
+    return;
+  }
+  env().arena().execute([&] { oneapi::tbb::parallel_sort(v.begin(), v.end(), less); });
+}
+
+/// Collective: the plan of y = A x for the sparse domain `a` (2-D; rows along dimension 0,
+/// columns along dimension 1) and 1-D domains `xd` (one index per column) and `yd` (one per
+/// row). Builds with two exchanges (requests for x values and for partial sums).
+inline spmv_plan build_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd, const domain<1>& yd) {
+  spmv_plan plan;
+  const int me = here();
+  const int p = num_locales();
+  const range rows = a.parent().dim(0), cols = a.parent().dim(1);
+  const index_t n = a.local_size();
+  plan.entries = n;
+
+  // This locale's nonzeros as (row order, column order), in position order.
+  std::vector<index_t> row_of(static_cast<std::size_t>(n)), col_of(static_cast<std::size_t>(n));
+  {
+    constexpr index_t block = 4096;
+    const index_t blocks = (n + block - 1) / block;
+    run_tasks(static_cast<std::size_t>(blocks), [&](std::size_t b) {
+      idx<2> buffer[block];
+      const index_t first = static_cast<index_t>(b) * block, last = std::min(n, first + block);
+      a.local_indices(first, last, buffer);
+      for (index_t k = first; k < last; ++k) {
+        row_of[static_cast<std::size_t>(k)] = rows.order_of(buffer[k - first][0]);
+        col_of[static_cast<std::size_t>(k)] = cols.order_of(buffer[k - first][1]);
+      }
+    });
+  }
+
+  // Entry order: positions when each row's nonzeros are consecutive, else by (row, column).
+  bool consecutive = true;
+  {
+    std::vector<index_t> run_rows;
+    for (index_t k = 0; k < n; ++k)
+      if (k == 0 || row_of[static_cast<std::size_t>(k)] != row_of[static_cast<std::size_t>(k - 1)])
+        run_rows.push_back(row_of[static_cast<std::size_t>(k)]);
+    sort_on_arena(run_rows, std::less<>{});
+    consecutive = std::adjacent_find(run_rows.begin(), run_rows.end()) == run_rows.end();
+  }
+  if (!consecutive) {
+    plan.value_of.resize(static_cast<std::size_t>(n));
+    for (index_t k = 0; k < n; ++k) plan.value_of[static_cast<std::size_t>(k)] = k;
+    sort_on_arena(plan.value_of, [&](index_t u, index_t v) {
+      const auto su = static_cast<std::size_t>(u), sv = static_cast<std::size_t>(v);
+      return row_of[su] != row_of[sv] ? row_of[su] < row_of[sv] : col_of[su] < col_of[sv];
+    });
+    std::vector<index_t> r(static_cast<std::size_t>(n)), c(static_cast<std::size_t>(n));
+    for (std::size_t e = 0; e < r.size(); ++e) {
+      r[e] = row_of[static_cast<std::size_t>(plan.value_of[e])];
+      c[e] = col_of[static_cast<std::size_t>(plan.value_of[e])];
+    }
+    row_of.swap(r);
+    col_of.swap(c);
+  }
+  // Segments (rows) in entry order.
+  std::vector<index_t> segment_row;
+  for (index_t e = 0; e < n; ++e)
+    if (e == 0 || row_of[static_cast<std::size_t>(e)] != row_of[static_cast<std::size_t>(e - 1)]) {
+      plan.segment_start.push_back(e);
+      segment_row.push_back(row_of[static_cast<std::size_t>(e)]);
+    }
+  plan.segment_start.push_back(n);
+  const std::size_t segments = segment_row.size();
+  std::vector<index_t>().swap(row_of);
+
+  // The distinct columns, their owners, and where this locale finds each: x's storage
+  // (owned here) or a ghost slot (grouped by owner, ascending column within an owner).
+  std::vector<index_t> distinct(col_of);
+  sort_on_arena(distinct, std::less<>{});
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  const std::vector<int> owner = owners_of_orders(xd, distinct);
+  const owned_offsets x_offsets(xd);
+  std::vector<index_t> where(distinct.size());  // x storage offset, or -(ghost slot) - 1
+  byte_buffers requests(static_cast<std::size_t>(p));
+  {
+    std::vector<std::vector<index_t>> wanted(static_cast<std::size_t>(p));
+    std::vector<index_t> count(static_cast<std::size_t>(p), 0);
+    for (std::size_t u = 0; u < distinct.size(); ++u)
+      if (owner[u] != me) ++count[static_cast<std::size_t>(owner[u])];
+    std::vector<index_t> next(static_cast<std::size_t>(p), 0);
+    index_t total = 0;
+    for (int q = 0; q < p; ++q) {
+      next[static_cast<std::size_t>(q)] = total;
+      if (count[static_cast<std::size_t>(q)] > 0)
+        plan.x_receive.push_back({q, total, count[static_cast<std::size_t>(q)]});
+      total += count[static_cast<std::size_t>(q)];
+    }
+    for (std::size_t u = 0; u < distinct.size(); ++u) {
+      if (owner[u] == me) {
+        where[u] = x_offsets.of_order(distinct[u]);
+      } else {
+        where[u] = -(next[static_cast<std::size_t>(owner[u])]++) - 1;
+        wanted[static_cast<std::size_t>(owner[u])].push_back(distinct[u]);
+      }
+    }
+    for (int q = 0; q < p; ++q) requests[static_cast<std::size_t>(q)] = to_bytes(wanted[static_cast<std::size_t>(q)]);
+  }
+  // Each entry's distinct column (the ghost test and the slot).
+  std::vector<std::uint32_t> unique32;
+  std::vector<index_t> unique64;
+  const bool narrow_unique = distinct.size() < (std::size_t{1} << 32);
+  if (narrow_unique) unique32.resize(static_cast<std::size_t>(n)); else unique64.resize(static_cast<std::size_t>(n));
+  blocked_loop(n, [&](index_t first, index_t last) {
+    for (index_t e = first; e < last; ++e) {
+      const auto u = std::lower_bound(distinct.begin(), distinct.end(), col_of[static_cast<std::size_t>(e)]) -
+                     distinct.begin();
+      if (narrow_unique) unique32[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(u);
+      else unique64[static_cast<std::size_t>(e)] = u;
+    }
+  });
+  std::vector<index_t>().swap(col_of);
+  const auto unique_of = [&](index_t e) -> std::size_t {
+    return narrow_unique ? unique32[static_cast<std::size_t>(e)] : static_cast<std::size_t>(unique64[static_cast<std::size_t>(e)]);
+  };
+
+  // Ghost segments, and the local columns they read (gathered into the workspace).
+  std::vector<char> ghost_segment(segments, 0);
+  std::vector<index_t> gather_slot(distinct.size(), -1);
+  for (std::size_t s = 0; s < segments; ++s)
+    for (index_t e = plan.segment_start[s]; e < plan.segment_start[s + 1]; ++e)
+      if (where[unique_of(e)] < 0) {
+        ghost_segment[s] = 1;
+        break;
+      }
+  for (std::size_t s = 0; s < segments; ++s)
+    if (ghost_segment[s])
+      for (index_t e = plan.segment_start[s]; e < plan.segment_start[s + 1]; ++e) {
+        const std::size_t u = unique_of(e);
+        if (where[u] >= 0) gather_slot[u] = 0;
+      }
+  for (std::size_t u = 0; u < distinct.size(); ++u)
+    if (gather_slot[u] == 0) {
+      gather_slot[u] = static_cast<index_t>(plan.gather.size());
+      plan.gather.push_back(where[u]);
+    }
+  const index_t gathered = static_cast<index_t>(plan.gather.size());
+  plan.gathered = gathered;
+  plan.workspace = gathered;
+  for (const auto& r : plan.x_receive) plan.workspace += r.count;
+  {
+    // The gather is x's whole storage in order when it holds every stored element once.
+    bool all = gathered == state_of(xd)->storage_size;
+    for (index_t t = 0; all && t < gathered; ++t) all = plan.gather[static_cast<std::size_t>(t)] == t;
+    plan.gather_all = all;
+    if (all) std::vector<index_t>().swap(plan.gather);
+  }
+
+  // Entry columns: x storage offsets in local segments, workspace slots in ghost segments.
+  const index_t widest = std::max(state_of(xd)->storage_size, plan.workspace);
+  const bool narrow = widest <= static_cast<index_t>(UINT32_MAX);
+  if (narrow) plan.column32.resize(static_cast<std::size_t>(n)); else plan.column64.resize(static_cast<std::size_t>(n));
+  blocked_loop(static_cast<index_t>(segments), [&](index_t first, index_t last) {
+    for (index_t s = first; s < last; ++s) {
+      const bool ghost = ghost_segment[static_cast<std::size_t>(s)] != 0;
+      for (index_t e = plan.segment_start[static_cast<std::size_t>(s)];
+           e < plan.segment_start[static_cast<std::size_t>(s) + 1]; ++e) {
+        const std::size_t u = unique_of(e);
+        const index_t w = where[u];
+        const index_t slot = !ghost ? w : (w >= 0 ? gather_slot[u] : gathered + (-w - 1));
+        if (narrow) plan.column32[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(slot);
+        else plan.column64[static_cast<std::size_t>(e)] = static_cast<std::uint64_t>(slot);
+      }
+    }
+  });
+  std::vector<std::uint32_t>().swap(unique32);
+  std::vector<index_t>().swap(unique64);
+
+  // Rows: y's owner of each segment's row; local rows write y's storage, the others a
+  // partial sum (one slot per row and owner, ascending row within an owner).
+  const std::vector<int> row_owner = owners_of_orders(yd, segment_row);
+  const owned_offsets y_offsets(yd);
+  std::vector<index_t> destination(segments);  // y offset, or -(partial slot) - 1
+  std::vector<index_t> written;                // y offsets written by local rows
+  {
+    std::vector<std::vector<std::pair<index_t, std::size_t>>> remote(static_cast<std::size_t>(p));
+    for (std::size_t s = 0; s < segments; ++s) {
+      if (row_owner[s] == me) {
+        destination[s] = y_offsets.of_order(segment_row[s]);
+        written.push_back(destination[s]);
+      } else {
+        remote[static_cast<std::size_t>(row_owner[s])].push_back({segment_row[s], s});
+      }
+    }
+    index_t slot = 0;
+    for (int q = 0; q < p; ++q) {
+      auto& list = remote[static_cast<std::size_t>(q)];
+      if (list.empty()) continue;
+      std::sort(list.begin(), list.end());
+      plan.y_send.push_back({q, slot, static_cast<index_t>(list.size())});
+      std::vector<index_t> wanted;
+      for (const auto& [row, s] : list) {
+        destination[s] = -(slot++) - 1;
+        wanted.push_back(row);
+      }
+      // The request to q: its x values wanted, then the rows it receives partials for.
+      auto& bytes = requests[static_cast<std::size_t>(q)];
+      const auto more = to_bytes(wanted);
+      bytes.insert(bytes.end(), more.begin(), more.end());
+    }
+    plan.partials = slot;
+  }
+  // Requests carry x orders then row orders; the counts of the first kind tell them apart.
+  std::vector<std::uint64_t> x_counts(static_cast<std::size_t>(p), 0);
+  for (const auto& r : plan.x_receive) x_counts[static_cast<std::size_t>(r.locale)] = static_cast<std::uint64_t>(r.count);
+  byte_buffers counts_out(static_cast<std::size_t>(p));
+  for (int q = 0; q < p; ++q)
+    if (q != me && !requests[static_cast<std::size_t>(q)].empty())
+      counts_out[static_cast<std::size_t>(q)] = to_bytes(std::vector<std::uint64_t>{x_counts[static_cast<std::size_t>(q)]});
+  const byte_buffers counts_in = exchange(std::move(counts_out));
+  const byte_buffers asked = exchange(std::move(requests));
+  for (int q = 0; q < p; ++q) {
+    if (q == me || asked[static_cast<std::size_t>(q)].empty()) continue;
+    const auto orders = from_bytes<index_t>(asked[static_cast<std::size_t>(q)]);
+    const auto x_count = static_cast<std::size_t>(from_bytes<std::uint64_t>(counts_in[static_cast<std::size_t>(q)]).at(0));
+    if (x_count > 0) {
+      plan.x_send.push_back({q, static_cast<index_t>(plan.x_send_offsets.size()), static_cast<index_t>(x_count)});
+      for (std::size_t k = 0; k < x_count; ++k) plan.x_send_offsets.push_back(x_offsets.of_order(orders[k]));
+    }
+    if (orders.size() > x_count) {
+      plan.y_receive.push_back({q, static_cast<index_t>(plan.y_add_offsets.size()),
+                                static_cast<index_t>(orders.size() - x_count)});
+      for (std::size_t k = x_count; k < orders.size(); ++k) plan.y_add_offsets.push_back(y_offsets.of_order(orders[k]));
+    }
+  }
+  plan.received_partials = static_cast<index_t>(plan.y_add_offsets.size());
+
+  // y storage this locale owns that no local row writes: zeroed by each product.
+  {
+    const auto& ys = *state_of(yd);
+    std::vector<index_t> owned;
+    owned.reserve(static_cast<std::size_t>(ys.my_size));
+    if (ys.dir) {
+      for (std::size_t k = 0; k < ys.dir->stored().size(); ++k)
+        if (ys.dir->owns_stored(k)) owned.push_back(static_cast<index_t>(k));
+    } else {
+      for (std::size_t k = 0; k < ys.my_subdomains.size(); ++k)
+        for (index_t j = 0; j < ys.my_subdomains[k].dim(0).size(); ++j)
+          owned.push_back(ys.my_layouts[k].offset_of(idx<1>{ys.my_subdomains[k].dim(0).index_at(j)}));
+    }
+    std::sort(owned.begin(), owned.end());
+    std::sort(written.begin(), written.end());
+    std::size_t w = 0;
+    for (index_t o : owned) {
+      while (w < written.size() && written[w] < o) ++w;
+      if (w < written.size() && written[w] == o) continue;
+      if (!plan.y_zero.empty() && plan.y_zero.back().first + plan.y_zero.back().second == o) ++plan.y_zero.back().second;
+      else plan.y_zero.push_back({o, 1});
+    }
+  }
+
+  // Runs: consecutive segments of one phase with consecutive destinations of one kind.
+  for (std::size_t s = 0; s < segments; ++s) {
+    const int phase = ghost_segment[s] ? 1 : 0;
+    const bool partial = destination[s] < 0;
+    const index_t to = partial ? -destination[s] - 1 : destination[s];
+    auto& runs = plan.runs[phase];
+    if (!runs.empty()) {
+      auto& last = runs.back();
+      if (last.s1 == static_cast<index_t>(s) && last.partial == partial && last.to + (last.s1 - last.s0) == to) {
+        ++last.s1;
+        continue;
+      }
+    }
+    runs.push_back({static_cast<index_t>(s), static_cast<index_t>(s) + 1, to, partial});
+  }
+  // Tasks: each phase cut into one block of about equal entries per thread, at segment
+  // boundaries (runs split where a block ends).
+  const auto tasks = static_cast<index_t>(env().threads());
+  for (int phase = 0; phase < 2; ++phase) {
+    auto& runs = plan.runs[phase];
+    index_t total = 0;
+    for (const auto& r : runs) total += plan.segment_start[static_cast<std::size_t>(r.s1)] - plan.segment_start[static_cast<std::size_t>(r.s0)];
+    plan.phase_entries[phase] = total;
+    auto& chunks = plan.chunks[phase];
+    chunks.push_back(0);
+    if (runs.empty()) continue;
+    std::vector<spmv_plan::run> cut;
+    index_t done = 0, block = 1;
+    const auto boundary = [&](index_t b) { return total * b / tasks; };
+    for (const auto& r : runs) {
+      spmv_plan::run piece = r;
+      for (index_t s = r.s0; s < r.s1; ++s) {
+        done += plan.segment_start[static_cast<std::size_t>(s) + 1] - plan.segment_start[static_cast<std::size_t>(s)];
+        if (block < tasks && done >= boundary(block)) {  // a task ends after segment s
+          cut.push_back({piece.s0, s + 1, piece.to, piece.partial});
+          chunks.push_back(cut.size());
+          piece = {s + 1, r.s1, piece.to + (s + 1 - piece.s0), piece.partial};
+          while (block < tasks && done >= boundary(block)) ++block;
+        }
+      }
+      if (piece.s0 < piece.s1) cut.push_back(piece);
+    }
+    if (chunks.back() != cut.size()) chunks.push_back(cut.size());
+    runs.swap(cut);
+  }
+  return plan;
+}
+
+/// The sums of one block of runs: out[to + (s - s0)] = the sum over segment s's entries of
+/// value * x, read from `xs` at the entries' columns.
+template <class T, class Column, bool Indirect>
+void spmv_runs(const spmv_plan& plan, const spmv_plan::run* first, const spmv_plan::run* last, const T* values,
+               const Column* column, const T* xs, T* y, T* partial) {
+  const index_t* start = plan.segment_start.data();
+  const index_t* value_of = plan.value_of.data();
+  for (const auto* r = first; r != last; ++r) {
+    T* out = r->partial ? partial : y;
+    for (index_t s = r->s0; s < r->s1; ++s) {
+      T sum{};
+      const index_t end = start[s + 1];
+      for (index_t e = start[s]; e < end; ++e) sum += values[Indirect ? value_of[e] : e] * xs[column[e]];
+      out[r->to + (s - r->s0)] = sum;
+    }
+  }
+}
+
+/// Runs one phase's blocks on this locale's arena.
+template <class T>
+void spmv_phase(const spmv_plan& plan, int phase, const T* values, const T* xs, T* y, T* partial) {
+  const auto& chunks = plan.chunks[phase];
+  if (chunks.size() < 2) return;
+  const auto* runs = plan.runs[phase].data();
+  run_tasks(chunks.size() - 1, [&](std::size_t c) {
+    const auto* first = runs + chunks[c];
+    const auto* last = runs + chunks[c + 1];
+    if (!plan.column32.empty()) {
+      if (plan.value_of.empty()) spmv_runs<T, std::uint32_t, false>(plan, first, last, values, plan.column32.data(), xs, y, partial);
+      else spmv_runs<T, std::uint32_t, true>(plan, first, last, values, plan.column32.data(), xs, y, partial);
+    } else {
+      if (plan.value_of.empty()) spmv_runs<T, std::uint64_t, false>(plan, first, last, values, plan.column64.data(), xs, y, partial);
+      else spmv_runs<T, std::uint64_t, true>(plan, first, last, values, plan.column64.data(), xs, y, partial);
+    }
+  });
+}
+
+/// Collective: y = A x with `plan` (built for A's domain and x's and y's placements).
+template <class T>
+void run_spmv(const spmv_plan& plan, std::span<const T> values, const T* x, T* y) {
+  auto& pool = message_buffers();
+  const auto bytes = [](index_t count) { return static_cast<std::size_t>(count) * sizeof(T); };
+  pooled_buffer work_buffer = pool.take(bytes(plan.workspace));
+  pooled_buffer send_buffer = pool.take(bytes(static_cast<index_t>(plan.x_send_offsets.size())));
+  pooled_buffer partial_buffer = pool.take(bytes(plan.partials));
+  pooled_buffer received_buffer = pool.take(bytes(plan.received_partials));
+  T* work = work_buffer.as<T>();
+  T* send = send_buffer.as<T>();
+  T* partial = partial_buffer.as<T>();
+  T* received = received_buffer.as<T>();
+  const index_t gathered = plan.gathered;
+
+  message_batch x_messages, y_messages;
+  for (const auto& r : plan.x_receive) x_messages.receive(r.locale, work + gathered + r.first, bytes(r.count));
+  for (const auto& r : plan.y_receive) y_messages.receive(r.locale, received + r.first, bytes(r.count));
+  const index_t* offsets = plan.x_send_offsets.data();
+  blocked_loop(static_cast<index_t>(plan.x_send_offsets.size()), [&](index_t first, index_t last) {
+    for (index_t t = first; t < last; ++t) send[t] = x[offsets[t]];
+  });
+  for (const auto& s : plan.x_send) x_messages.send(s.locale, send + s.first, bytes(s.count));
+
+  // While the x values travel: the gather, the rows reading local x only, the zeros.
+  if (plan.gather_all) {
+    blocked_loop(gathered, [&](index_t first, index_t last) { std::copy(x + first, x + last, work + first); });
+  } else {
+    const index_t* g = plan.gather.data();
+    blocked_loop(gathered, [&](index_t first, index_t last) {
+      for (index_t t = first; t < last; ++t) work[t] = x[g[t]];
+    });
+  }
+  spmv_phase<T>(plan, 0, values.data(), x, y, partial);
+  for (const auto& [offset, count] : plan.y_zero) std::fill(y + offset, y + offset + count, T{});
+  x_messages.wait();
+  spmv_phase<T>(plan, 1, values.data(), work, y, partial);
+  for (const auto& s : plan.y_send) y_messages.send(s.locale, partial + s.first, bytes(s.count));
+  y_messages.wait();
+  for (index_t t = 0; t < plan.received_partials; ++t) y[plan.y_add_offsets[static_cast<std::size_t>(t)]] += received[t];
+}
+
+/// Collective: the plan of y = A x for A's sparse domain `a` and the domains of x and y,
+/// from the cache on `a` (built and kept when missing). plan_statistics() counts it.
+inline std::shared_ptr<const spmv_plan> cached_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd,
+                                                         const domain<1>& yd) {
+  auto& cache = access::state(a)->caches.template get<spmv_plans>();
+  const placement_key xk = key_of(state_of(xd)), yk = key_of(state_of(yd));
+  const std::uint64_t version = a.version();
+  using entry = spmv_plans::entry;
+  const auto& e = find_or_build(
+      cache.entries, spmv_plans::capacity,
+      [&](const entry& e) { return e.version == version && e.x.same_as(xk) && e.y.same_as(yk); },
+      [&](const entry& e) { return e.version != version || e.x.expired() || e.y.expired(); },
+      [&] { return entry{version, xk, yk, std::make_shared<const spmv_plan>(build_spmv_plan(a, xd, yd))}; });
+  return e.plan;
+}
+
+}  // namespace dmap::detail
+
+namespace dmap {
+
+/// Collective: y = A x, with A a 2-D sparse array read as a matrix (an index (r, c) of its
+/// domain is the nonzero of row r and column c; rows and columns numbered by their positions
+/// in the parent's dimensions 0 and 1), x holding one element per column and y one per row
+/// (any 1-D index sets of those lengths, any maps: the k-th index of x's domain is column k).
+/// Rows without nonzeros get T{}. Each product moves the distinct x values a locale needs
+/// from each other locale in one message per owner, and the partial sums of rows whose y
+/// element lives on another locale in one message per owner of y; the plan is built on the
+/// first product and kept on A's sparse domain until its index set or x's or y's domain
+/// changes (plan_statistics() counts builds and reuses). Throws shape_error when x's length
+/// is not the number of columns or y's not the number of rows, argument_error when y is x;
+/// on every locale.
+template <class T>
+void multiply(const sparse_array<T, 2>& a, const array<T, 1>& x, array<T, 1>& y) {
+  const char* who = "dmap::multiply";
+  agreed([&] {
+    detail::check_array_live(x, who, "x must be an array");
+    detail::check_array_live(y, who, "y must be an array");
+    const auto& parent = a.domain().parent();
+    const index_t rows = parent.dim(0).size(), cols = parent.dim(1).size();
+    if (x.domain().size() != cols) {
+      std::ostringstream m;
+      m << who << ": x over " << x.domain().indices() << " has " << x.domain().size() << " elements but A over "
+        << parent.indices() << " has " << cols << " columns (dimension 1 of its parent); x needs one element per column";
+      throw shape_error(m.str());
+    }
+    if (y.domain().size() != rows) {
+      std::ostringstream m;
+      m << who << ": y over " << y.domain().indices() << " has " << y.domain().size() << " elements but A over "
+        << parent.indices() << " has " << rows << " rows (dimension 0 of its parent); y needs one element per row";
+      throw shape_error(m.str());
+    }
+    if (&x == &y || (y.local_size() > 0 && x.local_data() == y.local_data()))
+      throw argument_error(std::string(who) + ": y is x (the same array); the product needs x unchanged while y is "
+                           "written, so y must be another array");
+  });
+  const auto plan = detail::cached_spmv_plan(a.domain(), x.domain(), y.domain());
+  detail::run_spmv<T>(*plan, a.local_values(), x.local_data(), y.local_data());
+}
+
+}  // namespace dmap

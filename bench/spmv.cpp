@@ -1,0 +1,286 @@
+// Sparse matrix times vector: dmap::multiply over a row-distributed sparse domain (parent
+// Block over a Px1 grid, CSR layout) against a hand-written MPI + oneTBB CSR SpMV over the
+// same rows in the same run. Cases: spmv_laplace (the 5-point Laplacian of a g x g grid: g^2
+// rows) and spmv_random (16 nonzeros per row at uniformly random columns, fixed seed).
+//
+// The baseline is what a careful MPI programmer writes (PETSc's MatMult shape): row pointers
+// and 32-bit column indices renumbered so that this rank's columns come first (x's local part)
+// and ghost columns after it, one vector [local x | ghosts] with room for the ghosts (no copy
+// per product), a ghost exchange of one message per peer with MPI_Isend/Irecv (send lists
+// agreed once with MPI_Alltoall(v)), the local-column part of every row computed while the
+// messages fly, then the ghost part; rows split statically over the oneTBB threads.
+//   mpirun -n P --bind-to none ./bench_spmv [g=2048] [repetitions=10] [random_rows=g^2]
+#include <dmap/dmap.hpp>
+
+#include "timing.hpp"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using dmap::index_t;
+
+// Chapel's Block cut of [0, n) over p parts: part k is [ceil(n k / p), ceil(n (k + 1) / p)).
+index_t cut(index_t n, int p, int k) {
+  return (n * k + p - 1) / p;  // n * p stays far below 2^63 here
+}
+
+std::uint64_t splitmix(std::uint64_t& s) {
+  std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// A matrix given row by row: columns (ascending) and values of any row.
+struct matrix_kind {
+  std::string name;
+  index_t n;  // rows = columns
+  index_t grid = 0;  // the Laplacian's grid side; 0: random
+  // Appends row r's columns (ascending) to `cols`.
+  void row(index_t r, std::vector<index_t>& cols) const {
+    if (grid > 0) {
+      const index_t i = r / grid, j = r % grid;
+      if (i > 0) cols.push_back(r - grid);
+      if (j > 0) cols.push_back(r - 1);
+      cols.push_back(r);
+      if (j + 1 < grid) cols.push_back(r + 1);
+      if (i + 1 < grid) cols.push_back(r + grid);
+      return;
+    }
+    std::uint64_t s = 0x5eed0000ULL ^ static_cast<std::uint64_t>(r) * 0x2545f4914f6cdd1dULL;
+    const std::size_t first = cols.size();
+    while (cols.size() - first < 16) {
+      const index_t c = static_cast<index_t>(splitmix(s) % static_cast<std::uint64_t>(n));
+      if (std::find(cols.begin() + static_cast<std::ptrdiff_t>(first), cols.end(), c) == cols.end()) cols.push_back(c);
+    }
+    std::sort(cols.begin() + static_cast<std::ptrdiff_t>(first), cols.end());
+  }
+  double value(index_t r, index_t c) const {
+    if (grid > 0) return r == c ? 4.0 : -1.0;
+    return 1.0 / static_cast<double>(1 + (r + 3 * c) % 7);
+  }
+};
+
+double x_value(index_t c) { return 1.0 + 0.01 * static_cast<double>(c % 17); }
+
+// The hand-written CSR SpMV over rows [r0, r1).
+struct baseline {
+  index_t r0 = 0, r1 = 0, rows = 0, nloc = 0;
+  std::vector<std::int64_t> start;     // row i: entries [start[i], start[i + 1])
+  std::vector<std::int64_t> split;     // row i's ghost columns start at split[i]
+  std::vector<std::uint32_t> col;      // renumbered columns: < nloc local, >= nloc ghost
+  std::vector<double> val;
+  std::vector<index_t> ghost_rows;     // rows with ghost columns
+  std::vector<double> xv, y;           // [local x | ghosts], y
+  std::vector<int> recv_peer, send_peer;
+  std::vector<index_t> recv_first, recv_count, send_first, send_count;
+  std::vector<std::uint32_t> send_index;  // local x offsets packed per peer
+  std::vector<double> send_buffer;
+  std::uint64_t sent_values = 0;       // values this rank sends per product
+
+  baseline(const matrix_kind& m) {
+    const int p = dmap::num_locales(), me = dmap::here();
+    r0 = cut(m.n, p, me), r1 = cut(m.n, p, me + 1), rows = r1 - r0, nloc = rows;
+    std::vector<index_t> cols, ghosts;
+    start.push_back(0);
+    std::vector<index_t> all_cols;
+    for (index_t r = r0; r < r1; ++r) {
+      cols.clear();
+      m.row(r, cols);
+      for (index_t c : cols) {
+        all_cols.push_back(c);
+        val.push_back(m.value(r, c));
+        if (c < r0 || c >= r1) ghosts.push_back(c);
+      }
+      start.push_back(static_cast<std::int64_t>(all_cols.size()));
+    }
+    std::sort(ghosts.begin(), ghosts.end());
+    ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+    // Ghosts ascending are grouped by owner already (Block cut).
+    const auto owner = [&](index_t c) {
+      int lo = 0, hi = p;  // the k with cut(k) <= c < cut(k + 1)
+      while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        (cut(m.n, p, mid) <= c ? lo : hi) = mid;
+      }
+      return lo;
+    };
+    std::vector<int> counts(static_cast<std::size_t>(p), 0), asked(static_cast<std::size_t>(p), 0);
+    for (index_t c : ghosts) ++counts[static_cast<std::size_t>(owner(c))];
+    MPI_Alltoall(counts.data(), 1, MPI_INT, asked.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    std::vector<int> sdispl(static_cast<std::size_t>(p), 0), rdispl(static_cast<std::size_t>(p), 0);
+    for (int q = 1; q < p; ++q) {
+      sdispl[static_cast<std::size_t>(q)] = sdispl[static_cast<std::size_t>(q - 1)] + counts[static_cast<std::size_t>(q - 1)];
+      rdispl[static_cast<std::size_t>(q)] = rdispl[static_cast<std::size_t>(q - 1)] + asked[static_cast<std::size_t>(q - 1)];
+    }
+    std::vector<index_t> wanted(static_cast<std::size_t>(rdispl.back() + asked.back()));
+    MPI_Alltoallv(ghosts.data(), counts.data(), sdispl.data(), MPI_INT64_T, wanted.data(), asked.data(), rdispl.data(),
+                  MPI_INT64_T, MPI_COMM_WORLD);
+    for (int q = 0; q < p; ++q) {
+      if (counts[static_cast<std::size_t>(q)] > 0) {
+        recv_peer.push_back(q);
+        recv_first.push_back(nloc + sdispl[static_cast<std::size_t>(q)]);
+        recv_count.push_back(counts[static_cast<std::size_t>(q)]);
+      }
+      if (asked[static_cast<std::size_t>(q)] > 0) {
+        send_peer.push_back(q);
+        send_first.push_back(rdispl[static_cast<std::size_t>(q)]);
+        send_count.push_back(asked[static_cast<std::size_t>(q)]);
+      }
+    }
+    for (index_t c : wanted) send_index.push_back(static_cast<std::uint32_t>(c - r0));
+    sent_values = wanted.size();
+    send_buffer.resize(wanted.size());
+    // Renumber, and sort each row's entries so that local columns come first.
+    col.resize(all_cols.size());
+    split.resize(static_cast<std::size_t>(rows));
+    std::vector<std::pair<std::uint32_t, double>> entry;
+    for (index_t i = 0; i < rows; ++i) {
+      entry.clear();
+      for (auto e = start[static_cast<std::size_t>(i)]; e < start[static_cast<std::size_t>(i) + 1]; ++e) {
+        const index_t c = all_cols[static_cast<std::size_t>(e)];
+        const index_t renumbered =
+            c >= r0 && c < r1 ? c - r0 : nloc + (std::lower_bound(ghosts.begin(), ghosts.end(), c) - ghosts.begin());
+        entry.push_back({static_cast<std::uint32_t>(renumbered), val[static_cast<std::size_t>(e)]});
+      }
+      std::sort(entry.begin(), entry.end());
+      auto e = start[static_cast<std::size_t>(i)];
+      split[static_cast<std::size_t>(i)] = start[static_cast<std::size_t>(i) + 1];
+      for (const auto& [c, v] : entry) {
+        if (c >= nloc && split[static_cast<std::size_t>(i)] == start[static_cast<std::size_t>(i) + 1]) split[static_cast<std::size_t>(i)] = e;
+        col[static_cast<std::size_t>(e)] = c;
+        val[static_cast<std::size_t>(e)] = v;
+        ++e;
+      }
+      if (split[static_cast<std::size_t>(i)] < start[static_cast<std::size_t>(i) + 1]) ghost_rows.push_back(i);
+    }
+    xv.resize(static_cast<std::size_t>(nloc) + ghosts.size());
+    for (index_t i = 0; i < nloc; ++i) xv[static_cast<std::size_t>(i)] = x_value(r0 + i);
+    y.assign(static_cast<std::size_t>(rows), 0.0);
+  }
+
+  template <class F>
+  static void parallel_rows(index_t n, F&& f) {
+    dmap::detail::env().arena().execute([&] {
+      oneapi::tbb::parallel_for(
+          oneapi::tbb::blocked_range<index_t>(0, n, std::max<index_t>(1, n / dmap::num_threads())),
+          [&](const oneapi::tbb::blocked_range<index_t>& r) { f(r.begin(), r.end()); }, oneapi::tbb::static_partitioner{});
+    });
+  }
+
+  void multiply() {
+    std::vector<MPI_Request> req(recv_peer.size() + send_peer.size());
+    std::size_t k = 0;
+    for (std::size_t q = 0; q < recv_peer.size(); ++q)
+      MPI_Irecv(xv.data() + recv_first[q], static_cast<int>(recv_count[q]), MPI_DOUBLE, recv_peer[q], 7, MPI_COMM_WORLD,
+                &req[k++]);
+    const double* x = xv.data();
+    for (std::size_t t = 0; t < send_index.size(); ++t) send_buffer[t] = x[send_index[t]];
+    for (std::size_t q = 0; q < send_peer.size(); ++q)
+      MPI_Isend(send_buffer.data() + send_first[q], static_cast<int>(send_count[q]), MPI_DOUBLE, send_peer[q], 7,
+                MPI_COMM_WORLD, &req[k++]);
+    const std::int64_t* s = start.data();
+    const std::int64_t* m = split.data();
+    const std::uint32_t* c = col.data();
+    const double* v = val.data();
+    double* out = y.data();
+    parallel_rows(rows, [&](index_t first, index_t last) {
+      for (index_t i = first; i < last; ++i) {
+        double sum = 0.0;
+        for (auto e = s[i]; e < m[i]; ++e) sum += v[e] * x[c[e]];
+        out[i] = sum;
+      }
+    });
+    MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
+    const index_t* g = ghost_rows.data();
+    parallel_rows(static_cast<index_t>(ghost_rows.size()), [&](index_t first, index_t last) {
+      for (index_t t = first; t < last; ++t) {
+        const index_t i = g[t];
+        double sum = 0.0;
+        for (auto e = m[i]; e < s[i + 1]; ++e) sum += v[e] * x[c[e]];
+        out[i] += sum;
+      }
+    });
+  }
+};
+
+// One case: builds both, checks they agree, prints the bench line.
+int run_case(const matrix_kind& m, int repetitions) {
+  const int p = dmap::num_locales(), me = dmap::here();
+  const dmap::rect<2> space{{0, m.n}, {0, m.n}};
+  const dmap::domain<2> parent{dmap::block<2>{dmap::target_grid<2>({p, 1})}, space};
+  const dmap::rect<1> line{{0, m.n}};
+  const dmap::domain<1> vector_domain{dmap::block<1>{}, line};
+  dmap::sparse_domain<2> s(parent, dmap::csr_layout<2>{});
+  {
+    const index_t r0 = cut(m.n, p, me), r1 = cut(m.n, p, me + 1);
+    std::vector<dmap::idx<2>> mine;
+    std::vector<index_t> cols;
+    for (index_t r = r0; r < r1; ++r) {
+      cols.clear();
+      m.row(r, cols);
+      for (index_t c : cols) mine.push_back({r, c});
+    }
+    s.add(std::span<const dmap::idx<2>>(mine));
+  }
+  dmap::sparse_array<double, 2> a(s);
+  {
+    const auto indices = s.local_indices();
+    auto values = a.local_values();
+    for (std::size_t k = 0; k < indices.size(); ++k) values[k] = m.value(indices[k][0], indices[k][1]);
+  }
+  dmap::array<double, 1> x(vector_domain), y(vector_domain);
+  dmap::forall(vector_domain, [&](dmap::idx<1> i) { x.local(i) = x_value(i[0]); });
+  baseline base(m);
+
+  const auto product = [&] { dmap::multiply(a, x, y); };
+  const auto per_product = bench::counters_of_repeat(product);
+  const auto [td, tb] = bench::median_times(repetitions, product, [&] { base.multiply(); });
+
+  // Both computed the same rows (y's Block cut is the baseline's).
+  double worst = 0.0;
+  const double* dy = y.local_data();
+  for (index_t i = 0; i < base.rows; ++i)
+    worst = std::max(worst, std::abs(dy[i] - base.y[static_cast<std::size_t>(i)]) / std::max(1.0, std::abs(base.y[static_cast<std::size_t>(i)])));
+  worst = dmap::all_reduce_max(worst);
+  const bool same_rows = dmap::all_of_locales(y.local_size() == base.rows);
+  if (me == 0) {
+    const double flops = 2.0 * static_cast<double>(s.size());
+    std::printf("bench %s ranks=%d threads=%d n=%lld dmap=%.3f baseline=%.3f unit=GFlop/s ratio=%.3f msgs=%llu "
+                "bytes=%llu min_bytes=%llu nonzeros=%lld dmap_s=%.5f baseline_s=%.5f\n",
+                m.name.c_str(), p, dmap::num_threads(), static_cast<long long>(m.n), flops / td / 1e9, flops / tb / 1e9,
+                tb / td, static_cast<unsigned long long>(per_product.messages_sent),
+                static_cast<unsigned long long>(per_product.bytes_sent),
+                static_cast<unsigned long long>(base.sent_values * sizeof(double)), static_cast<long long>(s.size()), td, tb);
+    std::fflush(stdout);
+  }
+  if (!same_rows || worst > 1e-12) {
+    if (me == 0) std::fprintf(stderr, "bench_spmv: %s: dmap and the baseline differ (relative %.3g)\n", m.name.c_str(), worst);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dmap::environment env{argc, argv};
+  const index_t g = argc > 1 ? std::atoll(argv[1]) : 2048;
+  const int repetitions = argc > 2 ? std::atoi(argv[2]) : 10;
+  const index_t random_rows = argc > 3 ? std::atoll(argv[3]) : g * g;
+  int status = run_case({"spmv_laplace", g * g, g}, repetitions);
+  status |= run_case({"spmv_random", random_rows, 0}, repetitions);
+  return status;
+}

@@ -10,6 +10,7 @@
 // agreed once with MPI_Alltoall(v)), the local-column part of every row computed while the
 // messages fly, then the ghost part; rows split statically over the oneTBB threads.
 //   mpirun -n P --bind-to none ./bench_spmv [g=2048] [repetitions=10] [random_rows=g^2]
+//                                           [cases=both|laplace|random]
 #include <dmap/dmap.hpp>
 
 #include "timing.hpp"
@@ -280,7 +281,9 @@ int main(int argc, char** argv) {
   const index_t g = argc > 1 ? std::atoll(argv[1]) : 2048;
   const int repetitions = argc > 2 ? std::atoi(argv[2]) : 10;
   const index_t random_rows = argc > 3 ? std::atoll(argv[3]) : g * g;
-  int status = run_case({"spmv_laplace", g * g, g}, repetitions);
-  status |= run_case({"spmv_random", random_rows, 0}, repetitions);
+  const std::string cases = argc > 4 ? argv[4] : "both";
+  int status = 0;
+  if (cases != "random") status |= run_case({"spmv_laplace", g * g, g}, repetitions);
+  if (cases != "laplace") status |= run_case({"spmv_random", random_rows, 0}, repetitions);
   return status;
 }

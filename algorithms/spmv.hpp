@@ -161,7 +161,17 @@ inline spmv_plan build_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd,
   const range rows = a.parent().dim(0), cols = a.parent().dim(1);
   const index_t n = a.local_size();
   plan.entries = n;
+  // Kept from the local steps before the exchange to those after it.
+  const owned_offsets x_offsets(xd), y_offsets(yd);
+  byte_buffers requests(static_cast<std::size_t>(p));  // to each owner: x orders wanted, then rows sent
+  std::size_t segments = 0;
+  std::vector<char> ghost_segment;    // per segment: reads received x values
+  std::vector<index_t> destination;   // per segment: y offset, or -(partial slot) - 1
+  std::vector<index_t> written;       // y offsets written by local rows
 
+  // Each local step agrees on failure, so an error on one locale never leaves the others
+  // waiting in the exchange.
+  agreed([&] {
   // This locale's nonzeros as (row order, column order), in position order.
   std::vector<index_t> row_of(static_cast<std::size_t>(n)), col_of(static_cast<std::size_t>(n));
   {
@@ -211,7 +221,7 @@ inline spmv_plan build_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd,
       segment_row.push_back(row_of[static_cast<std::size_t>(e)]);
     }
   plan.segment_start.push_back(n);
-  const std::size_t segments = segment_row.size();
+  segments = segment_row.size();
   std::vector<index_t>().swap(row_of);
 
   // The distinct columns, their owners, and where this locale finds each: x's storage
@@ -220,9 +230,7 @@ inline spmv_plan build_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd,
   sort_on_arena(distinct, std::less<>{});
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   const std::vector<int> owner = owners_of_orders(xd, distinct);
-  const owned_offsets x_offsets(xd);
   std::vector<index_t> where(distinct.size());  // x storage offset, or -(ghost slot) - 1
-  byte_buffers requests(static_cast<std::size_t>(p));
   {
     std::vector<std::vector<index_t>> wanted(static_cast<std::size_t>(p));
     std::vector<index_t> count(static_cast<std::size_t>(p), 0);
@@ -244,7 +252,11 @@ inline spmv_plan build_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd,
         wanted[static_cast<std::size_t>(owner[u])].push_back(distinct[u]);
       }
     }
-    for (int q = 0; q < p; ++q) requests[static_cast<std::size_t>(q)] = to_bytes(wanted[static_cast<std::size_t>(q)]);
+    for (int q = 0; q < p; ++q) {
+      auto& w = wanted[static_cast<std::size_t>(q)];
+      if (!w.empty()) w.insert(w.begin(), static_cast<index_t>(w.size()));
+      requests[static_cast<std::size_t>(q)] = to_bytes(w);
+    }
   }
   // Each entry's distinct column (the ghost test and the slot).
   std::vector<std::uint32_t> unique32;
@@ -265,7 +277,7 @@ inline spmv_plan build_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd,
   };
 
   // Ghost segments, and the local columns they read (gathered into the workspace).
-  std::vector<char> ghost_segment(segments, 0);
+  ghost_segment.assign(segments, 0);
   std::vector<index_t> gather_slot(distinct.size(), -1);
   for (std::size_t s = 0; s < segments; ++s)
     for (index_t e = plan.segment_start[s]; e < plan.segment_start[s + 1]; ++e)
@@ -319,9 +331,7 @@ inline spmv_plan build_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd,
   // Rows: y's owner of each segment's row; local rows write y's storage, the others a
   // partial sum (one slot per row and owner, ascending row within an owner).
   const std::vector<int> row_owner = owners_of_orders(yd, segment_row);
-  const owned_offsets y_offsets(yd);
-  std::vector<index_t> destination(segments);  // y offset, or -(partial slot) - 1
-  std::vector<index_t> written;                // y offsets written by local rows
+  destination.assign(segments, 0);
   {
     std::vector<std::vector<std::pair<index_t, std::size_t>>> remote(static_cast<std::size_t>(p));
     for (std::size_t s = 0; s < segments; ++s) {
@@ -345,32 +355,28 @@ inline spmv_plan build_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd,
       }
       // The request to q: its x values wanted, then the rows it receives partials for.
       auto& bytes = requests[static_cast<std::size_t>(q)];
+      if (bytes.empty()) bytes = to_bytes(std::vector<index_t>{0});  // no x orders
       const auto more = to_bytes(wanted);
       bytes.insert(bytes.end(), more.begin(), more.end());
     }
     plan.partials = slot;
   }
-  // Requests carry x orders then row orders; the counts of the first kind tell them apart.
-  std::vector<std::uint64_t> x_counts(static_cast<std::size_t>(p), 0);
-  for (const auto& r : plan.x_receive) x_counts[static_cast<std::size_t>(r.locale)] = static_cast<std::uint64_t>(r.count);
-  byte_buffers counts_out(static_cast<std::size_t>(p));
-  for (int q = 0; q < p; ++q)
-    if (q != me && !requests[static_cast<std::size_t>(q)].empty())
-      counts_out[static_cast<std::size_t>(q)] = to_bytes(std::vector<std::uint64_t>{x_counts[static_cast<std::size_t>(q)]});
-  const byte_buffers counts_in = exchange(std::move(counts_out));
+  });
+  // Requests carry the number of x orders, the x orders, then the rows of partial sums.
   const byte_buffers asked = exchange(std::move(requests));
+  agreed([&] {
   for (int q = 0; q < p; ++q) {
     if (q == me || asked[static_cast<std::size_t>(q)].empty()) continue;
     const auto orders = from_bytes<index_t>(asked[static_cast<std::size_t>(q)]);
-    const auto x_count = static_cast<std::size_t>(from_bytes<std::uint64_t>(counts_in[static_cast<std::size_t>(q)]).at(0));
-    if (x_count > 0) {
-      plan.x_send.push_back({q, static_cast<index_t>(plan.x_send_offsets.size()), static_cast<index_t>(x_count)});
-      for (std::size_t k = 0; k < x_count; ++k) plan.x_send_offsets.push_back(x_offsets.of_order(orders[k]));
+    const auto x_end = static_cast<std::size_t>(orders.at(0)) + 1;
+    if (x_end > 1) {
+      plan.x_send.push_back({q, static_cast<index_t>(plan.x_send_offsets.size()), static_cast<index_t>(x_end - 1)});
+      for (std::size_t k = 1; k < x_end; ++k) plan.x_send_offsets.push_back(x_offsets.of_order(orders[k]));
     }
-    if (orders.size() > x_count) {
+    if (orders.size() > x_end) {
       plan.y_receive.push_back({q, static_cast<index_t>(plan.y_add_offsets.size()),
-                                static_cast<index_t>(orders.size() - x_count)});
-      for (std::size_t k = x_count; k < orders.size(); ++k) plan.y_add_offsets.push_back(y_offsets.of_order(orders[k]));
+                                static_cast<index_t>(orders.size() - x_end)});
+      for (std::size_t k = x_end; k < orders.size(); ++k) plan.y_add_offsets.push_back(y_offsets.of_order(orders[k]));
     }
   }
   plan.received_partials = static_cast<index_t>(plan.y_add_offsets.size());
@@ -444,6 +450,7 @@ inline spmv_plan build_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd,
     if (chunks.back() != cut.size()) chunks.push_back(cut.size());
     runs.swap(cut);
   }
+  });
   return plan;
 }
 
@@ -555,12 +562,15 @@ namespace dmap {
 /// element lives on another locale in one message per owner of y; the plan is built on the
 /// first product and kept on A's sparse domain until its index set or x's or y's domain
 /// changes (plan_statistics() counts builds and reuses). Throws shape_error when x's length
-/// is not the number of columns or y's not the number of rows, argument_error when y is x;
-/// on every locale.
+/// is not the number of columns or y's not the number of rows, argument_error when y is x
+/// (or an array was moved from), on every locale: each check reads only what every locale
+/// holds alike (the domains' index sets, the identity of arrays created collectively), so
+/// every locale reaches the same verdict without a message, as for `A = B`. A product thus
+/// makes no collective call once its plan is built (building the plan agrees on failure).
 template <class T>
 void multiply(const sparse_array<T, 2>& a, const array<T, 1>& x, array<T, 1>& y) {
   const char* who = "dmap::multiply";
-  agreed([&] {
+  {
     detail::check_array_live(x, who, "x must be an array");
     detail::check_array_live(y, who, "y must be an array");
     const auto& parent = a.domain().parent();
@@ -580,7 +590,7 @@ void multiply(const sparse_array<T, 2>& a, const array<T, 1>& x, array<T, 1>& y)
     if (&x == &y || (y.local_size() > 0 && x.local_data() == y.local_data()))
       throw argument_error(std::string(who) + ": y is x (the same array); the product needs x unchanged while y is "
                            "written, so y must be another array");
-  });
+  }
   const auto plan = detail::cached_spmv_plan(a.domain(), x.domain(), y.domain());
   detail::run_spmv<T>(*plan, a.local_values(), x.local_data(), y.local_data());
 }

@@ -151,27 +151,33 @@ void sort_on_arena(V& v, Less&& less) {
   env().arena().execute([&] { oneapi::tbb::parallel_sort(v.begin(), v.end(), less); });
 }
 
-/// Collective: the plan of y = A x for the sparse domain `a` (2-D; rows along dimension 0,
-/// columns along dimension 1) and 1-D domains `xd` (one index per column) and `yd` (one per
-/// row). Builds with two exchanges (requests for x values and for partial sums).
-inline spmv_plan build_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd, const domain<1>& yd) {
+/// A plan being built: what its local steps before the one exchange leave to those after it.
+struct spmv_build {
   spmv_plan plan;
+  byte_buffers requests;              ///< to each owner: the count of x orders, the x orders, the rows of partial sums
+  std::size_t segments = 0;           ///< rows with local nonzeros
+  std::vector<char> ghost_segment;    ///< per segment: reads received x values
+  std::vector<index_t> destination;   ///< per segment: y offset, or -(partial slot) - 1
+  std::vector<index_t> written;       ///< y offsets written by local rows
+};
+
+/// The local steps before the exchange: entries, segments, x columns and their owners, row
+/// destinations and the requests to send (no communication but directory look-ups).
+inline void plan_requests(spmv_build& b, const sparse_domain<2>& a, const domain<1>& xd, const domain<1>& yd,
+                          const owned_offsets& x_offsets, const owned_offsets& y_offsets) {
+  spmv_plan& plan = b.plan;
+  auto& requests = b.requests;
+  auto& segments = b.segments;
+  auto& ghost_segment = b.ghost_segment;
+  auto& destination = b.destination;
+  auto& written = b.written;
   const int me = here();
   const int p = num_locales();
   const range rows = a.parent().dim(0), cols = a.parent().dim(1);
   const index_t n = a.local_size();
   plan.entries = n;
-  // Kept from the local steps before the exchange to those after it.
-  const owned_offsets x_offsets(xd), y_offsets(yd);
-  byte_buffers requests(static_cast<std::size_t>(p));  // to each owner: x orders wanted, then rows sent
-  std::size_t segments = 0;
-  std::vector<char> ghost_segment;    // per segment: reads received x values
-  std::vector<index_t> destination;   // per segment: y offset, or -(partial slot) - 1
-  std::vector<index_t> written;       // y offsets written by local rows
+  requests.assign(static_cast<std::size_t>(p), {});
 
-  // Each local step agrees on failure, so an error on one locale never leaves the others
-  // waiting in the exchange.
-  agreed([&] {
   // This locale's nonzeros as (row order, column order), in position order.
   std::vector<index_t> row_of(static_cast<std::size_t>(n)), col_of(static_cast<std::size_t>(n));
   {
@@ -361,10 +367,19 @@ inline spmv_plan build_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd,
     }
     plan.partials = slot;
   }
-  });
-  // Requests carry the number of x orders, the x orders, then the rows of partial sums.
-  const byte_buffers asked = exchange(std::move(requests));
-  agreed([&] {
+}
+
+/// The local steps after the exchange: what to send to whom (from the requests in `asked`),
+/// the y elements to zero, the runs and the tasks.
+inline void plan_answers(spmv_build& b, const byte_buffers& asked, const domain<1>& yd,
+                         const owned_offsets& x_offsets, const owned_offsets& y_offsets) {
+  spmv_plan& plan = b.plan;
+  const auto segments = b.segments;
+  const auto& ghost_segment = b.ghost_segment;
+  const auto& destination = b.destination;
+  auto& written = b.written;
+  const int me = here();
+  const int p = num_locales();
   for (int q = 0; q < p; ++q) {
     if (q == me || asked[static_cast<std::size_t>(q)].empty()) continue;
     const auto orders = from_bytes<index_t>(asked[static_cast<std::size_t>(q)]);
@@ -450,8 +465,20 @@ inline spmv_plan build_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd,
     if (chunks.back() != cut.size()) chunks.push_back(cut.size());
     runs.swap(cut);
   }
-  });
-  return plan;
+}
+
+/// Collective: the plan of y = A x for the sparse domain `a` (2-D; rows along dimension 0,
+/// columns along dimension 1) and 1-D domains `xd` (one index per column) and `yd` (one per
+/// row). One exchange carries the requests (the x values each locale needs from each owner,
+/// the rows it sends partial sums of); the local steps around it agree on failure, so an
+/// error on one locale never leaves the others waiting.
+inline spmv_plan build_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd, const domain<1>& yd) {
+  const owned_offsets x_offsets(xd), y_offsets(yd);
+  spmv_build b;
+  agreed([&] { plan_requests(b, a, xd, yd, x_offsets, y_offsets); });
+  const byte_buffers asked = exchange(std::move(b.requests));
+  agreed([&] { plan_answers(b, asked, yd, x_offsets, y_offsets); });
+  return std::move(b.plan);
 }
 
 /// The sums of one block of runs: out[to + (s - s0)] = the sum over segment s's entries of

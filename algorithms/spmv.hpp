@@ -232,9 +232,30 @@ inline void plan_requests(spmv_build& b, const sparse_domain<2>& a, const domain
 
   // The distinct columns, their owners, and where this locale finds each: x's storage
   // (owned here) or a ghost slot (grouped by owner, ascending column within an owner).
-  std::vector<index_t> distinct(col_of);
-  sort_on_arena(distinct, std::less<>{});
-  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  // Found by marking a table over the columns' span when that is at most about twice the
+  // entries (memory stays O(entries)), else by sorting.
+  std::vector<index_t> distinct;
+  std::vector<index_t> table;  // column - low: its number among the distinct ones
+  index_t low = 0;
+  if (n > 0) {
+    const auto [least, most] = std::minmax_element(col_of.begin(), col_of.end());
+    low = *least;
+    const index_t span = *most - *least + 1;
+    if (span <= 2 * n + 65536) {
+      table.assign(static_cast<std::size_t>(span), -1);
+      for (index_t c : col_of) table[static_cast<std::size_t>(c - low)] = 0;
+      for (index_t k = 0; k < span; ++k)
+        if (table[static_cast<std::size_t>(k)] == 0) {
+          table[static_cast<std::size_t>(k)] = static_cast<index_t>(distinct.size());
+          distinct.push_back(low + k);
+        }
+    }
+  }
+  if (table.empty()) {
+    distinct = col_of;
+    sort_on_arena(distinct, std::less<>{});
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  }
   const std::vector<int> owner = owners_of_orders(xd, distinct);
   std::vector<index_t> where(distinct.size());  // x storage offset, or -(ghost slot) - 1
   {
@@ -271,13 +292,15 @@ inline void plan_requests(spmv_build& b, const sparse_domain<2>& a, const domain
   if (narrow_unique) unique32.resize(static_cast<std::size_t>(n)); else unique64.resize(static_cast<std::size_t>(n));
   blocked_loop(n, [&](index_t first, index_t last) {
     for (index_t e = first; e < last; ++e) {
-      const auto u = std::lower_bound(distinct.begin(), distinct.end(), col_of[static_cast<std::size_t>(e)]) -
-                     distinct.begin();
+      const index_t c = col_of[static_cast<std::size_t>(e)];
+      const auto u = !table.empty() ? table[static_cast<std::size_t>(c - low)]
+                                    : std::lower_bound(distinct.begin(), distinct.end(), c) - distinct.begin();
       if (narrow_unique) unique32[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(u);
       else unique64[static_cast<std::size_t>(e)] = u;
     }
   });
   std::vector<index_t>().swap(col_of);
+  std::vector<index_t>().swap(table);
   const auto unique_of = [&](index_t e) -> std::size_t {
     return narrow_unique ? unique32[static_cast<std::size_t>(e)] : static_cast<std::size_t>(unique64[static_cast<std::size_t>(e)]);
   };

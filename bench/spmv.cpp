@@ -20,6 +20,7 @@
 #include <oneapi/tbb/partitioner.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -224,6 +225,10 @@ int run_case(const matrix_kind& m, int repetitions) {
   const dmap::domain<2> parent{dmap::block<2>{dmap::target_grid<2>({p, 1})}, space};
   const dmap::rect<1> line{{0, m.n}};
   const dmap::domain<1> vector_domain{dmap::block<1>{}, line};
+  const auto t_start = std::chrono::steady_clock::now();
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   dmap::sparse_domain<2> s(parent, dmap::csr_layout<2>{});
   {
     const index_t r0 = cut(m.n, p, me), r1 = cut(m.n, p, me + 1);
@@ -244,9 +249,15 @@ int run_case(const matrix_kind& m, int repetitions) {
   }
   dmap::array<double, 1> x(vector_domain), y(vector_domain);
   dmap::forall(vector_domain, [&](dmap::idx<1> i) { x.local(i) = x_value(i[0]); });
+  const double t_domain = seconds_since(t_start);
+  auto t = std::chrono::steady_clock::now();
   baseline base(m);
+  const double t_baseline = seconds_since(t);
 
   const auto product = [&] { dmap::multiply(a, x, y); };
+  t = std::chrono::steady_clock::now();
+  product();  // builds the plan
+  const double t_plan = seconds_since(t);
   const auto per_product = bench::counters_of_repeat(product);
   const auto [td, tb] = bench::median_times(repetitions, product, [&] { base.multiply(); });
 
@@ -260,11 +271,13 @@ int run_case(const matrix_kind& m, int repetitions) {
   if (me == 0) {
     const double flops = 2.0 * static_cast<double>(s.size());
     std::printf("bench %s ranks=%d threads=%d n=%lld dmap=%.3f baseline=%.3f unit=GFlop/s ratio=%.3f msgs=%llu "
-                "bytes=%llu min_bytes=%llu nonzeros=%lld dmap_s=%.5f baseline_s=%.5f\n",
+                "bytes=%llu min_bytes=%llu nonzeros=%lld dmap_s=%.5f baseline_s=%.5f setup_s=%.1f plan_s=%.2f "
+                "baseline_setup_s=%.1f\n",
                 m.name.c_str(), p, dmap::num_threads(), static_cast<long long>(m.n), flops / td / 1e9, flops / tb / 1e9,
                 tb / td, static_cast<unsigned long long>(per_product.messages_sent),
                 static_cast<unsigned long long>(per_product.bytes_sent),
-                static_cast<unsigned long long>(base.sent_values * sizeof(double)), static_cast<long long>(s.size()), td, tb);
+                static_cast<unsigned long long>(base.sent_values * sizeof(double)), static_cast<long long>(s.size()), td, tb, t_domain,
+                t_plan, t_baseline);
     std::fflush(stdout);
   }
   if (!same_rows || worst > 1e-12) {

@@ -14,6 +14,7 @@
 #include "support.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -278,6 +279,52 @@ TEST_CASE("multiply: an add rebuilds the plan, and the product follows the new s
   dmap::reset_counters();
   dmap::multiply(s.values, x, y);
   DMAP_CHECK_ALL(dmap::counters().messages_received == traffic.messages && dmap::counters().bytes_received == traffic.bytes);
+}
+
+TEST_CASE("multiply: few nonzeros over a wide range of columns (distinct columns found by sorting)", "[spmv]") {
+  // 60 nonzeros over 300,000 columns: the columns' span is far beyond twice the entries.
+  const index_t rows = 17, cols = 300000;
+  const rect<2> wide{range(0, rows), range(0, cols)};
+  std::mt19937_64 g(99);
+  std::vector<idx<2>> nonzeros;
+  for (int k = 0; k < 60; ++k) {
+    const idx<2> i{static_cast<index_t>(g() % rows), static_cast<index_t>(g() % cols)};
+    if (std::find(nonzeros.begin(), nonzeros.end(), i) == nonzeros.end()) nonzeros.push_back(i);
+  }
+  std::vector<double> expected(static_cast<std::size_t>(rows), 0.0);
+  for (const auto& i : nonzeros) expected[static_cast<std::size_t>(i[0])] += a_value(i) * x_value(i[1]);
+  for (const auto& grid : {std::array<int, 2>{1, dmap::num_locales()}, std::array<int, 2>{dmap::num_locales(), 1}}) {
+    const dmap::domain<2> parent{dmap::block<2>{dmap::target_grid<2>(grid)}, wide};
+    dmap::sparse_domain<2> s(parent, dmap::csr_layout<2>{});
+    if (dmap::here() == 0) s.add(std::span<const idx<2>>(nonzeros));
+    else s.add(std::span<const idx<2>>());
+    dmap::sparse_array<double, 2> a(s);
+    fill_values(s, a);
+    dmap::array<double, 1> x(dmap::domain<1>{dmap::cyclic<1>{}, rect<1>{range(0, cols)}});
+    dmap::forall(x.domain(), [&](idx<1> i) { x.local(i) = x_value(i[0]); });
+    dmap::array<double, 1> y(dmap::domain<1>{dmap::block<1>{}, rect<1>{range(0, rows)}}, 7.0);
+    dmap::multiply(a, x, y);
+    std::string failure;
+    dmap::forall(y.domain(), [&](idx<1> i) {
+      if (y.local(i) != expected[static_cast<std::size_t>(i[0])] && failure.empty())
+        failure = "y[" + std::to_string(i[0]) + "] is " + std::to_string(y.local(i));
+    });
+    CHECK_NO_FAILURE(failure);
+    // Exactly the distinct remote x values travel.
+    std::set<index_t> remote;
+    for (const auto& i : nonzeros)
+      if (parent.locale_of(i) == dmap::here() && x.domain().locale_of(idx<1>{i[1]}) != dmap::here()) remote.insert(i[1]);
+    dmap::reset_counters();
+    dmap::multiply(a, x, y);
+    const auto c = dmap::counters();
+    std::uint64_t partial_bytes = 0;  // partial sums arriving here (1 x P: rows of other locales' nonzeros)
+    std::set<std::pair<int, index_t>> rows_in;
+    for (const auto& i : nonzeros)
+      if (parent.locale_of(i) != dmap::here() && y.domain().locale_of(idx<1>{i[0]}) == dmap::here())
+        rows_in.insert({parent.locale_of(i), i[0]});
+    partial_bytes = 8 * rows_in.size();
+    DMAP_CHECK_ALL(c.bytes_received == 8 * remote.size() + partial_bytes);
+  }
 }
 
 TEST_CASE("multiply: an empty matrix gives zeros; integer elements work", "[spmv]") {

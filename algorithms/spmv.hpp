@@ -67,17 +67,21 @@ inline std::vector<int> owners_of_orders(const domain<1>& d, const std::vector<i
 /// values to send and receive, and the partial row sums to send, receive and add.
 ///
 /// Entries (this locale's nonzeros) are numbered in the order the product walks them: the
-/// positions of A's values when every row's nonzeros are consecutive positions (CSR storage
-/// within one piece), else sorted by (row, column) with `value_of` giving each entry's
-/// position. Segment s holds entries [segment_start[s], segment_start[s + 1]): one row.
-/// Segments whose columns are all owned here ("local" phase) read x's storage directly and
-/// run while the messages fly; the others ("ghost" phase) read a workspace holding the
-/// local x values they use (gathered per product) followed by the received ones.
+/// positions of A's values when every row's nonzeros are consecutive positions and, among
+/// them, the ones in columns whose x value is owned here are consecutive too (CSR storage of
+/// one piece with x cut into ranges of columns, as Block is); else sorted by (row, received
+/// or not, column), with `value_of` giving each entry's value position. Segment s holds
+/// entries [segment_start[s], segment_start[s + 1]): one row. Rows whose x values are all
+/// owned here (phase 0) read x's storage directly while the messages fly. The other rows
+/// (phase 1, PETSc's split into a diagonal and an off-diagonal part) sum their local entries
+/// from x's storage while the messages fly, then add their other entries from the received
+/// values: each such row keeps where its local entries lie (`local_part`).
 struct spmv_plan {
   /// Consecutive segments [s0, s1) of one phase whose sums go to consecutive destinations:
-  /// y's storage from offset `to` (partial == false) or the partial-sum buffer from `to`.
+  /// y's storage from offset `to` (partial == false) or the partial-sum buffer from `to`;
+  /// in phase 1, segment s0 is the g0-th row of `local_part`.
   struct run {
-    index_t s0 = 0, s1 = 0, to = 0;
+    index_t s0 = 0, s1 = 0, to = 0, g0 = 0;
     bool partial = false;
   };
   /// A block of values exchanged with one peer: elements [first, first + count) of the
@@ -90,19 +94,19 @@ struct spmv_plan {
   index_t entries = 0;                        ///< this locale's nonzeros
   std::vector<index_t> segment_start;         ///< segments' first entries, plus the end
   std::vector<index_t> value_of;              ///< value position of each entry; empty: the entry's own
-  std::vector<std::uint32_t> column32;        ///< per entry: x storage offset or workspace slot
-  std::vector<std::uint64_t> column64;        ///< the same when some slot needs 64 bits
-  std::vector<run> runs[2];                   ///< phase 0 (local columns), phase 1 (ghost)
+  std::vector<std::uint32_t> column32;        ///< per entry: x storage offset, or received slot
+  std::vector<std::uint64_t> column64;        ///< the same when some offset needs 64 bits
+  /// Phase 1 rows: their local entries are [start + first, start + second) of their entries.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> local_part;
+  std::vector<run> runs[2];                   ///< phase 0 (local columns only), phase 1
   std::vector<std::size_t> chunks[2];         ///< task c of a phase runs runs[c]..runs[c + 1]
   index_t phase_entries[2] = {0, 0};          ///< entries per phase
 
-  std::vector<index_t> gather;                ///< workspace[t] = x storage[gather[t]]
-  index_t gathered = 0;                       ///< local x values in the workspace
-  bool gather_all = false;                    ///< the gather is x storage [0, gathered): gather is empty
-  index_t workspace = 0;                      ///< gather.size() + received x values
-  std::vector<part> x_receive;                ///< into workspace[gather.size() + first ..)
-  std::vector<part> x_send;                   ///< from x storage[x_send_offsets[first ..)]
-  std::vector<index_t> x_send_offsets;
+  index_t ghosts = 0;                         ///< distinct x values received per product
+  std::vector<part> x_receive;                ///< into the received values [first, first + count)
+  std::vector<part> x_send;                   ///< packed from x storage[x_send_offsets[first ..)]
+  std::vector<std::uint32_t> x_send32;        ///< x_send_offsets when x's storage needs 32 bits
+  std::vector<std::uint64_t> x_send64;        ///< else
 
   std::vector<std::pair<index_t, index_t>> y_zero;  ///< (offset, count) runs of y storage with no local row
   index_t partials = 0;                       ///< partial sums sent
@@ -110,9 +114,6 @@ struct spmv_plan {
   std::vector<part> y_receive;                ///< received partials [first, first + count)
   std::vector<index_t> y_add_offsets;         ///< y storage[y_add_offsets[t]] += received[t]
   index_t received_partials = 0;              ///< y_add_offsets.size()
-
-  /// Distinct remote x values received per product (for reports).
-  index_t ghosts() const noexcept { return workspace - gathered; }
 };
 
 /// The plans kept on a sparse domain: one per (version, x placement, y placement).
@@ -129,7 +130,7 @@ struct spmv_plans {
 };
 
 // Runs `f(first, last)` over [0, n) cut into one contiguous block per thread (n large), or
-// at once (small n): packing and gathering loops.
+// at once (small n): packing loops.
 template <class F>
 void blocked_loop(index_t n, F&& f) {
   const std::size_t threads = static_cast<std::size_t>(env().threads());
@@ -193,42 +194,6 @@ inline void plan_requests(spmv_build& b, const sparse_domain<2>& a, const domain
       }
     });
   }
-
-  // Entry order: positions when each row's nonzeros are consecutive, else by (row, column).
-  bool consecutive = true;
-  {
-    std::vector<index_t> run_rows;
-    for (index_t k = 0; k < n; ++k)
-      if (k == 0 || row_of[static_cast<std::size_t>(k)] != row_of[static_cast<std::size_t>(k - 1)])
-        run_rows.push_back(row_of[static_cast<std::size_t>(k)]);
-    sort_on_arena(run_rows, std::less<>{});
-    consecutive = std::adjacent_find(run_rows.begin(), run_rows.end()) == run_rows.end();
-  }
-  if (!consecutive) {
-    plan.value_of.resize(static_cast<std::size_t>(n));
-    for (index_t k = 0; k < n; ++k) plan.value_of[static_cast<std::size_t>(k)] = k;
-    sort_on_arena(plan.value_of, [&](index_t u, index_t v) {
-      const auto su = static_cast<std::size_t>(u), sv = static_cast<std::size_t>(v);
-      return row_of[su] != row_of[sv] ? row_of[su] < row_of[sv] : col_of[su] < col_of[sv];
-    });
-    std::vector<index_t> r(static_cast<std::size_t>(n)), c(static_cast<std::size_t>(n));
-    for (std::size_t e = 0; e < r.size(); ++e) {
-      r[e] = row_of[static_cast<std::size_t>(plan.value_of[e])];
-      c[e] = col_of[static_cast<std::size_t>(plan.value_of[e])];
-    }
-    row_of.swap(r);
-    col_of.swap(c);
-  }
-  // Segments (rows) in entry order.
-  std::vector<index_t> segment_row;
-  for (index_t e = 0; e < n; ++e)
-    if (e == 0 || row_of[static_cast<std::size_t>(e)] != row_of[static_cast<std::size_t>(e - 1)]) {
-      plan.segment_start.push_back(e);
-      segment_row.push_back(row_of[static_cast<std::size_t>(e)]);
-    }
-  plan.segment_start.push_back(n);
-  segments = segment_row.size();
-  std::vector<index_t>().swap(row_of);
 
   // The distinct columns, their owners, and where this locale finds each: x's storage
   // (owned here) or a ghost slot (grouped by owner, ascending column within an owner).
@@ -305,53 +270,98 @@ inline void plan_requests(spmv_build& b, const sparse_domain<2>& a, const domain
     return narrow_unique ? unique32[static_cast<std::size_t>(e)] : static_cast<std::size_t>(unique64[static_cast<std::size_t>(e)]);
   };
 
-  // Ghost segments, and the local columns they read (gathered into the workspace).
-  ghost_segment.assign(segments, 0);
-  std::vector<index_t> gather_slot(distinct.size(), -1);
-  for (std::size_t s = 0; s < segments; ++s)
-    for (index_t e = plan.segment_start[s]; e < plan.segment_start[s + 1]; ++e)
-      if (where[unique_of(e)] < 0) {
-        ghost_segment[s] = 1;
-        break;
-      }
-  for (std::size_t s = 0; s < segments; ++s)
-    if (ghost_segment[s])
-      for (index_t e = plan.segment_start[s]; e < plan.segment_start[s + 1]; ++e) {
-        const std::size_t u = unique_of(e);
-        if (where[u] >= 0) gather_slot[u] = 0;
-      }
-  for (std::size_t u = 0; u < distinct.size(); ++u)
-    if (gather_slot[u] == 0) {
-      gather_slot[u] = static_cast<index_t>(plan.gather.size());
-      plan.gather.push_back(where[u]);
-    }
-  const index_t gathered = static_cast<index_t>(plan.gather.size());
-  plan.gathered = gathered;
-  plan.workspace = gathered;
-  for (const auto& r : plan.x_receive) plan.workspace += r.count;
+  const auto ghost_entry = [&](index_t e) { return where[unique_of(e)] < 0; };
+
+  // Entry order: positions when each row's nonzeros are consecutive positions with its
+  // local entries consecutive among them; else by (row, received or not, column).
+  bool direct = true;
   {
-    // The gather is x's whole storage in order when it holds every stored element once.
-    bool all = gathered == state_of(xd)->storage_size;
-    for (index_t t = 0; all && t < gathered; ++t) all = plan.gather[static_cast<std::size_t>(t)] == t;
-    plan.gather_all = all;
-    if (all) std::vector<index_t>().swap(plan.gather);
+    std::vector<index_t> run_rows;
+    int state = 0;  // in the current run: 0 before its local entries, 1 among them, 2 after
+    for (index_t k = 0; k < n && direct; ++k) {
+      if (k == 0 || row_of[static_cast<std::size_t>(k)] != row_of[static_cast<std::size_t>(k - 1)]) {
+        run_rows.push_back(row_of[static_cast<std::size_t>(k)]);
+        state = 0;
+      }
+      if (!ghost_entry(k)) {
+        direct = state != 2;
+        state = 1;
+      } else if (state == 1) {
+        state = 2;
+      }
+    }
+    if (direct) {
+      sort_on_arena(run_rows, std::less<>{});
+      direct = std::adjacent_find(run_rows.begin(), run_rows.end()) == run_rows.end();
+    }
+  }
+  if (!direct) {
+    plan.value_of.resize(static_cast<std::size_t>(n));
+    for (index_t k = 0; k < n; ++k) plan.value_of[static_cast<std::size_t>(k)] = k;
+    sort_on_arena(plan.value_of, [&](index_t u, index_t v) {
+      const auto su = static_cast<std::size_t>(u), sv = static_cast<std::size_t>(v);
+      if (row_of[su] != row_of[sv]) return row_of[su] < row_of[sv];
+      const bool gu = ghost_entry(u), gv = ghost_entry(v);
+      if (gu != gv) return gv;
+      return unique_of(u) < unique_of(v);  // distinct columns are numbered in ascending order
+    });
+    std::vector<index_t> r(static_cast<std::size_t>(n));
+    for (std::size_t e = 0; e < r.size(); ++e) r[e] = row_of[static_cast<std::size_t>(plan.value_of[e])];
+    row_of.swap(r);
+    if (narrow_unique) {
+      std::vector<std::uint32_t> u(static_cast<std::size_t>(n));
+      for (std::size_t e = 0; e < u.size(); ++e) u[e] = unique32[static_cast<std::size_t>(plan.value_of[e])];
+      unique32.swap(u);
+    } else {
+      std::vector<index_t> u(static_cast<std::size_t>(n));
+      for (std::size_t e = 0; e < u.size(); ++e) u[e] = unique64[static_cast<std::size_t>(plan.value_of[e])];
+      unique64.swap(u);
+    }
+  }
+  // Segments (rows) in entry order; phase 1 rows with where their local entries lie.
+  std::vector<index_t> segment_row;
+  for (index_t e = 0; e < n; ++e)
+    if (e == 0 || row_of[static_cast<std::size_t>(e)] != row_of[static_cast<std::size_t>(e - 1)]) {
+      plan.segment_start.push_back(e);
+      segment_row.push_back(row_of[static_cast<std::size_t>(e)]);
+    }
+  plan.segment_start.push_back(n);
+  segments = segment_row.size();
+  std::vector<index_t>().swap(row_of);
+  ghost_segment.assign(segments, 0);
+  for (std::size_t g = 0; g < segments; ++g) {
+    const index_t first = plan.segment_start[g], last = plan.segment_start[g + 1];
+    index_t local_first = -1, local_last = -1;
+    bool ghost = false;
+    for (index_t e = first; e < last; ++e) {
+      if (ghost_entry(e)) {
+        ghost = true;
+      } else {
+        if (local_first < 0) local_first = e;
+        local_last = e + 1;
+      }
+    }
+    if (!ghost) continue;
+    if (last - first > static_cast<index_t>(UINT32_MAX))
+      throw unsupported_error("dmap::multiply: a row has " + std::to_string(last - first) +
+                              " nonzeros on one locale; at most 2^32 - 1 are supported");
+    ghost_segment[g] = 1;
+    if (local_first < 0) local_first = local_last = first;
+    plan.local_part.push_back({static_cast<std::uint32_t>(local_first - first), static_cast<std::uint32_t>(local_last - first)});
   }
 
-  // Entry columns: x storage offsets in local segments, workspace slots in ghost segments.
-  const index_t widest = std::max(state_of(xd)->storage_size, plan.workspace);
+  // Entry columns: x storage offsets for local columns, received slots for the others.
+  plan.ghosts = 0;
+  for (const auto& r : plan.x_receive) plan.ghosts += r.count;
+  const index_t widest = std::max(state_of(xd)->storage_size, plan.ghosts);
   const bool narrow = widest <= static_cast<index_t>(UINT32_MAX);
   if (narrow) plan.column32.resize(static_cast<std::size_t>(n)); else plan.column64.resize(static_cast<std::size_t>(n));
-  blocked_loop(static_cast<index_t>(segments), [&](index_t first, index_t last) {
-    for (index_t s = first; s < last; ++s) {
-      const bool ghost = ghost_segment[static_cast<std::size_t>(s)] != 0;
-      for (index_t e = plan.segment_start[static_cast<std::size_t>(s)];
-           e < plan.segment_start[static_cast<std::size_t>(s) + 1]; ++e) {
-        const std::size_t u = unique_of(e);
-        const index_t w = where[u];
-        const index_t slot = !ghost ? w : (w >= 0 ? gather_slot[u] : gathered + (-w - 1));
-        if (narrow) plan.column32[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(slot);
-        else plan.column64[static_cast<std::size_t>(e)] = static_cast<std::uint64_t>(slot);
-      }
+  blocked_loop(n, [&](index_t first, index_t last) {
+    for (index_t e = first; e < last; ++e) {
+      const index_t w = where[unique_of(e)];
+      const index_t slot = w >= 0 ? w : -w - 1;
+      if (narrow) plan.column32[static_cast<std::size_t>(e)] = static_cast<std::uint32_t>(slot);
+      else plan.column64[static_cast<std::size_t>(e)] = static_cast<std::uint64_t>(slot);
     }
   });
   std::vector<std::uint32_t>().swap(unique32);
@@ -394,9 +404,10 @@ inline void plan_requests(spmv_build& b, const sparse_domain<2>& a, const domain
 
 /// The local steps after the exchange: what to send to whom (from the requests in `asked`),
 /// the y elements to zero, the runs and the tasks.
-inline void plan_answers(spmv_build& b, const byte_buffers& asked, const domain<1>& yd,
+inline void plan_answers(spmv_build& b, const byte_buffers& asked, const domain<1>& xd, const domain<1>& yd,
                          const owned_offsets& x_offsets, const owned_offsets& y_offsets) {
   spmv_plan& plan = b.plan;
+  const bool narrow_x = state_of(xd)->storage_size <= static_cast<index_t>(UINT32_MAX);
   const auto segments = b.segments;
   const auto& ghost_segment = b.ghost_segment;
   const auto& destination = b.destination;
@@ -408,8 +419,13 @@ inline void plan_answers(spmv_build& b, const byte_buffers& asked, const domain<
     const auto orders = from_bytes<index_t>(asked[static_cast<std::size_t>(q)]);
     const auto x_end = static_cast<std::size_t>(orders.at(0)) + 1;
     if (x_end > 1) {
-      plan.x_send.push_back({q, static_cast<index_t>(plan.x_send_offsets.size()), static_cast<index_t>(x_end - 1)});
-      for (std::size_t k = 1; k < x_end; ++k) plan.x_send_offsets.push_back(x_offsets.of_order(orders[k]));
+      plan.x_send.push_back({q, static_cast<index_t>(plan.x_send32.size() + plan.x_send64.size()),
+                             static_cast<index_t>(x_end - 1)});
+      for (std::size_t k = 1; k < x_end; ++k) {
+        const index_t offset = x_offsets.of_order(orders[k]);
+        if (narrow_x) plan.x_send32.push_back(static_cast<std::uint32_t>(offset));
+        else plan.x_send64.push_back(static_cast<std::uint64_t>(offset));
+      }
     }
     if (orders.size() > x_end) {
       plan.y_receive.push_back({q, static_cast<index_t>(plan.y_add_offsets.size()),
@@ -444,10 +460,12 @@ inline void plan_answers(spmv_build& b, const byte_buffers& asked, const domain<
   }
 
   // Runs: consecutive segments of one phase with consecutive destinations of one kind.
+  index_t ghost_rows = 0;
   for (std::size_t s = 0; s < segments; ++s) {
     const int phase = ghost_segment[s] ? 1 : 0;
     const bool partial = destination[s] < 0;
     const index_t to = partial ? -destination[s] - 1 : destination[s];
+    const index_t g = phase == 1 ? ghost_rows++ : 0;
     auto& runs = plan.runs[phase];
     if (!runs.empty()) {
       auto& last = runs.back();
@@ -456,7 +474,7 @@ inline void plan_answers(spmv_build& b, const byte_buffers& asked, const domain<
         continue;
       }
     }
-    runs.push_back({static_cast<index_t>(s), static_cast<index_t>(s) + 1, to, partial});
+    runs.push_back({static_cast<index_t>(s), static_cast<index_t>(s) + 1, to, g, partial});
   }
   // Tasks: each phase cut into one block of about equal entries per thread, at segment
   // boundaries (runs split where a block ends).
@@ -477,9 +495,9 @@ inline void plan_answers(spmv_build& b, const byte_buffers& asked, const domain<
       for (index_t s = r.s0; s < r.s1; ++s) {
         done += plan.segment_start[static_cast<std::size_t>(s) + 1] - plan.segment_start[static_cast<std::size_t>(s)];
         if (block < tasks && done >= boundary(block)) {  // a task ends after segment s
-          cut.push_back({piece.s0, s + 1, piece.to, piece.partial});
+          cut.push_back({piece.s0, s + 1, piece.to, piece.g0, piece.partial});
           chunks.push_back(cut.size());
-          piece = {s + 1, r.s1, piece.to + (s + 1 - piece.s0), piece.partial};
+          piece = {s + 1, r.s1, piece.to + (s + 1 - piece.s0), piece.g0 + (s + 1 - piece.s0), piece.partial};
           while (block < tasks && done >= boundary(block)) ++block;
         }
       }
@@ -500,30 +518,48 @@ inline spmv_plan build_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd,
   spmv_build b;
   agreed([&] { plan_requests(b, a, xd, yd, x_offsets, y_offsets); });
   const byte_buffers asked = exchange(std::move(b.requests));
-  agreed([&] { plan_answers(b, asked, yd, x_offsets, y_offsets); });
+  agreed([&] { plan_answers(b, asked, xd, yd, x_offsets, y_offsets); });
   return std::move(b.plan);
 }
 
-/// The sums of one block of runs: out[to + (s - s0)] = the sum over segment s's entries of
-/// value * x, read from `xs` at the entries' columns.
-template <class T, class Column, bool Indirect>
+/// What a pass over runs sums: whole rows (phase 0), the local entries of phase 1 rows (out
+/// = their sum), or their received entries (out += their sum).
+enum class spmv_pass { whole, local_part, received_part };
+
+/// The sums of one block of runs: out[to + (s - s0)] = (or += for the received part) the
+/// sum over segment s's entries of the pass of value * x, read from `xs` at their columns.
+template <spmv_pass Pass, class T, class Column, bool Indirect>
 void spmv_runs(const spmv_plan& plan, const spmv_plan::run* first, const spmv_plan::run* last, const T* values,
                const Column* column, const T* xs, T* y, T* partial) {
   const index_t* start = plan.segment_start.data();
   const index_t* value_of = plan.value_of.data();
+  const auto* local = plan.local_part.data();
   for (const auto* r = first; r != last; ++r) {
     T* out = r->partial ? partial : y;
     for (index_t s = r->s0; s < r->s1; ++s) {
+      const index_t b = start[s], end = start[s + 1];
       T sum{};
-      const index_t end = start[s + 1];
-      for (index_t e = start[s]; e < end; ++e) sum += values[Indirect ? value_of[e] : e] * xs[column[e]];
-      out[r->to + (s - r->s0)] = sum;
+      if constexpr (Pass == spmv_pass::whole) {
+        for (index_t e = b; e < end; ++e) sum += values[Indirect ? value_of[e] : e] * xs[column[e]];
+        out[r->to + (s - r->s0)] = sum;
+      } else {
+        const auto& part = local[r->g0 + (s - r->s0)];
+        const index_t lb = b + static_cast<index_t>(part.first), le = b + static_cast<index_t>(part.second);
+        if constexpr (Pass == spmv_pass::local_part) {
+          for (index_t e = lb; e < le; ++e) sum += values[Indirect ? value_of[e] : e] * xs[column[e]];
+          out[r->to + (s - r->s0)] = sum;
+        } else {
+          for (index_t e = b; e < lb; ++e) sum += values[Indirect ? value_of[e] : e] * xs[column[e]];
+          for (index_t e = le; e < end; ++e) sum += values[Indirect ? value_of[e] : e] * xs[column[e]];
+          out[r->to + (s - r->s0)] += sum;
+        }
+      }
     }
   }
 }
 
-/// Runs one phase's blocks on this locale's arena.
-template <class T>
+/// Runs one pass over a phase's blocks on this locale's arena.
+template <spmv_pass Pass, class T>
 void spmv_phase(const spmv_plan& plan, int phase, const T* values, const T* xs, T* y, T* partial) {
   const auto& chunks = plan.chunks[phase];
   if (chunks.size() < 2) return;
@@ -532,11 +568,11 @@ void spmv_phase(const spmv_plan& plan, int phase, const T* values, const T* xs, 
     const auto* first = runs + chunks[c];
     const auto* last = runs + chunks[c + 1];
     if (!plan.column32.empty()) {
-      if (plan.value_of.empty()) spmv_runs<T, std::uint32_t, false>(plan, first, last, values, plan.column32.data(), xs, y, partial);
-      else spmv_runs<T, std::uint32_t, true>(plan, first, last, values, plan.column32.data(), xs, y, partial);
+      if (plan.value_of.empty()) spmv_runs<Pass, T, std::uint32_t, false>(plan, first, last, values, plan.column32.data(), xs, y, partial);
+      else spmv_runs<Pass, T, std::uint32_t, true>(plan, first, last, values, plan.column32.data(), xs, y, partial);
     } else {
-      if (plan.value_of.empty()) spmv_runs<T, std::uint64_t, false>(plan, first, last, values, plan.column64.data(), xs, y, partial);
-      else spmv_runs<T, std::uint64_t, true>(plan, first, last, values, plan.column64.data(), xs, y, partial);
+      if (plan.value_of.empty()) spmv_runs<Pass, T, std::uint64_t, false>(plan, first, last, values, plan.column64.data(), xs, y, partial);
+      else spmv_runs<Pass, T, std::uint64_t, true>(plan, first, last, values, plan.column64.data(), xs, y, partial);
     }
   });
 }
@@ -546,38 +582,36 @@ template <class T>
 void run_spmv(const spmv_plan& plan, std::span<const T> values, const T* x, T* y) {
   auto& pool = message_buffers();
   const auto bytes = [](index_t count) { return static_cast<std::size_t>(count) * sizeof(T); };
-  pooled_buffer work_buffer = pool.take(bytes(plan.workspace));
-  pooled_buffer send_buffer = pool.take(bytes(static_cast<index_t>(plan.x_send_offsets.size())));
+  const auto sent = static_cast<index_t>(plan.x_send32.size() + plan.x_send64.size());
+  pooled_buffer ghost_buffer = pool.take(bytes(plan.ghosts));
+  pooled_buffer send_buffer = pool.take(bytes(sent));
   pooled_buffer partial_buffer = pool.take(bytes(plan.partials));
   pooled_buffer received_buffer = pool.take(bytes(plan.received_partials));
-  T* work = work_buffer.as<T>();
+  T* ghost = ghost_buffer.as<T>();
   T* send = send_buffer.as<T>();
   T* partial = partial_buffer.as<T>();
   T* received = received_buffer.as<T>();
-  const index_t gathered = plan.gathered;
 
   message_batch x_messages, y_messages;
-  for (const auto& r : plan.x_receive) x_messages.receive(r.locale, work + gathered + r.first, bytes(r.count));
+  for (const auto& r : plan.x_receive) x_messages.receive(r.locale, ghost + r.first, bytes(r.count));
   for (const auto& r : plan.y_receive) y_messages.receive(r.locale, received + r.first, bytes(r.count));
-  const index_t* offsets = plan.x_send_offsets.data();
-  blocked_loop(static_cast<index_t>(plan.x_send_offsets.size()), [&](index_t first, index_t last) {
-    for (index_t t = first; t < last; ++t) send[t] = x[offsets[t]];
+  blocked_loop(sent, [&](index_t first, index_t last) {
+    if (!plan.x_send32.empty()) {
+      const std::uint32_t* offsets = plan.x_send32.data();
+      for (index_t t = first; t < last; ++t) send[t] = x[offsets[t]];
+    } else {
+      const std::uint64_t* offsets = plan.x_send64.data();
+      for (index_t t = first; t < last; ++t) send[t] = x[offsets[t]];
+    }
   });
   for (const auto& s : plan.x_send) x_messages.send(s.locale, send + s.first, bytes(s.count));
 
-  // While the x values travel: the gather, the rows reading local x only, the zeros.
-  if (plan.gather_all) {
-    blocked_loop(gathered, [&](index_t first, index_t last) { std::copy(x + first, x + last, work + first); });
-  } else {
-    const index_t* g = plan.gather.data();
-    blocked_loop(gathered, [&](index_t first, index_t last) {
-      for (index_t t = first; t < last; ++t) work[t] = x[g[t]];
-    });
-  }
-  spmv_phase<T>(plan, 0, values.data(), x, y, partial);
+  // While the x values travel: every entry whose x value is owned here, and the zeros.
+  spmv_phase<spmv_pass::whole, T>(plan, 0, values.data(), x, y, partial);
+  spmv_phase<spmv_pass::local_part, T>(plan, 1, values.data(), x, y, partial);
   for (const auto& [offset, count] : plan.y_zero) std::fill(y + offset, y + offset + count, T{});
   x_messages.wait();
-  spmv_phase<T>(plan, 1, values.data(), work, y, partial);
+  spmv_phase<spmv_pass::received_part, T>(plan, 1, values.data(), ghost, y, partial);
   for (const auto& s : plan.y_send) y_messages.send(s.locale, partial + s.first, bytes(s.count));
   y_messages.wait();
   for (index_t t = 0; t < plan.received_partials; ++t) y[plan.y_add_offsets[static_cast<std::size_t>(t)]] += received[t];
@@ -613,7 +647,8 @@ namespace dmap {
 /// first product and kept on A's sparse domain until its index set or x's or y's domain
 /// changes (plan_statistics() counts builds and reuses). Throws shape_error when x's length
 /// is not the number of columns or y's not the number of rows, argument_error when y is x
-/// (or an array was moved from), on every locale: each check reads only what every locale
+/// (or an array was moved from), unsupported_error when y's map keeps copies (Replicated), on
+/// every locale: each check reads only what every locale
 /// holds alike (the domains' index sets, the identity of arrays created collectively), so
 /// every locale reaches the same verdict without a message, as for `A = B`. A product thus
 /// makes no collective call once its plan is built (building the plan agrees on failure).
@@ -637,6 +672,10 @@ void multiply(const sparse_array<T, 2>& a, const array<T, 1>& x, array<T, 1>& y)
         << parent.indices() << " has " << rows << " rows (dimension 0 of its parent); y needs one element per row";
       throw shape_error(m.str());
     }
+    if (detail::state_of(y.domain())->layers)
+      throw unsupported_error(std::string(who) + ": y over " + y.domain().name() +
+                              " keeps copies of its elements; y must be over a map that places each index once "
+                              "(x may keep copies)");
     if (&x == &y || (y.local_size() > 0 && x.local_data() == y.local_data()))
       throw argument_error(std::string(who) + ": y is x (the same array); the product needs x unchanged while y is "
                            "written, so y must be another array");

@@ -5,7 +5,8 @@
 // whole x; values are small integers, so every sum is exact whatever the order and y is
 // compared element by element with the oracle's row sums. Parents: Block over 1xP, Px1 and
 // (at 4 ranks) 2x2 grids, Cyclic, BlockCyclic; x and y over Block, Cyclic, BlockCyclic,
-// Irregular, Hashed and Unstructured maps; COO, CSR and CSC layouts. Counters: each product
+// Irregular, Hashed, Unstructured and Stencil maps (x also Replicated); COO, CSR and CSC
+// layouts. Counters: each product
 // receives one message per x owner holding columns a locale needs, carrying exactly the
 // distinct remote x values, plus one message per locale sending partial sums of rows whose y
 // element lives here, carrying one value per such row; the second product reuses the plan
@@ -176,6 +177,7 @@ const std::pair<map_kind, map_kind> vector_maps[] = {
     {map_kind::block, map_kind::block},          {map_kind::cyclic, map_kind::irregular},
     {map_kind::block_cyclic, map_kind::cyclic},  {map_kind::irregular, map_kind::hashed},
     {map_kind::hashed, map_kind::unstructured},  {map_kind::unstructured, map_kind::block_cyclic},
+    {map_kind::stencil, map_kind::stencil},      {map_kind::replicated, map_kind::block},
 };
 
 // Collective: checks one product of `s` with x and y over the given maps: values, traffic,
@@ -377,6 +379,8 @@ TEST_CASE("multiply: bad shapes and y aliasing x fail on every locale", "[spmv]"
   dmap::array<double, 1> z(y.domain());
   CHECK_NOTHROW(dmap::multiply(b, y, z));
   CHECK_NOTHROW(dmap::multiply(b, y, z));  // and again, with the plan kept
+  dmap::array<double, 1> copies(dmap::domain<1>{dmap::replicated<1>{}, rect<1>{range(0, rows)}});
+  CHECK_NO_FAILURE(throws_with<dmap::unsupported_error>([&] { dmap::multiply(b, y, copies); }, "keeps copies"));
   // A product makes no collective call once its plan is built.
   dmap::reset_counters();
   dmap::multiply(b, y, z);

@@ -335,13 +335,13 @@ TEST_CASE("sparse domains in 1-D at the int64 limits and in 3-D over a strided, 
     dmap::domain<1> parent{dmap::block<1>{}, rect<1>{{top - 50, top}}};
     dmap::sparse_domain<1> s{parent, dmap::csr_layout<1>{}};
     std::vector<idx<1>> mine;
-    for (index_t k = top - 50; k < top; k += 3)
-      if ((k / 3) % dmap::num_locales() == dmap::here()) mine.push_back(idx<1>{k});
+    for (index_t j = 0; j < 17; ++j)  // top - 50, top - 47, ..., top - 2 (no step past INT64_MAX)
+      if (j % dmap::num_locales() == dmap::here()) mine.push_back(idx<1>{top - 50 + 3 * j});
     s.add(mine);
     s.add({idx<1>{top - 1}});
     index_t expected = 0;
     std::set<index_t> all;
-    for (index_t k = top - 50; k < top; k += 3) all.insert(k);
+    for (index_t j = 0; j < 17; ++j) all.insert(top - 50 + 3 * j);
     all.insert(top - 1);
     for (index_t k : all) expected += k - (top - 50);
     DMAP_CHECK_ALL(s.size() == static_cast<index_t>(all.size()));

@@ -10,6 +10,8 @@
 #include "runtime/grid.hpp"
 
 #include "dsi/array.hpp"
+#include "dsi/associative_array.hpp"
+#include "dsi/associative_domain.hpp"
 #include "dsi/array_view.hpp"
 #include "dsi/concepts.hpp"
 #include "dsi/domain.hpp"
@@ -37,6 +39,7 @@
 #include "dists/stencil.hpp"
 #include "dists/unstructured.hpp"
 
+#include "iterators/associative_loops.hpp"
 #include "iterators/concepts.hpp"
 #include "iterators/forall.hpp"
 #include "iterators/neighbors.hpp"

@@ -12,6 +12,7 @@
 #include "dsi/array.hpp"
 #include "dsi/associative_array.hpp"
 #include "dsi/associative_domain.hpp"
+#include "dsi/associative_key.hpp"
 #include "dsi/array_view.hpp"
 #include "dsi/concepts.hpp"
 #include "dsi/domain.hpp"

@@ -22,26 +22,6 @@
 
 namespace dmap {
 
-/// A mapper of keys to locales: called as `m(key, locales)` or `m(key)`, it returns an
-/// integer, the owning locale in [0, locales). It must give the same answer on every locale.
-template <class M, class K>
-concept key_mapper = std::copy_constructible<M> &&
-    ((std::is_invocable_v<const M&, const K&, int> && std::is_integral_v<std::invoke_result_t<const M&, const K&, int>>) ||
-     (std::is_invocable_v<const M&, const K&> && std::is_integral_v<std::invoke_result_t<const M&, const K&>>));
-
-/// The default placement of keys (Hashed-style): the key's hash, mixed once more, modulo the
-/// number of locales.
-template <class Hash>
-struct hash_placement {
-  Hash hash;  ///< the hash of the keys
-  /// The locale, in [0, locales), that owns `key`.
-  template <class K>
-  int operator()(const K& key, int locales) const {
-    const auto h = static_cast<std::uint64_t>(hash(key));
-    return static_cast<int>(detail::mix64(h ^ 0x5851f42d4c957f2dull) % static_cast<std::uint64_t>(locales));
-  }
-};
-
 namespace detail {
 
 /// Implemented by the storage of every array over an associative domain, so the domain can

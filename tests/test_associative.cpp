@@ -61,7 +61,7 @@ std::set<i64> union_of(const std::vector<std::vector<i64>>& lists) {
   return all;
 }
 /// A value formula of a key.
-i64 f(i64 k) { return k * 3 + 7; }
+i64 f(i64 k) { return static_cast<i64>(static_cast<std::uint64_t>(k) * 3 + 7); }  // wraps at the extremes
 
 /// Collective: every locale's local keys, sorted, as one list; "" when they equal `oracle`
 /// and each locale held only keys it owns.
@@ -454,7 +454,9 @@ TEST_CASE("associative: errors reach every locale and change nothing", "[associa
   DMAP_CHECK_ALL(T.size() == 2);
 
   // One locale cannot allocate its grown table's values: every locale throws, the domain
-  // and the arrays are as they were.
+  // and the arrays are as they were. (Not under AddressSanitizer, whose operator new ends the
+  // process instead of throwing std::bad_alloc.)
+#if !defined(__SANITIZE_ADDRESS__)
   struct big {
     std::array<std::byte, (1 << 20)> bytes;
   };
@@ -475,6 +477,7 @@ TEST_CASE("associative: errors reach every locale and change nothing", "[associa
   DMAP_CHECK_ALL(static_cast<i64>(small[2]) == 20 && G.contains({1, 2, 3, 100}) == std::vector<bool>({true, true, true, false}));
   G.add({100});
   DMAP_CHECK_ALL(G.size() == 4 && static_cast<i64>(small[100]) == 9);
+#endif
 }
 
 }  // namespace test_associative

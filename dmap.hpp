@@ -10,6 +10,9 @@
 #include "runtime/grid.hpp"
 
 #include "dsi/array.hpp"
+#include "dsi/associative_array.hpp"
+#include "dsi/associative_domain.hpp"
+#include "dsi/associative_key.hpp"
 #include "dsi/array_view.hpp"
 #include "dsi/concepts.hpp"
 #include "dsi/domain.hpp"
@@ -42,6 +45,7 @@
 #include "dists/stencil.hpp"
 #include "dists/unstructured.hpp"
 
+#include "iterators/associative_loops.hpp"
 #include "iterators/concepts.hpp"
 #include "iterators/forall.hpp"
 #include "iterators/neighbors.hpp"

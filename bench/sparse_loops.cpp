@@ -7,6 +7,9 @@
 //   sparse_zip_staged the same with X over a Cyclic map (staged: gathered, no write-back)
 //                     vs  the same CSR walk (the baseline needs no communication: its X is
 //                     local, so the ratio shows the cost of a misaligned follower)
+//   sparse_add        S.add(batch) into an empty CSR domain, every locale passing random cells of
+//                     any owner  vs  hand-written MPI: owners by Block's formula, MPI_Alltoall of
+//                     counts, MPI_Alltoallv of the cells, sort, unique, row starts
 //   mpirun -n P --bind-to none ./bench_sparse_loops [n=4096] [repetitions=9]
 #include <dmap/dmap.hpp>
 
@@ -15,6 +18,7 @@
 #include <oneapi/tbb/parallel_reduce.h>
 #include <oneapi/tbb/partitioner.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -123,6 +127,65 @@ int main(int argc, char** argv) {
   const std::uint64_t remote = dmap::all_reduce_sum(wanted_from_0);
   const auto staged = bench::counters_of_repeat(zip_staged);
   print("sparse_zip_staged", cells.size(), t_stg, b_stg, staged, remote * sizeof(double));
+  // sparse_add: a batch of n * n / (4 * P) random cells per locale, any owners.
+  std::vector<dmap::idx<2>> batch;
+  {
+    std::mt19937_64 gen(static_cast<std::uint64_t>(1000 + dmap::here()));
+    const auto count = static_cast<std::size_t>(n * n / (4 * p));
+    for (std::size_t k = 0; k < count; ++k)
+      batch.push_back({static_cast<std::int64_t>(gen() % static_cast<std::uint64_t>(n)),
+                       static_cast<std::int64_t>(gen() % static_cast<std::uint64_t>(n))});
+  }
+  std::int64_t added = 0, handmade = 0;
+  const auto add_dmap = [&] {
+    dmap::sparse_domain<2> fresh{grid, dmap::csr_layout<2>{}};
+    fresh.add(batch);
+    added = fresh.size();
+  };
+  const auto add_by_hand = [&] {
+    // Block rows: locale k owns rows [ceil(n k / p), ceil(n (k + 1) / p)); owner floor(r p / n).
+    std::vector<int> counts(static_cast<std::size_t>(p), 0), offsets(static_cast<std::size_t>(p) + 1, 0);
+    for (const auto& i : batch) ++counts[static_cast<std::size_t>(i[0] * p / n)];
+    for (int q = 0; q < p; ++q) offsets[static_cast<std::size_t>(q) + 1] = offsets[static_cast<std::size_t>(q)] + counts[static_cast<std::size_t>(q)];
+    std::vector<std::int64_t> packed(2 * batch.size());
+    std::vector<int> fill(offsets.begin(), offsets.end() - 1);
+    for (const auto& i : batch) {
+      const auto at = static_cast<std::size_t>(fill[static_cast<std::size_t>(i[0] * p / n)]++);
+      packed[2 * at] = i[0], packed[2 * at + 1] = i[1];
+    }
+    std::vector<int> incoming(static_cast<std::size_t>(p));
+    MPI_Alltoall(counts.data(), 1, MPI_INT, incoming.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    std::vector<int> scounts(static_cast<std::size_t>(p)), sdispl(static_cast<std::size_t>(p)), rcounts(static_cast<std::size_t>(p)),
+        rdispl(static_cast<std::size_t>(p));
+    int total = 0;
+    for (int q = 0; q < p; ++q) {
+      const auto u = static_cast<std::size_t>(q);
+      scounts[u] = 2 * counts[u], sdispl[u] = 2 * offsets[u], rcounts[u] = 2 * incoming[u], rdispl[u] = total;
+      total += rcounts[u];
+    }
+    std::vector<std::int64_t> received(static_cast<std::size_t>(total));
+    MPI_Alltoallv(packed.data(), scounts.data(), sdispl.data(), MPI_INT64_T, received.data(), rcounts.data(),
+                  rdispl.data(), MPI_INT64_T, MPI_COMM_WORLD);
+    std::vector<std::pair<std::int64_t, std::int64_t>> cells(received.size() / 2);
+    for (std::size_t k = 0; k < cells.size(); ++k) cells[k] = {received[2 * k], received[2 * k + 1]};
+    std::sort(cells.begin(), cells.end());
+    cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
+    const std::int64_t first_row = (n * dmap::here() + p - 1) / p, last_row = (n * (dmap::here() + 1) + p - 1) / p;
+    std::vector<std::int64_t> starts(static_cast<std::size_t>(last_row - first_row) + 1, 0), columns(cells.size());
+    for (std::size_t k = 0; k < cells.size(); ++k) {
+      ++starts[static_cast<std::size_t>(cells[k].first - first_row) + 1];
+      columns[k] = cells[k].second;
+    }
+    for (std::size_t r = 1; r < starts.size(); ++r) starts[r] += starts[r - 1];
+    handmade = dmap::all_reduce_sum(static_cast<std::int64_t>(cells.size()));
+  };
+  auto [t_add, b_add] = bench::median_times(reps, add_dmap, add_by_hand);
+  std::uint64_t sent_by_0 = 0;  // the cells locale 0 must send: those other locales own
+  if (dmap::here() == 0)
+    for (const auto& i : batch) sent_by_0 += grid.locale_of(i) != 0;
+  print("sparse_add", static_cast<std::int64_t>(batch.size()) * p, t_add, b_add, bench::counters_of_repeat(add_dmap),
+        dmap::all_reduce_sum(sent_by_0) * sizeof(dmap::idx<2>));
+  if (added != handmade && dmap::here() == 0) std::printf("# MISMATCH: dmap added %lld cells, by hand %lld\n", static_cast<long long>(added), static_cast<long long>(handmade));
   if (sum_dmap != sum_base && dmap::here() == 0) std::printf("# note: sums differ in grouping: %.17g vs %.17g\n", sum_dmap, sum_base);
   return 0;
 }

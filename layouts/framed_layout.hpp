@@ -114,6 +114,8 @@ class ghost_frame_layout {
   row_padding padding_ = row_padding::none();
 };
 
+static_assert(local_layout<ghost_frame_layout<1>, 1>);
 static_assert(local_layout<ghost_frame_layout<2>, 2>);
+static_assert(local_layout<ghost_frame_layout<3>, 3>);
 
 }  // namespace dmap

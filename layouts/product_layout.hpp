@@ -90,6 +90,8 @@ class product_layout {
   storage_order order_ = storage_order::row_major;
 };
 
+static_assert(local_layout<product_layout<1>, 1>);
 static_assert(local_layout<product_layout<2>, 2>);
+static_assert(local_layout<product_layout<3>, 3>);
 
 }  // namespace dmap

@@ -24,6 +24,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -373,6 +374,24 @@ TEST_CASE("tiled_block: tiles of Block's chunks; zips with Block and Cyclic arra
     threw = true;
   }
   DMAP_CHECK_ALL(threw);
+  // A reduction whose operation throws on one locale's partial result fails on every locale.
+  threw = false;
+  try {
+    (void)dmap::reduce(T, 0.0, [me, p](double a, double b) {
+      if (me == p - 1) throw std::runtime_error("the operation refuses");
+      return a + b;
+    });
+  } catch (const std::exception&) {
+    threw = true;
+  }
+  DMAP_CHECK_ALL(threw);
+  // A grid that does not hold the locales is refused on every locale (Block's rule).
+  CHECK_NO_FAILURE(dmap::testing::throws_with<dmap::argument_error>(
+      [&] {
+        std::array<int, 2> shape{p + 1, 1};
+        const dmap::domain<2> bad{user_layouts::tiled_block<2>(dmap::tiled_layout<2>({2, 2}), dmap::target_grid<2>(shape)), r};
+      },
+      "grid"));
 }
 
 TEST_CASE("conformance kit: Block's cut stored as tiles (a user layout) passes on random shapes and grids",

@@ -21,6 +21,7 @@
 #include "dsi/index.hpp"
 #include "dsi/layout.hpp"
 #include "dsi/local_domain.hpp"
+#include "dsi/local_layout.hpp"
 #include "dsi/sparse_array.hpp"
 #include "dsi/sparse_domain.hpp"
 #include "dsi/sparse_layout.hpp"
@@ -30,8 +31,10 @@
 
 #include "layouts/compressed_layout.hpp"
 #include "layouts/coo_layout.hpp"
+#include "layouts/dense_order_layout.hpp"
 #include "layouts/framed_layout.hpp"
 #include "layouts/product_layout.hpp"
+#include "layouts/tiled_layout.hpp"
 
 #include "dists/block.hpp"
 #include "dists/block_cyclic.hpp"

@@ -10,6 +10,9 @@
 #include "runtime/grid.hpp"
 
 #include "dsi/array.hpp"
+#include "dsi/associative_array.hpp"
+#include "dsi/associative_domain.hpp"
+#include "dsi/associative_key.hpp"
 #include "dsi/array_view.hpp"
 #include "dsi/concepts.hpp"
 #include "dsi/domain.hpp"
@@ -18,6 +21,7 @@
 #include "dsi/index.hpp"
 #include "dsi/layout.hpp"
 #include "dsi/local_domain.hpp"
+#include "dsi/local_layout.hpp"
 #include "dsi/sparse_array.hpp"
 #include "dsi/sparse_domain.hpp"
 #include "dsi/sparse_layout.hpp"
@@ -27,8 +31,10 @@
 
 #include "layouts/compressed_layout.hpp"
 #include "layouts/coo_layout.hpp"
+#include "layouts/dense_order_layout.hpp"
 #include "layouts/framed_layout.hpp"
 #include "layouts/product_layout.hpp"
+#include "layouts/tiled_layout.hpp"
 
 #include "dists/block.hpp"
 #include "dists/block_cyclic.hpp"
@@ -42,6 +48,7 @@
 #include "dists/stencil.hpp"
 #include "dists/unstructured.hpp"
 
+#include "iterators/associative_loops.hpp"
 #include "iterators/concepts.hpp"
 #include "iterators/forall.hpp"
 #include "iterators/neighbors.hpp"

@@ -21,9 +21,10 @@
 //      reports its own), nothing else is; local_subdomains(q) / local_layouts(q) answer
 //      what locale q reports (maps kept in a directory refuse with unsupported_error);
 //   2. locale_of agrees with the cover, and with the documented owner rule when given;
-//   3. storage: local_layouts(q)[k] holds local_subdomains(q)[k]; offset_of(i) is the offset
-//      plus the positions (in each dimension's iteration order) times the strides, inside the
-//      buffer, distinct, compact; arrays start value-initialised; A.local(i) writes the element
+//   3. storage: the rules of a local layout (dsi/local_layout.hpp, layout_rules.hpp):
+//      local_layouts(q)[k] holds local_subdomains(q)[k]; offset_of(i) is the offset plus the
+//      positions (in each dimension's iteration order) times the strides, inside the buffer,
+//      distinct, compact (unless options.gaps_allowed: padded rows); arrays start value-initialised; A.local(i) writes the element
 //      local_blocks()[k] holds at that offset; the local() descriptor agrees;
 //   4. chunks: the local pieces densified, cut for 1, 2, 3 and 7 threads and undensified cover
 //      the local part exactly once, each chunk inside its piece;
@@ -70,6 +71,7 @@
 #include "detail/text.hpp"
 #include "error_paths.hpp"
 #include "index_sets.hpp"
+#include "layout_rules.hpp"
 #include "options.hpp"
 #include "result.hpp"
 
@@ -110,6 +112,7 @@ result check(const std::string& subject, Factory&& make, const options<N>& opts 
   for (int c = 0; c < cases; ++c) {
     detail::case_plan<N> plan;
     plan.large = c == opts.random_cases;
+    plan.gaps_allowed = opts.gaps_allowed;
     plan.whole = plan.large ? detail::large_rect<N>() : detail::random_rect<N>(g, p);
     std::string grid_text = " (default grid)";
     std::optional<std::array<int, N>> shape;

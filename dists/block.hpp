@@ -22,6 +22,7 @@
 #include "../dsi/concepts.hpp"
 #include "../dsi/rect.hpp"
 #include "../dsi/layout.hpp"
+#include "../layouts/dense_order_layout.hpp"
 #include "../runtime/grid.hpp"
 
 namespace dmap {
@@ -72,6 +73,8 @@ class block {
   storage_order order() const noexcept { return order_; }
   /// How each locale's rows are padded.
   const row_padding& row_padding_policy() const noexcept { return padding_; }
+  /// The local layout of each locale's chunk: whole, in order(), rows padded as the policy says.
+  dense_order_layout<N> layout() const { return dense_order_layout<N>(order_, padding_); }
   /// "block(grid 2x2)", with ", row padding automatic" (or "<k> elements") when padded.
   std::string name() const {
     std::ostringstream s;
@@ -235,7 +238,7 @@ class block_domain {
     return mine;
   }
   dense_layout<N> layout_of(const rect<N>& mine) const {
-    return dense_layout<N>::make(mine, 0, dist_.order(), dist_.row_padding_policy());
+    return dist_.layout().of(mine);
   }
   static int here_or_zero() { return detail::current_environment ? here() : 0; }
 

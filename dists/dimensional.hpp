@@ -569,10 +569,10 @@ class dimensional_domain {
     const auto c = targets().coords_of(locale);
     std::array<index_t, N> extent{};
     for (std::size_t d = 0; d < N; ++d) extent[d] = cuts_[d].count(c[d]);
-    const product_layout<N> storage(extent, dist_.order());
+    const auto strides = product_layout<N>(dist_.order()).strides(extent);
     std::vector<dense_layout<N>> out;
     for_each_piece(locale, [&](const rect<N>& r, const std::array<index_t, N>& position) {
-      out.push_back(storage.of(r, position));
+      out.push_back(product_layout<N>::of(r, position, strides));
     });
     return out;
   }

@@ -56,6 +56,9 @@ class stencil {
   const row_padding& row_padding_policy() const noexcept { return padding_; }
   /// The target grid.
   const target_grid<N>& targets() const noexcept { return block_.targets(); }
+  /// The local layout of each locale's chunk: framed by the ghost widths, in the base's
+  /// storage order, rows padded as the policy says.
+  ghost_frame_layout<N> layout() const { return ghost_frame_layout<N>(fluff_, block_.order(), padding_); }
   /// "stencil(grid 2x2, fluff (1, 1), periodic (0, 1))", with ", row padding none" (or
   /// "<k> elements") when the padding is not the default.
   std::string name() const {
@@ -131,8 +134,7 @@ class stencil_domain {
     block_domain<N> previous = std::exchange(blocks_, std::move(candidate));
     try {  // a fixed row padding may make the frame's layout too large: the domain stays as it was
       const rect<N> mine = chunk_of(here_or_zero());
-      local_ = stencil_local_domain<N>(
-          mine, framed_layout(mine, dist_.fluff(), dist_.base().order(), dist_.row_padding_policy()));
+      local_ = stencil_local_domain<N>(mine, dist_.layout().of(mine));
     } catch (...) {
       blocks_ = std::move(previous);
       throw;
@@ -155,7 +157,7 @@ class stencil_domain {
   /// How locale `locale` stores it: the owned rect widened by the ghost widths.
   std::vector<dense_layout<N>> local_layouts(int locale) const {
     if (chunk_of(locale).empty()) return {};
-    return {framed_layout(chunk_of(locale), dist_.fluff(), dist_.base().order(), dist_.row_padding_policy())};
+    return {dist_.layout().of(chunk_of(locale))};
   }
   /// This locale's local domain descriptor.
   const stencil_local_domain<N>& local() const noexcept { return local_; }

@@ -239,7 +239,7 @@ class sparse_domain {
     }
   }
   // Checks `indices` against the parent (agreed) and packs them for their owners; asked[q]
-  // gets the caller's positions of the indices sent to q, in order.
+  // gets the caller's positions of the indices sent to q, in order (when asked is not empty).
   static byte_buffers route(const detail::sparse_state<N>& s, std::span<const idx<N>> indices,
                             std::vector<std::vector<std::size_t>>& asked, const char* who) {
     return agreed([&] {
@@ -250,15 +250,29 @@ class sparse_domain {
           m << who << ": index " << i << " is outside the parent domain " << whole;
           throw out_of_bounds_error(m.str());
         }
-      const std::vector<int> owners = s.parent.locales_of(std::vector<idx<N>>(indices.begin(), indices.end()));
-      std::vector<std::vector<idx<N>>> per(asked.size());
+      const auto p = static_cast<std::size_t>(num_locales());
+      std::vector<int> owners;
+      if (detail::state_of(s.parent)->dir) {
+        owners = s.parent.locales_of(std::vector<idx<N>>(indices.begin(), indices.end()));
+      } else {
+        owners.reserve(indices.size());
+        for (const idx<N>& i : indices) owners.push_back(s.parent.locale_of(i));
+      }
+      std::vector<std::size_t> counts(p, 0);
+      for (int q : owners) ++counts[static_cast<std::size_t>(q)];
+      byte_buffers out(p);
+      std::vector<std::byte*> at(p);
+      for (std::size_t q = 0; q < p; ++q) {
+        out[q].resize(counts[q] * sizeof(idx<N>));
+        at[q] = out[q].data();
+        if (!asked.empty()) asked[q].reserve(counts[q]);
+      }
       for (std::size_t k = 0; k < indices.size(); ++k) {
         const auto q = static_cast<std::size_t>(owners[k]);
-        per[q].push_back(indices[k]);
-        asked[q].push_back(k);
+        std::memcpy(at[q], &indices[k], sizeof(idx<N>));
+        at[q] += sizeof(idx<N>);
+        if (!asked.empty()) asked[q].push_back(k);
       }
-      byte_buffers out(asked.size());
-      for (std::size_t q = 0; q < per.size(); ++q) out[q] = to_bytes(per[q]);
       return out;
     });
   }
@@ -266,8 +280,8 @@ class sparse_domain {
   // Adds or removes: route to owners, merge per piece, prepare every array, agree, commit.
   void change(std::span<const idx<N>> indices, bool adding, const char* who) {
     auto& s = live(who);
-    std::vector<std::vector<std::size_t>> asked(static_cast<std::size_t>(num_locales()));
-    byte_buffers in = exchange(route(s, indices, asked, who));
+    std::vector<std::vector<std::size_t>> unasked;  // the caller's positions are not needed
+    byte_buffers in = exchange(route(s, indices, unasked, who));
     std::vector<std::unique_ptr<const detail::sparse_piece<N>>> layouts;
     std::vector<index_t> offsets(s.pieces.size() + 1, 0);
     std::exception_ptr failure;
@@ -275,7 +289,9 @@ class sparse_domain {
       // The indices that arrived, per piece.
       std::vector<std::vector<idx<N>>> arrived(s.pieces.size());
       for (const auto& bytes : in)
-        for (const idx<N>& i : from_bytes<idx<N>>(bytes)) {
+        for (std::size_t at = 0; at + sizeof(idx<N>) <= bytes.size(); at += sizeof(idx<N>)) {
+          idx<N> i;
+          std::memcpy(&i, bytes.data() + at, sizeof(idx<N>));
           const std::size_t k = s.finder.find(i);
           if (k == s.pieces.size()) {
             std::ostringstream m;
@@ -300,8 +316,7 @@ class sparse_domain {
         }
         auto& a = arrived[k];
         const auto before = [&](const idx<N>& x, const idx<N>& y) { return layout.precedes(x, y); };
-        std::sort(a.begin(), a.end(), before);
-        a.erase(std::unique(a.begin(), a.end()), a.end());
+        layout.sort_unique(s.pieces[k], a);
         old.resize(static_cast<std::size_t>(old_size));
         layout.decode(0, old_size, old.data());
         merged.clear();

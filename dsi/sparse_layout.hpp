@@ -30,6 +30,10 @@ namespace dmap {
 /// | `l.decode(first, last, out)`| writes the indices at positions [first, last) to `out`, in order     |
 /// | `l.name()`                  | "coo", "csr", ...: shown in messages and descriptions                |
 /// | `l.bytes()`                 | the memory the layout holds (index storage), for reports             |
+///
+/// Optional: `l.sort_unique(piece, indices)` sorts indices inside `piece` in storage order and
+/// drops repeats faster than comparing with `precedes` (the library's layouts sort integer keys,
+/// `detail::sort_unique_by_key`).
 template <class L, std::size_t N>
 concept sparse_layout =
     std::semiregular<L> &&

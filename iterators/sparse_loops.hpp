@@ -94,8 +94,9 @@ struct any_needs_indices;
 template <class... O>
 struct any_needs_indices<std::tuple<O...>> : std::bool_constant<(O::needs_indices || ...)> {};
 
-/// Runs a sparse loop: `chunk(c, first, last, call)` runs positions [first, last) of chunk
-/// c, where call(each) hands `each(p, args...)` every position's arguments. Stages misaligned
+/// Runs a sparse loop: `chunk(c, rows)` runs chunk c, where rows(each_row) hands
+/// `each_row(length, rows...)` one row per operand for each batch of positions (at most
+/// sparse_batch positions of one piece). Stages misaligned
 /// dense followers before, agrees on failure, writes back written ones after.
 template <class X, class Prepare, class Chunk>
 void run_sparse_loop(X& iterand, Prepare&& prepare, Chunk&& chunk, std::uint64_t written) {
@@ -134,27 +135,17 @@ void run_sparse_loop(X& iterand, Prepare&& prepare, Chunk&& chunk, std::uint64_t
     run_tasks(static_cast<std::size_t>(chunks), [&](std::size_t c) {
       const index_t first = size * static_cast<index_t>(c) / chunks;
       const index_t last = size * static_cast<index_t>(c + 1) / chunks;
-      std::apply(
-          [&](auto&... op) {
-            std::tuple<typename std::remove_cvref_t<decltype(op)>::cursor...> cursors;
-            idx<std::remove_cvref_t<decltype(lead)>::rank> ids[indices ? sparse_batch : 1];
-            chunk(c, first, last, [&](auto&& each) {
-              for (index_t b = first; b < last; b += static_cast<index_t>(sparse_batch)) {
-                const index_t e = std::min(last, b + static_cast<index_t>(sparse_batch));
-                if constexpr (indices) lead.decode(b, e, ids);
-                std::apply([&](auto&... cur) { (cur.batch(op, b, e, ids), ...); }, cursors);
-                std::apply(
-                    [&](auto&... cur) {
-                      for (index_t p = b; p < e; ++p) {
-                        const auto k = static_cast<std::size_t>(p - b);
-                        each(p, cur.at(p, k, ids)...);
-                      }
-                    },
-                    cursors);
-              }
-            });
-          },
-          ops);
+      idx<std::remove_cvref_t<decltype(lead)>::rank> ids[indices ? sparse_batch : 1];
+      chunk(c, [&](auto&& each_row) {
+        std::size_t piece = lead.piece_at(first);
+        for (index_t b = first; b < last;) {
+          while (lead.offsets[piece + 1] <= b) ++piece;
+          const index_t e = std::min({last, b + static_cast<index_t>(sparse_batch), lead.offsets[piece + 1]});
+          if constexpr (indices) lead.layouts[piece]->decode(b - lead.offsets[piece], e - lead.offsets[piece], ids);
+          std::apply([&](const auto&... op) { each_row(e - b, op.row(b, piece, ids)...); }, ops);
+          b = e;
+        }
+      });
     });
   } catch (...) {
     failure = std::current_exception();
@@ -186,8 +177,8 @@ void forall(Iterand&& iterand, Body&& body) {
   constexpr std::uint64_t written = detail::parameters_written<Body>(std::make_index_sequence<count>{});
   detail::run_sparse_loop(
       iterand, [](std::size_t) {},
-      [&](std::size_t, index_t, index_t, auto&& run) {
-        run([&](index_t, auto&&... args) { body(std::forward<decltype(args)>(args)...); });
+      [&](std::size_t, auto&& rows) {
+        rows([&](index_t length, const auto&... row) { detail::for_row(body, length, row...); });
       },
       written);
 }
@@ -218,14 +209,10 @@ template <class Iterand, class T, class Op, class Transform>
   std::vector<detail::partial<T>> partials;
   detail::run_sparse_loop(
       iterand, [&](std::size_t chunks) { partials.assign(chunks, detail::partial<T>{init, 0}); },
-      [&](std::size_t c, index_t, index_t, auto&& run) {
+      [&](std::size_t c, auto&& rows) {
         T acc = init;
         bool has = false;
-        run([&](index_t, auto&&... args) {
-          const T v = static_cast<T>(transform(std::forward<decltype(args)>(args)...));
-          acc = has ? op(acc, v) : v;
-          has = true;
-        });
+        rows([&](index_t length, const auto&... row) { detail::reduce_row(acc, has, op, transform, length, row...); });
         partials[c] = {acc, has ? 1 : 0};
       },
       0);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../dsi/detail/order_key_sort.hpp"
 #include "../dsi/index.hpp"
 #include "../dsi/rect.hpp"
 #include "../dsi/sparse_layout.hpp"
@@ -35,7 +36,17 @@ class compressed_layout {
   /// The storage order: by the `Major` coordinate, then the others in dimension order.
   static bool precedes(const idx<N>& a, const idx<N>& b) noexcept {
     if (a[Major] != b[Major]) return a[Major] < b[Major];
-    return minor_of(a) < minor_of(b);
+    for (std::size_t d = 0; d < N; ++d)
+      if (d != Major && a[d] != b[d]) return a[d] < b[d];
+    return false;
+  }
+  /// Sorts `indices` (inside `piece`) in storage order and drops repeats, by integer keys.
+  static void sort_unique(const rect<N>& piece, std::vector<idx<N>>& indices) {
+    std::array<std::size_t, N> dims{};
+    dims[0] = Major;
+    for (std::size_t d = 0, j = 1; d < N; ++d)
+      if (d != Major) dims[j++] = d;
+    detail::sort_unique_by_key(piece, dims, indices);
   }
   /// The layout of `sorted` (distinct, in storage order, inside `piece`).
   compressed_layout built(const rect<N>& piece, std::span<const idx<N>> sorted) const {

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "../dsi/detail/order_key_sort.hpp"
 #include "../dsi/index.hpp"
 #include "../dsi/rect.hpp"
 #include "../dsi/sparse_layout.hpp"
@@ -23,7 +25,17 @@ class coo_layout {
   coo_layout() = default;
 
   /// Row-major order: `a` before `b` when its first differing coordinate is smaller.
-  static bool precedes(const idx<N>& a, const idx<N>& b) noexcept { return a < b; }
+  static bool precedes(const idx<N>& a, const idx<N>& b) noexcept {
+    for (std::size_t d = 0; d < N; ++d)
+      if (a[d] != b[d]) return a[d] < b[d];
+    return false;
+  }
+  /// Sorts `indices` (inside `piece`) in row-major order and drops repeats, by integer keys.
+  static void sort_unique(const rect<N>& piece, std::vector<idx<N>>& indices) {
+    std::array<std::size_t, N> dims{};
+    for (std::size_t d = 0; d < N; ++d) dims[d] = d;
+    detail::sort_unique_by_key(piece, dims, indices);
+  }
   /// The layout of `sorted` (distinct indices in row-major order, inside the piece).
   coo_layout built(const rect<N>&, std::span<const idx<N>> sorted) const {
     coo_layout l;

@@ -1,16 +1,19 @@
 // Framed storage: a locale's rect stored together with a frame of ghost positions around it
 // (DAP padding), `fluff[d]` positions of the rect's stride on both sides along dimension d.
-// Stencil stores its chunks this way; the frame's cells are filled by halo updates
-// (algorithms/halos.hpp) or hold boundary values. A frame never reaches past the int64
-// limits: a chunk at INT64_MIN has no ghost positions below it.
+// Stencil stores its chunks this way (ghost_frame_layout, the local_layout model); the frame's
+// cells are filled by halo updates (algorithms/halos.hpp) or hold boundary values. A frame
+// never reaches past the int64 limits: a chunk at INT64_MIN has no ghost positions below it.
 #pragma once
 
 #include <cstddef>
 #include <limits>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "../dsi/index.hpp"
 #include "../dsi/layout.hpp"
+#include "../dsi/local_layout.hpp"
 #include "../dsi/rect.hpp"
 
 namespace dmap {
@@ -53,5 +56,66 @@ dense_layout<N> framed_layout(const rect<N>& owned, const idx<N>& fluff, storage
                               const row_padding& padding = row_padding::none()) {
   return dense_layout<N>::make(framed(owned, fluff), 0, order, padding);
 }
+
+/// Pieces stored with a ghost frame each (the local_layout model of framed storage): piece k's
+/// frame, framed(piece, fluff), starts where piece k - 1's ends (the first at offset 0), in
+/// `order`, rows padded as the policy says. A part owns its piece; the frame's other indices
+/// are ghost cells.
+template <std::size_t N>
+class ghost_frame_layout {
+ public:
+  /// Frames of fluff[d] >= 0 positions on both sides of dimension d (argument_error naming
+  /// `fluff` otherwise), in `order`, rows padded as `padding` says.
+  explicit ghost_frame_layout(const idx<N>& fluff, storage_order order = storage_order::row_major,
+                              const row_padding& padding = row_padding::none())
+      : fluff_(fluff), order_(order), padding_(padding) {
+    for (std::size_t d = 0; d < N; ++d)
+      if (fluff[d] < 0) {
+        std::ostringstream s;
+        s << "dmap::ghost_frame_layout: fluff is " << fluff << "; the ghost width of every dimension must be >= 0";
+        throw argument_error(s.str());
+      }
+  }
+
+  /// The ghost positions on each side, per dimension.
+  const idx<N>& fluff() const noexcept { return fluff_; }
+  /// The storage order of each frame.
+  storage_order order() const noexcept { return order_; }
+  /// How each frame's rows are padded.
+  const row_padding& padding() const noexcept { return padding_; }
+  /// "framed(fluff (1, 1), row-major)", with ", row padding ..." when padded.
+  std::string name() const {
+    std::ostringstream s;
+    s << "framed(fluff " << fluff_ << ", " << (order_ == storage_order::row_major ? "row-major" : "column-major");
+    if (padding_ != row_padding::none()) s << ", row padding " << padding_;
+    s << ")";
+    return s.str();
+  }
+  /// The frame of one piece stored at offset 0 (what framed_layout returns).
+  dense_layout<N> of(const rect<N>& piece) const { return framed_layout(piece, fluff_, order_, padding_); }
+  /// One part per non-empty piece, owning it, its frame stored after the previous one.
+  std::vector<placed_piece<N>> place(const std::vector<rect<N>>& pieces) const {
+    std::vector<placed_piece<N>> out;
+    index_t offset = 0;
+    for (const auto& piece : pieces) {
+      if (piece.empty()) continue;
+      out.push_back({piece, dense_layout<N>::make(framed(piece, fluff_), offset, order_, padding_)});
+      offset = out.back().layout.end();
+    }
+    return out;
+  }
+
+  /// Equal layouts frame pieces alike.
+  friend bool operator==(const ghost_frame_layout&, const ghost_frame_layout&) = default;
+
+ private:
+  idx<N> fluff_{};
+  storage_order order_ = storage_order::row_major;
+  row_padding padding_ = row_padding::none();
+};
+
+static_assert(local_layout<ghost_frame_layout<1>, 1>);
+static_assert(local_layout<ghost_frame_layout<2>, 2>);
+static_assert(local_layout<ghost_frame_layout<3>, 3>);
 
 }  // namespace dmap

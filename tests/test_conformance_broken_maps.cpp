@@ -6,7 +6,10 @@
 //   * overlapping subdomains (every locale reports its rect twice, stored apart): "1. exact
 //     cover by local_subdomains";
 //   * aliased layouts (every locale splits its rows into two subdomains whose layouts both start
-//     at offset 0): "3. layouts: offsets distinct, in the buffer, compact".
+//     at offset 0): "3. layouts: offsets distinct, in the buffer, compact";
+//   * a broken local layout brought by a user map (examples/tiled_block's block_with_layout with
+//     a tiled layout whose tiles overlap by one element, or whose tiles are each stored one
+//     element further on, leaving the buffer's first element unused): the same check 3.
 // Each is checked in 2-D on a few random cases (no large case), so the test stays quick; the
 // result of a broken map must be the same on every locale. And a factory that throws on one
 // locale only stops the run with a failure on every locale, naming that locale (no locale is
@@ -15,6 +18,7 @@
 
 #include "../conformance/conformance.hpp"
 #include "../examples/custom_dist/weighted_block.hpp"
+#include "../examples/tiled_block/tiled_block.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -129,7 +133,62 @@ void expect_failure(const std::string& broken_check) {
   DMAP_CHECK_ALL(std::count(all.begin(), all.end(), fingerprint) == static_cast<std::ptrdiff_t>(all.size()));
 }
 
+/// How a broken tiled layout breaks the local_layout rules.
+enum class tile_defect { overlap, gap };
+
+/// A tiled layout (2 x 2 tiles) with one defect: each tile after the first starts one element
+/// before the previous one ends (two indices share an element), or every tile is stored one
+/// element further on (the buffer's first element is never used: not compact).
+template <tile_defect Defect>
+struct broken_tiles {
+  /// "broken_tiles(<defect>)".
+  std::string name() const { return "broken_tiles(" + std::to_string(int(Defect)) + ")"; }
+  /// The tiles of dmap::tiled_layout, offsets broken.
+  std::vector<dmap::placed_piece<2>> place(const std::vector<rect<2>>& pieces) const {
+    auto parts = dmap::tiled_layout<2>({2, 2}).place(pieces);
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      if (Defect == tile_defect::overlap && k > 0) parts[k].layout.offset -= 1;
+      if (Defect == tile_defect::gap) parts[k].layout.offset += 1;
+    }
+    return parts;
+  }
+  friend bool operator==(const broken_tiles&, const broken_tiles&) = default;
+};
+static_assert(dmap::local_layout<broken_tiles<tile_defect::overlap>, 2>);
+
+/// Collective: the kit on Block's cut stored by the broken layout must fail check 3 alike
+/// everywhere.
+template <tile_defect Defect>
+void expect_layout_failure(const std::string& needle) {
+  kit::options<2> options;
+  options.random_cases = 4;
+  options.large_case = false;
+  const kit::result r = kit::check<2>("broken_tiles", [](const rect<2>&, kit::random_engine&) {
+    return user_layouts::block_with_layout<2, broken_tiles<Defect>>(broken_tiles<Defect>{});
+  }, options);
+  std::ostringstream text;
+  text << r;
+  INFO(text.str());
+  const kit::check_outcome* c = r.find("3. layouts: offsets distinct, in the buffer, compact");
+  DMAP_REQUIRE_ALL(c != nullptr);
+  DMAP_CHECK_ALL(!r.ok() && !c->ok() && !c->failing_locales.empty());
+  DMAP_CHECK_ALL(c->first_failure.find(needle) != std::string::npos);
+  const std::size_t fingerprint = std::hash<std::string>{}(text.str());
+  const auto all = dmap::all_gather(fingerprint);
+  DMAP_CHECK_ALL(std::count(all.begin(), all.end(), fingerprint) == static_cast<std::ptrdiff_t>(all.size()));
+}
+
 }  // namespace
+
+TEST_CASE("conformance kit: a user layout whose tiles overlap fails check 3 on every locale",
+          "[conformance][conformance_kit][layouts]") {
+  expect_layout_failure<tile_defect::overlap>("share element");
+}
+
+TEST_CASE("conformance kit: a user layout that leaves an element unused fails check 3 on every locale",
+          "[conformance][conformance_kit][layouts]") {
+  expect_layout_failure<tile_defect::gap>("not compact");
+}
 
 TEST_CASE("conformance kit: a map whose locale_of is off by one fails check 2 on every locale",
           "[conformance][conformance_kit]") {

@@ -3,6 +3,7 @@
 // and removing under arrays, loops zipped with aligned and staged dense arrays, and errors
 // on every locale.
 #include <algorithm>
+#include <limits>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -322,6 +323,58 @@ TEST_CASE("sparse add sends one message per peer; loops over aligned operands se
   const auto loop = dmap::counters() - loop_before;
   DMAP_CHECK_ALL(loop.messages_sent == 0 && loop.messages_received == 0);
   DMAP_CHECK_ALL(dmap::reduce(A, 0.0) == static_cast<double>(s.size()));
+}
+
+}  // namespace test_sparse_domains
+
+namespace test_sparse_domains {
+
+TEST_CASE("sparse domains in 1-D at the int64 limits and in 3-D over a strided, reversed parent", "[sparse]") {
+  constexpr index_t top = std::numeric_limits<index_t>::max();
+  {
+    dmap::domain<1> parent{dmap::block<1>{}, rect<1>{{top - 50, top}}};
+    dmap::sparse_domain<1> s{parent, dmap::csr_layout<1>{}};
+    std::vector<idx<1>> mine;
+    for (index_t j = 0; j < 17; ++j)  // top - 50, top - 47, ..., top - 2 (no step past INT64_MAX)
+      if (j % dmap::num_locales() == dmap::here()) mine.push_back(idx<1>{top - 50 + 3 * j});
+    s.add(mine);
+    s.add({idx<1>{top - 1}});
+    index_t expected = 0;
+    std::set<index_t> all;
+    for (index_t j = 0; j < 17; ++j) all.insert(top - 50 + 3 * j);
+    all.insert(top - 1);
+    for (index_t k : all) expected += k - (top - 50);
+    DMAP_CHECK_ALL(s.size() == static_cast<index_t>(all.size()));
+    DMAP_CHECK_ALL(dmap::reduce(s, index_t{0}, std::plus<>{}, [](idx<1> i) { return i[0] - (top - 50); }) == expected);
+  }
+  {
+    const rect<3> space{dmap::range(-10, 11, 3), dmap::range(0, 5), dmap::range(90, 101, -2)};
+    for (int layout = 0; layout < 3; ++layout) {
+      dmap::domain<3> parent{dmap::cyclic<3>{}, space};
+      auto s = layout == 0   ? dmap::sparse_domain<3>{parent, dmap::coo_layout<3>{}}
+               : layout == 1 ? dmap::sparse_domain<3>{parent, dmap::compressed_layout<3, 1>{}}
+                             : dmap::sparse_domain<3>{parent, dmap::csc_layout<3>{}};
+      std::vector<idx<3>> chosen;
+      for (const auto& i : dmap::testing::oracle::points_of(space))
+        if ((i[0] + 2 * i[1] + i[2]) % 4 == 0) chosen.push_back(i);
+      s.add(dmap::here() == 0 ? chosen : std::vector<idx<3>>{});
+      dmap::sparse_array<index_t, 3> A{s, -1};
+      dmap::forall(dmap::zip(A, s), [](index_t& a, idx<3> i) { a = i[0] * i[1] + i[2]; });
+      index_t expected = 0;
+      for (const auto& i : chosen) expected += i[0] * i[1] + i[2];
+      INFO("layout " << s.layout_name());
+      DMAP_CHECK_ALL(s.size() == static_cast<index_t>(chosen.size()));
+      DMAP_CHECK_ALL(dmap::reduce(A, index_t{0}) == expected);
+      dmap::array<index_t, 3> X{parent, 0};
+      dmap::forall(dmap::zip(A, X), [](const index_t& a, index_t& x) { x = a; });
+      DMAP_CHECK_ALL(dmap::reduce(X, index_t{0}) == expected);
+      const auto got = A.get(chosen);
+      bool right = true;
+      for (std::size_t k = 0; k < chosen.size(); ++k)
+        right = right && got[k] == chosen[k][0] * chosen[k][1] + chosen[k][2];
+      DMAP_CHECK_ALL(right);
+    }
+  }
 }
 
 }  // namespace test_sparse_domains

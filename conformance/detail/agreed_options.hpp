@@ -19,15 +19,17 @@ void check_options_agree(const options<N>& opts) {
     std::uint64_t seed;
     int cases;
     int large;
+    int gaps;
     bool operator==(const fingerprint&) const = default;
   };
-  const fingerprint mine{opts.seed, opts.random_cases, opts.large_case ? 1 : 0};
+  const fingerprint mine{opts.seed, opts.random_cases, opts.large_case ? 1 : 0, opts.gaps_allowed ? 1 : 0};
   const auto all = dmap::all_gather(mine);
   for (std::size_t q = 0; q < all.size(); ++q)
     if (!(all[q] == all.front()))
       throw argument_error(str("dmap::conformance::check: locale ", q, " passed seed ", all[q].seed, ", ",
-                               all[q].cases, " random cases, large case ", all[q].large, "; locale 0 passed ",
-                               all.front().seed, ", ", all.front().cases, ", ", all.front().large,
+                               all[q].cases, " random cases, large case ", all[q].large, ", gaps allowed ", all[q].gaps,
+                               "; locale 0 passed ", all.front().seed, ", ", all.front().cases, ", ",
+                               all.front().large, ", ", all.front().gaps,
                                "; every locale must pass the same options"));
   if (opts.random_cases < 0)
     throw argument_error(str("dmap::conformance::check: options.random_cases is ", opts.random_cases,

@@ -17,6 +17,7 @@ struct case_plan {
   bool large = false;                 // the large case: no resizes, skipped per-element checks
   bool refused = false;               // the map documents it refuses `whole`
   std::vector<bool> resize_refused{};  // the same for each resize
+  bool gaps_allowed = false;          // options::gaps_allowed: layouts may leave unused elements
 };
 
 }  // namespace dmap::conformance::detail

@@ -76,7 +76,7 @@ void check_case(recorder& b, const Dist& dist, const ordered_rect<N>& w, const c
     b.add("0. same_map / operator== of copies", r);
   }
 
-  check_placement<desc_t>(b, D, w, owner);
+  check_placement<desc_t>(b, D, w, owner, plan.gaps_allowed);
   check_chunks(b, D, w);
   // The checks below trust the placement.
   if (!b.flush()) return;

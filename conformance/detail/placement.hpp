@@ -3,8 +3,9 @@
 //      only a locale itself knows its pieces); local_subdomains(q) / local_layouts(q) answer
 //      exactly what locale q reports (maps kept in a directory: unsupported_error instead);
 //   2. locale_of agrees with the cover, and with the map's documented owner rule when given;
-//   3. local_layouts: each holds its subdomain, offsets are the positions times the strides,
-//      inside the buffer, distinct, compact; the local() descriptor agrees with the domain.
+//   3. local_layouts keep the local_layout rules (layout_rules.hpp): each holds its subdomain,
+//      offsets are the positions times the strides, inside the buffer, distinct, compact
+//      (unless gaps are allowed); the local() descriptor agrees with the domain.
 #pragma once
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "../../dsi/domain.hpp"
 #include "../../runtime/collectives.hpp"
 #include "../index_sets.hpp"
+#include "../layout_rules.hpp"
 #include "../options.hpp"
 #include "ordered_rect.hpp"
 #include "report.hpp"
@@ -42,9 +44,11 @@ bool same_layout(const dense_layout<N>& a, const dense_layout<N>& b) {
 
 /// Collective. Checks 1-3 for the domain alone (its descriptor has type Desc): exact cover,
 /// locale_of, the owner rule (when given: derived here for w, the index set D has just
-/// taken), every locale's layouts and offsets, this locale's local() descriptor.
+/// taken), every locale's layouts and offsets (compact unless `gaps_allowed`), this locale's
+/// local() descriptor.
 template <class Desc, std::size_t N>
-void check_placement(recorder& b, const dmap::domain<N>& D, const ordered_rect<N>& w, const owner_rule<N>& owner) {
+void check_placement(recorder& b, const dmap::domain<N>& D, const ordered_rect<N>& w, const owner_rule<N>& owner,
+                     bool gaps_allowed) {
   const int p = dmap::num_locales(), me = dmap::here();
   local_report cover, locate, rule, layouts, any_locale, local_desc;
   std::vector<int> count(static_cast<std::size_t>(w.size), 0), who(static_cast<std::size_t>(w.size), -1);
@@ -134,54 +138,10 @@ void check_placement(recorder& b, const dmap::domain<N>& D, const ordered_rect<N
   });
 
   guarded(layouts, [&] {
-    for (int q = 0; q < p; ++q) {
-      const auto& subs = reported_subs[static_cast<std::size_t>(q)];
-      const auto& lays = reported_lays[static_cast<std::size_t>(q)];
-      if (subs.size() != lays.size()) {
-        layouts.fail(str("locale ", q, " has ", subs.size(), " subdomains but ", lays.size(), " layouts"));
-        continue;
-      }
-      // The buffer: one past the largest element any layout uses, by the layout's own numbers.
-      index_t span = 0;
-      std::vector<ordered_rect<N>> frames;
-      for (const auto& l : lays) {
-        frames.emplace_back(l.indices);
-        const auto& f = frames.back();
-        index_t end = l.offset;
-        if (f.size > 0) {
-          end = l.offset + 1;
-          for (std::size_t d = 0; d < N; ++d) end += (static_cast<index_t>(f.seq[d].size()) - 1) * l.strides[d];
-        }
-        span = std::max(span, end);
-      }
-      std::unordered_map<index_t, std::pair<std::size_t, idx<N>>> used;
-      index_t stored = 0;
-      for (std::size_t k = 0; k < lays.size(); ++k) {
-        const auto& l = lays[k];
-        const auto& f = frames[k];
-        for (index_t o = 0; o < f.size; ++o) {
-          const auto i = f.at(o);
-          ++stored;
-          index_t want = l.offset;
-          for (std::size_t d = 0; d < N; ++d) want += f.position(d, i[d]) * l.strides[d];
-          const index_t got = l.offset_of(i);
-          if (got != want)
-            layouts.fail(str("locale ", q, " layout ", k, ": offset_of(", i, ") is ", got, ", expected ", want));
-          if (got < 0 || got >= span)
-            layouts.fail(
-                str("locale ", q, " layout ", k, ": offset_of(", i, ") = ", got, " is outside [0, ", span, ")"));
-          const auto [it, fresh] = used.emplace(got, std::pair{k, i});
-          if (!fresh)
-            layouts.fail(str("locale ", q, ": ", i, " (layout ", k, ") and ", it->second.second, " (layout ",
-                             it->second.first, ") share element ", got));
-        }
-        for (const auto& i : indices_of(subs[k]))
-          if (f.order(i) < 0)
-            layouts.fail(str("locale ", q, ": layout ", k, " (", l.indices, ") does not hold owned index ", i));
-      }
-      if (stored != span)
-        layouts.fail(str("locale ", q, ": storage is not compact: ", stored, " stored indices in a buffer of ", span));
-    }
+    for (int q = 0; q < p; ++q)
+      for (const auto& v : layout_rule_violations(reported_subs[static_cast<std::size_t>(q)],
+                                                  reported_lays[static_cast<std::size_t>(q)], gaps_allowed))
+        layouts.fail(str("locale ", q, ": ", v));
   });
 
   guarded(local_desc, [&] {

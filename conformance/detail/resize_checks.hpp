@@ -63,7 +63,7 @@ void check_resizes(recorder& b, dmap::domain<N>& D, dmap::array<std::int64_t, N>
     b.add("7. resize: set_indices to an accepted index set", threw("set_indices", err7));
     if (!b.flush()) return;
     history.push_back(w2);
-    check_placement<Desc>(b, D, w2, owner);
+    check_placement<Desc>(b, D, w2, owner, plan.gaps_allowed);
     // The steps below rely on a valid placement.
     if (!b.flush()) return;
     local_report kept;

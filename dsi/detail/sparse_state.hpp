@@ -29,6 +29,8 @@ struct sparse_piece {
   virtual index_t position_of(const idx<N>& i) const noexcept = 0;
   virtual void decode(index_t first, index_t last, idx<N>* out) const = 0;
   virtual bool precedes(const idx<N>& a, const idx<N>& b) const noexcept = 0;
+  /// Sorts `indices` (inside `piece`) in storage order and drops repeats.
+  virtual void sort_unique(const rect<N>& piece, std::vector<idx<N>>& indices) const = 0;
   virtual std::unique_ptr<const sparse_piece> built(const rect<N>& piece, std::span<const idx<N>> sorted) const = 0;
   virtual std::string name() const = 0;
   virtual std::size_t bytes() const noexcept = 0;
@@ -44,6 +46,15 @@ struct sparse_piece_of final : sparse_piece<N> {
   index_t position_of(const idx<N>& i) const noexcept override { return static_cast<index_t>(layout.position_of(i)); }
   void decode(index_t first, index_t last, idx<N>* out) const override { layout.decode(first, last, out); }
   bool precedes(const idx<N>& a, const idx<N>& b) const noexcept override { return layout.precedes(a, b); }
+  void sort_unique(const rect<N>& piece, std::vector<idx<N>>& indices) const override {
+    if constexpr (requires { layout.sort_unique(piece, indices); }) {
+      layout.sort_unique(piece, indices);
+    } else {
+      std::sort(indices.begin(), indices.end(),
+                [this](const idx<N>& a, const idx<N>& b) { return layout.precedes(a, b); });
+      indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+    }
+  }
   std::unique_ptr<const sparse_piece<N>> built(const rect<N>& piece, std::span<const idx<N>> sorted) const override {
     return std::make_unique<const sparse_piece_of>(layout.built(piece, sorted));
   }

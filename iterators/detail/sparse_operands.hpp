@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -20,11 +21,57 @@
 #include "../../dsi/sparse_array.hpp"
 #include "../../dsi/sparse_domain.hpp"
 #include "../../runtime/detail/messages.hpp"
+#include "operands.hpp"
 
 namespace dmap::detail {
 
 /// Positions handled together: indices decoded and dense elements located once per batch.
 inline constexpr std::size_t sparse_batch = 256;
+
+/// A batch of indices decoded from a sparse layout: element k is ids[k].
+template <std::size_t N>
+struct listed_index_row {
+  const idx<N>* ids;
+  idx<N> at(index_t k) const noexcept { return ids[k]; }
+  idx<N> unit(index_t k) const noexcept { return ids[k]; }
+  static constexpr bool contiguous() noexcept { return true; }
+};
+
+/// 0, 1, ..., sparse_batch - 1: the offsets of consecutive elements.
+inline const std::array<index_t, sparse_batch>& consecutive_offsets() {
+  static const auto table = [] {
+    std::array<index_t, sparse_batch> t{};
+    for (std::size_t k = 0; k < sparse_batch; ++k) t[k] = static_cast<index_t>(k);
+    return t;
+  }();
+  return table;
+}
+
+/// A batch of a dense follower's elements: base[offsets[k]], in place through an offset
+/// table (aligned) or consecutive elements of a staging copy.
+template <class E>
+struct dense_follower_row {
+  E* base;
+  const index_t* offsets;
+  E& at(index_t k) const noexcept { return base[offsets[k]]; }
+  E& unit(index_t k) const noexcept { return at(k); }
+  static constexpr bool contiguous() noexcept { return true; }
+};
+
+/// The element offsets of an aligned dense follower's storage at every position of a
+/// sparse domain, kept per (follower domain, its generation, the sparse version): built once
+/// per locale without communication, then a loop reads base[offset] as a CSR walk reads a
+/// column index.
+struct sparse_offsets_table {
+  std::weak_ptr<const void> follower;
+  std::uint64_t generation = 0;
+  std::uint64_t version = 0;
+  std::vector<index_t> offsets;
+};
+/// The offset tables kept on a sparse domain (dropped when its set changes).
+struct sparse_offsets_cache {
+  std::vector<std::shared_ptr<const sparse_offsets_table>> tables;
+};
 
 /// The shared state behind a sparse domain or array.
 template <std::size_t N>
@@ -185,10 +232,8 @@ struct sparse_operand<const sparse_domain<N>> {
   static constexpr bool may_stage = false;
   using arg_type = idx<N>;
   sparse_operand(const sparse_domain<N>&, const sparse_state<N>&) {}
-  struct cursor {
-    void batch(const sparse_operand&, index_t, index_t, const idx<N>*) noexcept {}
-    idx<N> at(index_t, std::size_t k, const idx<N>* ids) const noexcept { return ids[k]; }
-  };
+  /// The indices of positions [b, b + length) of piece `piece`, decoded into `ids`.
+  listed_index_row<N> row(index_t, std::size_t, const idx<N>* ids) const noexcept { return {ids}; }
 };
 template <std::size_t N>
 struct sparse_operand<sparse_domain<N>> : sparse_operand<const sparse_domain<N>> {
@@ -209,11 +254,8 @@ struct sparse_values_operand {
       throw shape_error("dmap::forall: a zipped sparse array is over another sparse domain than the leader; "
                         "sparse operands must share the leader's sparse domain");
   }
-  struct cursor {
-    void batch(const sparse_values_operand& o, index_t, index_t, const idx<N>*) noexcept { base = o.values; }
-    element& at(index_t p, std::size_t, const idx<N>*) const noexcept { return base[p]; }
-    element* base = nullptr;
-  };
+  /// The values of positions from b on.
+  element_row<element> row(index_t b, std::size_t, const idx<N>*) const noexcept { return {values + b, 1}; }
 };
 template <class T, std::size_t N>
 struct sparse_operand<sparse_array<T, N>> : sparse_values_operand<T, N, false> {
@@ -228,7 +270,7 @@ struct sparse_operand<const sparse_array<T, N>> : sparse_values_operand<T, N, tr
 /// with the parent's map, from a staging copy otherwise.
 template <class T, std::size_t N, bool Const>
 struct sparse_dense_operand {
-  static constexpr bool needs_indices = true;
+  static constexpr bool needs_indices = false;
   static constexpr bool may_stage = true;
   using element = std::conditional_t<Const, const T, T>;
   using arg_type = element&;
@@ -237,7 +279,8 @@ struct sparse_dense_operand {
   array_type* dense;
   const sparse_state<N>* lead;
   bool aligned = false;
-  std::vector<local_block<T, N>> blocks;        // aligned: the block of each piece
+  element* base = nullptr;                      // aligned: the locale's storage
+  std::shared_ptr<const sparse_offsets_table> table;  // aligned: each position's offset in it
   std::shared_ptr<const sparse_staging_plan> plan;  // misaligned
   mutable std::vector<T> stage;                 // misaligned: the elements at this locale's positions
 
@@ -253,7 +296,36 @@ struct sparse_dense_operand {
     const auto& fs = state_of(fd);
     aligned = !fs->dir && !fs->layers && (fd == pd || (fd.indices() == pd.indices() && fd.same_map(pd))) &&
               fd.local_subdomains() == s.pieces;
-    if (aligned) blocks = a.local_blocks();
+    if (aligned) {
+      const auto& blocks = a.local_blocks();
+      if (!blocks.empty()) base = blocks.front().base;
+      table = offsets_for(s, fs, blocks);
+    }
+  }
+  // The offsets of every position in the follower's storage (cached on the sparse domain).
+  static std::shared_ptr<const sparse_offsets_table> offsets_for(const sparse_state<N>& s,
+                                                                 const std::shared_ptr<domain_state<N>>& fs,
+                                                                 const std::vector<local_block<T, N>>& blocks) {
+    auto& cache = s.caches.template get<sparse_offsets_cache>();
+    for (const auto& t : cache.tables)
+      if (!t->follower.expired() && !t->follower.owner_before(fs) && !fs.owner_before(t->follower) &&
+          t->generation == fs->generation && t->version == s.version)
+        return t;
+    auto t = std::make_shared<sparse_offsets_table>();
+    t->follower = fs;
+    t->generation = fs->generation;
+    t->version = s.version;
+    t->offsets.resize(static_cast<std::size_t>(s.local_size()));
+    std::vector<idx<N>> ids(sparse_batch);
+    for (std::size_t k = 0; k < s.pieces.size(); ++k)
+      for (index_t b = s.offsets[k]; b < s.offsets[k + 1]; b += static_cast<index_t>(sparse_batch)) {
+        const index_t e = std::min(s.offsets[k + 1], b + static_cast<index_t>(sparse_batch));
+        s.layouts[k]->decode(b - s.offsets[k], e - s.offsets[k], ids.data());
+        for (index_t p = b; p < e; ++p)
+          t->offsets[static_cast<std::size_t>(p)] = blocks[k].layout.offset_of(ids[static_cast<std::size_t>(p - b)]);
+      }
+    cache.tables.push_back(t);
+    return t;
   }
   // Collective: gathers a misaligned operand (every locale calls it for every operand).
   void gather(const sparse_state<N>& s, bool misaligned_somewhere) {
@@ -266,21 +338,12 @@ struct sparse_dense_operand {
     if constexpr (!Const) scatter_staged(*plan, *dense, stage);
   }
 
-  struct cursor {
-    element* at_pos[sparse_batch];
-    void batch(const sparse_dense_operand& o, index_t first, index_t last, const idx<N>* ids) noexcept {
-      if (o.plan) {
-        for (index_t p = first; p < last; ++p) at_pos[p - first] = &o.stage[static_cast<std::size_t>(p)];
-        return;
-      }
-      std::size_t k = o.lead->piece_at(first);
-      for (index_t p = first; p < last; ++p) {
-        while (o.lead->offsets[k + 1] <= p) ++k;
-        at_pos[p - first] = &o.blocks[k](ids[p - first]);
-      }
-    }
-    element& at(index_t, std::size_t k, const idx<N>*) const noexcept { return *at_pos[k]; }
-  };
+  /// The elements at positions from b on: in place through the offset table, or from the
+  /// staging copy.
+  dense_follower_row<element> row(index_t b, std::size_t, const idx<N>*) const noexcept {
+    if (plan) return {stage.data() + b, consecutive_offsets().data()};
+    return {base, table->offsets.data() + b};
+  }
 };
 template <class T, std::size_t N>
 struct sparse_operand<array<T, N>> : sparse_dense_operand<T, N, false> {

@@ -1,0 +1,198 @@
+// What all handles of one associative domain share: this locale's key table, the mapper,
+// the arrays declared over the domain, and the RMA windows through which other locales
+// look keys up one-sidedly. Also the routing of keys to their owners (one message per peer).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../../runtime/agreement.hpp"
+#include "../../runtime/collectives.hpp"
+#include "../../runtime/detail/window.hpp"
+#include "../range.hpp"
+#include "key_table.hpp"
+
+namespace dmap {
+
+namespace detail {
+
+/// Implemented by the storage of every array over an associative domain, so the domain can
+/// move the arrays' values when its table grows: first every array allocates (may fail),
+/// then, once every locale succeeded, each moves its values.
+class associative_hook {
+ public:
+  virtual ~associative_hook() = default;
+  /// Allocates value storage for a table of `capacity` slots, beside the current one; may
+  /// throw (std::bad_alloc).
+  virtual void prepare(std::size_t capacity) = 0;
+  /// Frees what prepare() allocated (the change was abandoned).
+  virtual void discard() noexcept = 0;
+  /// Moves to the prepared storage: the value of old slot s goes to slot moved[s] (when >= 0).
+  virtual void commit(const std::vector<std::int64_t>& moved) noexcept = 0;
+  /// Sets the values of `slots` (keys just added) to the array's initial value.
+  virtual void reset(const std::vector<std::int64_t>& slots) noexcept = 0;
+  /// Collective: exposes the values to one-sided access again (after the storage moved).
+  virtual void expose() = 0;
+};
+
+/// Keys and, optionally, one payload value per key, packed per destination locale: the
+/// keys, then the payloads, in the order given.
+template <class Key, class T = std::byte>
+byte_buffers pack_by_locale(std::span<const Key> keys, const T* payload, const std::vector<int>& owners) {
+  const auto p = static_cast<std::size_t>(num_locales());
+  std::vector<std::size_t> count(p, 0);
+  for (int q : owners) ++count[static_cast<std::size_t>(q)];
+  const std::size_t record = sizeof(Key) + (payload ? sizeof(T) : 0);
+  byte_buffers out(p);
+  for (std::size_t q = 0; q < p; ++q) out[q].resize(count[q] * record);
+  std::vector<std::size_t> filled(p, 0);
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const auto q = static_cast<std::size_t>(owners[k]);
+    std::byte* at = out[q].data();
+    std::memcpy(at + filled[q] * sizeof(Key), &keys[k], sizeof(Key));
+    if (payload) std::memcpy(at + count[q] * sizeof(Key) + filled[q] * sizeof(T), payload + k, sizeof(T));
+    ++filled[q];
+  }
+  return out;
+}
+
+/// Keys packed per destination locale (`owners[k]` receives `keys[k]`), in the order given.
+template <class Key>
+byte_buffers pack_by_locale(std::span<const Key> keys, const std::vector<int>& owners) {
+  return pack_by_locale<Key, std::byte>(keys, nullptr, owners);
+}
+
+/// The keys (and payloads, when `payload` is given) of one buffer pack_by_locale made.
+template <class Key, class T = std::byte>
+std::vector<Key> unpack_keys(const std::vector<std::byte>& buffer, std::vector<T>* payload) {
+  const std::size_t record = sizeof(Key) + (payload ? sizeof(T) : 0);
+  const std::size_t n = buffer.size() / record;
+  std::vector<Key> keys(n);
+  if (n) std::memcpy(keys.data(), buffer.data(), n * sizeof(Key));
+  if (payload) {
+    payload->resize(n);
+    if (n) std::memcpy(payload->data(), buffer.data() + n * sizeof(Key), n * sizeof(T));
+  }
+  return keys;
+}
+/// The keys of one buffer pack_by_locale made without payloads.
+template <class Key>
+std::vector<Key> unpack_keys(const std::vector<std::byte>& buffer) {
+  return unpack_keys<Key, std::byte>(buffer, nullptr);
+}
+
+/// The state every handle of one associative domain shares.
+template <class Key, class Hash, class Mapper>
+struct associative_state {
+  key_table<Key, Hash> table;              // this locale's keys
+  Mapper mapper;                           // key -> locale
+  index_t global_size = 0;                 // keys on all locales, as of the last change
+  std::vector<std::uint64_t> capacities;   // every locale's table capacity, as exposed
+  rma_window key_window;                   // this locale's keys, to other locales
+  rma_window state_window;                 // and their slot states
+  std::vector<associative_hook*> arrays;   // arrays declared over the domain
+
+  associative_state(Hash hash, Mapper m) : table(std::move(hash)), mapper(std::move(m)) {}
+
+  /// The owner of `key`; argument_error naming the key when the mapper's answer is not a
+  /// locale. `who` starts the message.
+  int locale_of(const Key& key, const char* who) const {
+    const int p = num_locales();
+    const auto answer = [&] {
+      if constexpr (std::is_invocable_v<const Mapper&, const Key&, int>) return mapper(key, p);
+      else return mapper(key);
+    }();
+    if (std::cmp_less(answer, 0) || std::cmp_greater_equal(answer, p))
+      throw argument_error(std::string(who) + ": the mapper sends key " + key_text(key) + " to locale " +
+                           std::to_string(answer) + "; a mapper must return a locale in [0, " + std::to_string(p) +
+                           ")");
+    return static_cast<int>(answer);
+  }
+  /// Collective: the owner of each of `keys` (the mapper runs here; a failure on any locale
+  /// is thrown on every locale).
+  std::vector<int> owners_of(std::span<const Key> keys, const char* who) const {
+    return agreed([&] {
+      std::vector<int> owners(keys.size());
+      for (std::size_t k = 0; k < keys.size(); ++k) owners[k] = locale_of(keys[k], who);
+      return owners;
+    });
+  }
+
+  /// The slot of `key` on locale `owner` (its owner), or -1 when absent. On another locale
+  /// the table is probed one-sidedly, eight slots per read: a read of their states, and of
+  /// their keys when one of them may be the key. Not collective.
+  std::int64_t find_on(int owner, const Key& key) const {
+    if (owner == here()) return table.find(key);
+    const std::size_t capacity = capacities[static_cast<std::size_t>(owner)];
+    constexpr std::size_t group = 8;  // at most half full: the key is nearly always in the first group
+    const std::size_t n = std::min(group, capacity), mask = capacity - 1;
+    std::uint8_t states[group];
+    Key keys[group];
+    std::size_t s = key_table<Key, Hash>::home(static_cast<std::uint64_t>(table.hash()(key)), capacity);
+    for (std::size_t seen = 0; seen < capacity; seen += n, s = (s + n) & mask) {
+      std::vector<element_run> runs{{static_cast<std::int64_t>(s), static_cast<std::int64_t>(std::min(n, capacity - s))}};
+      if (static_cast<std::size_t>(runs[0].count) < n) runs.push_back({0, static_cast<std::int64_t>(n) - runs[0].count});
+      state_window.get(owner, runs, states);
+      std::size_t end = 0;
+      bool some_full = false;
+      for (; end < n && states[end] != key_table<Key, Hash>::empty; ++end)
+        some_full = some_full || states[end] == key_table<Key, Hash>::full;
+      if (some_full) {
+        key_window.get(owner, runs, keys);
+        for (std::size_t j = 0; j < end; ++j)
+          if (states[j] == key_table<Key, Hash>::full && keys[j] == key) return static_cast<std::int64_t>((s + j) & mask);
+      }
+      if (end < n) return -1;
+    }
+    return -1;
+  }
+
+  /// Collective: exposes the table to one-sided lookups (again) and learns every locale's
+  /// capacity.
+  void expose() {
+    key_window = rma_window();
+    state_window = rma_window();
+    const std::size_t capacity = table.capacity();
+    key_window = rma_window(table.key_data(), capacity * sizeof(Key), sizeof(Key));
+    state_window = rma_window(table.state_data(), capacity, 1);
+    capacities = all_gather(static_cast<std::uint64_t>(capacity));
+  }
+  /// Collective: after a change, counts the keys and, when some locale's table moved,
+  /// exposes the table and every array again.
+  void settle(bool moved) {
+    global_size = all_reduce_sum(static_cast<index_t>(table.size()));
+    if (!any_of_locales(moved)) return;
+    expose();
+    for (auto* a : arrays) a->expose();
+  }
+};
+
+/// Reaches the private parts of associative domains and arrays that dmap's loops use.
+struct associative_access {
+  /// The shared state of an associative domain or array.
+  template <class X>
+  static const auto& state(const X& x) {
+    return x.live();
+  }
+  /// The shared state of an associative domain, as a shared pointer (arrays keep it).
+  template <class D>
+  static const auto& shared(const D& d) {
+    return d.shared();
+  }
+  /// The values of an associative array, slot by slot.
+  template <class A>
+  static auto& values(A& a) {
+    return a.slot_values();
+  }
+};
+
+}  // namespace detail
+}  // namespace dmap

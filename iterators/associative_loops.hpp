@@ -1,0 +1,180 @@
+// forall and reduce over associative domains and arrays, and zips of them over one domain:
+// owner computes, each locale's table slots cut into chunks for its threads.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../dsi/associative_array.hpp"
+#include "../dsi/associative_domain.hpp"
+#include "concepts.hpp"
+#include "detail/combine_partials.hpp"
+#include "detail/engine.hpp"
+#include "zip.hpp"
+
+namespace dmap {
+
+namespace detail {
+
+template <class X>
+inline constexpr bool is_associative_domain_v = false;
+template <class K, class H, class M>
+inline constexpr bool is_associative_domain_v<associative_domain<K, H, M>> = true;
+template <class X>
+inline constexpr bool is_associative_array_v = false;
+template <class T, class K, class H, class M>
+inline constexpr bool is_associative_array_v<associative_array<T, K, H, M>> = true;
+
+/// An associative domain or array (any reference or const).
+template <class X>
+concept associative_iterand =
+    is_associative_domain_v<std::remove_cvref_t<X>> || is_associative_array_v<std::remove_cvref_t<X>>;
+
+template <class X>
+inline constexpr bool is_associative_zip_v = false;
+template <class... X>
+inline constexpr bool is_associative_zip_v<zipped<X...>> = (associative_iterand<X> && ...);
+
+/// What associative loops accept: an associative domain or array, or a zip of them.
+template <class X>
+concept associative_loop_iterand = associative_iterand<X> || is_associative_zip_v<std::remove_cvref_t<X>>;
+
+/// One iterand of an associative loop, reduced to what a slot gives the body: the key of a
+/// domain, a reference to the value of an array (const for a const array).
+template <class X>
+struct associative_operand {
+  using type = std::remove_reference_t<X>;
+  static auto make(type& x) {
+    if constexpr (is_associative_domain_v<std::remove_const_t<type>>) {
+      const auto& st = associative_access::state(x);
+      return std::pair{st.table.keys().data(), static_cast<const void*>(&st)};
+    } else {
+      const auto& st = associative_access::state(x);
+      auto* values = associative_access::values(x).data();
+      if constexpr (std::is_const_v<type>) return std::pair{static_cast<const std::remove_pointer_t<decltype(values)>*>(values), static_cast<const void*>(&st)};
+      else return std::pair{values, static_cast<const void*>(&st)};
+    }
+  }
+};
+
+/// Each iterand's (base pointer, state) pair, leader first.
+template <class X>
+auto associative_operands(X& x) {
+  if constexpr (associative_iterand<X>) {
+    return std::make_tuple(associative_operand<X>::make(x));
+  } else {
+    return std::apply([](auto&... it) { return std::make_tuple(associative_operand<decltype(it)>::make(it)...); }, x.iterands);
+  }
+}
+
+/// The leader's key table (the slots every operand's values follow).
+template <class X>
+const auto& associative_lead_table(X& x) {
+  if constexpr (associative_iterand<X>) return associative_access::state(x).table;
+  else return associative_access::state(std::get<0>(x.iterands)).table;
+}
+
+/// Throws shape_error when an operand of a zip is over another domain than the leader.
+template <class Ops>
+void check_same_associative_domain(const Ops& ops, const char* who) {
+  const void* lead = std::get<0>(ops).second;
+  std::size_t k = 0;
+  const auto check = [&](const auto& op) {
+    if (op.second != lead)
+      throw shape_error(std::string(who) + ": zip operand " + std::to_string(k) +
+                        " is over another associative domain than the leader (operand 0); zipped associative "
+                        "operands must share one domain");
+    ++k;
+  };
+  std::apply([&](const auto&... op) { (check(op), ...); }, ops);
+}
+
+/// The slots one chunk of a loop over a table of `capacity` slots covers: at least 4096,
+/// at most one chunk per thread.
+inline std::size_t slot_chunk_size(std::size_t capacity) {
+  const auto threads = static_cast<std::size_t>(std::max(1, num_threads()));
+  return std::max<std::size_t>(4096, (capacity + threads - 1) / threads);
+}
+
+template <class Ops>
+decltype(auto) slot_args(const Ops& ops, std::size_t s) {
+  return std::apply([s](const auto&... op) { return std::forward_as_tuple(op.first[s]...); }, ops);
+}
+
+}  // namespace detail
+
+/// Collective: runs `body` once per key of an associative domain (`body(const Key&)`), per
+/// value of an associative array (`body(T&)`, `body(const T&)` for a const array), or per
+/// key of a zip of them over one domain (`forall(zip(A, B, D), [](T& a, const U& b, const
+/// Key& k) {...})`), on the locale that owns the key, in parallel on its threads (slot
+/// order within a chunk). A zip operand over another domain is a shape_error. An exception
+/// thrown by the body on any locale is rethrown on every locale.
+template <class X, class Body>
+  requires detail::associative_loop_iterand<X>
+void forall(X&& x, Body&& body) {
+  const auto ops = detail::associative_operands(x);
+  detail::check_same_associative_domain(ops, "dmap::forall");
+  static_assert(detail::invocable_with_tuple<Body&, decltype(detail::slot_args(ops, 0))>::value,
+                "dmap::forall: the body must take one argument per zipped iterand: the key (const Key&) of an "
+                "associative domain, a value (T&, or const T& for a const array) of an associative array");
+  const auto& table = detail::associative_lead_table(x);
+  const std::uint8_t* states = table.states().data();
+  const std::size_t capacity = table.capacity();
+  const std::size_t size = detail::slot_chunk_size(capacity);
+  const std::size_t chunks = (capacity + size - 1) / size;
+  detail::run_tasks_agreed(chunks, [&](std::size_t c) {
+    const std::size_t end = std::min(capacity, (c + 1) * size);
+    for (std::size_t s = c * size; s < end; ++s)
+      if (states[s] == 1) std::apply(body, detail::slot_args(ops, s));
+  });
+}
+
+/// Collective: folds `transform(elements...)` of every key of an associative domain, array
+/// or zip of them with `op`, starting from `init`, and returns the same result on every
+/// locale. `op` must be associative and commutative; the grouping is fixed by the tables,
+/// the thread count and the number of locales (chunk by chunk in slot order, then the
+/// binomial tree over locales of dmap::reduce), so repeated runs give identical bits. An
+/// exception from `transform` or `op` on any locale is rethrown on every locale.
+template <class X, class T, class Op, class Transform>
+  requires detail::associative_loop_iterand<X> && std::is_trivially_copyable_v<T>
+[[nodiscard]] T reduce(X&& x, T init, Op op, Transform transform) {
+  const auto ops = detail::associative_operands(x);
+  detail::check_same_associative_domain(ops, "dmap::reduce");
+  const auto& table = detail::associative_lead_table(x);
+  const std::uint8_t* states = table.states().data();
+  const std::size_t capacity = table.capacity();
+  const std::size_t size = detail::slot_chunk_size(capacity);
+  const std::size_t chunks = (capacity + size - 1) / size;
+  std::vector<detail::partial<T>> partials(chunks, detail::partial<T>{init, 0});
+  detail::run_tasks_agreed(chunks, [&](std::size_t c) {
+    T acc = init;
+    bool has = false;
+    const std::size_t end = std::min(capacity, (c + 1) * size);
+    for (std::size_t s = c * size; s < end; ++s) {
+      if (states[s] != 1) continue;
+      const T v = static_cast<T>(std::apply(transform, detail::slot_args(ops, s)));
+      acc = has ? static_cast<T>(op(acc, v)) : v;
+      has = true;
+    }
+    partials[c] = {acc, has ? 1 : 0};
+  });
+  return detail::combine_partials(partials, init, op, false, nullptr);
+}
+
+/// Collective: folds the keys of an associative domain or the values of an associative
+/// array with `op` (a sum by default), starting from `init`. A zip needs the transform that
+/// combines its elements (the four-argument form).
+template <class X, class T, class Op = std::plus<>>
+  requires detail::associative_iterand<X> && std::is_trivially_copyable_v<T>
+[[nodiscard]] T reduce(X&& x, T init, Op op = {}) {
+  return reduce(std::forward<X>(x), init, op, [](const auto& v) -> decltype(auto) { return v; });
+}
+
+}  // namespace dmap

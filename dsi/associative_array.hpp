@@ -13,6 +13,7 @@
 
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/messages.hpp"
 #include "../runtime/detail/window.hpp"
 #include "associative_domain.hpp"
 
@@ -207,7 +208,25 @@ class associative_array {
       }
       return out;
     });
-    const byte_buffers replies = exchange(std::move(answers));
+    // The values come back in one message per peer whose size both sides know (the number
+    // of keys sent there), so no second size exchange.
+    const auto p = static_cast<std::size_t>(num_locales());
+    std::vector<std::size_t> sent(p, 0);
+    for (int q : owners) ++sent[static_cast<std::size_t>(q)];
+    byte_buffers replies(p);
+    {
+      detail::message_batch batch;
+      for (std::size_t q = 0; q < p; ++q) {
+        if (q == static_cast<std::size_t>(here())) {
+          replies[q] = std::move(answers[q]);
+          continue;
+        }
+        replies[q].resize(sent[q] * sizeof(T));
+        batch.receive(static_cast<int>(q), replies[q].data(), replies[q].size());
+        batch.send(static_cast<int>(q), answers[q].data(), answers[q].size());
+      }
+      batch.wait();
+    }
     std::vector<T> out(keys.size());
     std::vector<std::size_t> next(replies.size(), 0);
     for (std::size_t k = 0; k < keys.size(); ++k) {

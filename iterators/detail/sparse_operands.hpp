@@ -73,14 +73,18 @@ struct sparse_offsets_cache {
   std::vector<std::shared_ptr<const sparse_offsets_table>> tables;
 };
 
-/// The shared state behind a sparse domain or array.
+/// The shared state behind a sparse domain (argument_error when it was moved from).
 template <std::size_t N>
 const sparse_state<N>& sparse_state_of(const sparse_domain<N>& d) {
-  return *access::state(d);
+  const auto& s = access::state(d);
+  if (!s) throw argument_error("dmap::forall/reduce: a sparse domain operand was moved from");
+  return *s;
 }
+/// The shared state behind a sparse array (argument_error when it was moved from).
 template <class T, std::size_t N>
 const sparse_state<N>& sparse_state_of(const sparse_array<T, N>& a) {
-  return *access::state(a.domain());
+  (void)a.local_values();  // throws argument_error for a moved-from array
+  return sparse_state_of(a.domain());
 }
 
 /// Where the elements of a misaligned dense follower at this locale's positions live, and

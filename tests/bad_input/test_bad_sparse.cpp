@@ -125,6 +125,24 @@ TEST_CASE("bad input: sparse domain arguments", "[bad_input][sparse]") {
               dmap::sparse_array<double, 2> c{std::move(b)};
               (void)b.local_values();
             }());
+  BAD_INPUT("sparse forall: a moved-from sparse array leading", dmap::argument_error,
+            [&] {
+              dmap::sparse_array<double, 2> b{s};
+              dmap::sparse_array<double, 2> c{std::move(b)};
+              dmap::forall(b, [](double& v) { v = 1; });
+            }());
+  BAD_INPUT("sparse reduce: a moved-from sparse domain leading", dmap::argument_error,
+            [&] {
+              dmap::sparse_domain<2> t{parent, dmap::coo_layout<2>{}};
+              dmap::sparse_domain<2> u{std::move(t)};
+              (void)dmap::reduce(t, index_t{0}, std::plus<>{}, [](idx<2> i) { return i[0]; });
+            }());
+  BAD_INPUT("sparse forall: a moved-from sparse array following", dmap::argument_error,
+            [&] {
+              dmap::sparse_array<double, 2> b{s};
+              dmap::sparse_array<double, 2> c{std::move(b)};
+              dmap::forall(dmap::zip(a, b), [](double& x, double& y) { x = y; });
+            }());
   CHECK_NO_FAILURE(state_of(s, a) == before ? "" : "a refused input changed the set or the values");
 }
 

@@ -20,6 +20,7 @@
 #include "../../dsi/detail/access.hpp"
 #include "../../dsi/sparse_array.hpp"
 #include "../../dsi/sparse_domain.hpp"
+#include "../../runtime/agreement.hpp"
 #include "../../runtime/detail/messages.hpp"
 #include "operands.hpp"
 
@@ -175,53 +176,75 @@ std::shared_ptr<const sparse_staging_plan> staging_plan_for(const sparse_state<N
   return plan;
 }
 
+/// The message buffers of one staging exchange: to each peer that reads elements of this
+/// locale (or receives write-backs), from each peer this locale reads.
+template <class T>
+struct staging_buffers {
+  std::vector<std::vector<T>> to_readers;    // one per plan.readers
+  std::vector<std::vector<T>> from_sources;  // one per plan.sources
+};
+
+/// Collective: allocates the buffers of one staging exchange on every locale before any
+/// message moves, so a locale out of memory fails everywhere instead of leaving its peers
+/// waiting for its messages.
+template <class T>
+staging_buffers<T> allocate_staging(const sparse_staging_plan& plan) {
+  return agreed([&] {
+    staging_buffers<T> b;
+    b.to_readers.resize(plan.readers.size());
+    b.from_sources.resize(plan.sources.size());
+    for (std::size_t k = 0; k < plan.readers.size(); ++k) b.to_readers[k].resize(plan.offsets[k].size());
+    for (std::size_t k = 0; k < plan.sources.size(); ++k) b.from_sources[k].resize(plan.positions[k].size());
+    return b;
+  });
+}
+
 /// Gathers a dense follower's elements at this locale's positions into `stage` (one message
-/// per source peer, sizes known to both sides: no collective).
+/// per source peer, sizes known to both sides: no collective besides the buffers' agreement).
 template <class T, std::size_t N>
-void gather_staged(const sparse_staging_plan& plan, const array<T, N>& a, std::vector<std::remove_const_t<T>>& stage) {
-  using U = std::remove_const_t<T>;
+void gather_staged(const sparse_staging_plan& plan, const array<T, N>& a, std::vector<T>& stage) {
+  auto buffers = allocate_staging<T>(plan);
   const auto& blocks = a.local_blocks();
-  const U* base = blocks.empty() ? nullptr : blocks.front().base;
-  std::vector<std::vector<U>> outgoing(plan.readers.size()), incoming(plan.sources.size());
+  const T* base = blocks.empty() ? nullptr : blocks.front().base;
   message_batch batch;
   for (std::size_t k = 0; k < plan.sources.size(); ++k) {
-    incoming[k].resize(plan.positions[k].size());
-    batch.receive(plan.sources[k], incoming[k].data(), incoming[k].size() * sizeof(U));
+    auto& in = buffers.from_sources[k];
+    batch.receive(plan.sources[k], in.data(), in.size() * sizeof(T));
   }
   for (std::size_t k = 0; k < plan.readers.size(); ++k) {
-    outgoing[k].reserve(plan.offsets[k].size());
-    for (index_t o : plan.offsets[k]) outgoing[k].push_back(base[o]);
-    batch.send(plan.readers[k], outgoing[k].data(), outgoing[k].size() * sizeof(U));
+    auto& out = buffers.to_readers[k];
+    for (std::size_t j = 0; j < out.size(); ++j) out[j] = base[plan.offsets[k][j]];
+    batch.send(plan.readers[k], out.data(), out.size() * sizeof(T));
   }
   for (std::size_t k = 0; k < plan.own_positions.size(); ++k)
     stage[static_cast<std::size_t>(plan.own_positions[k])] = base[plan.own_offsets[k]];
   batch.wait();
   for (std::size_t k = 0; k < plan.sources.size(); ++k)
-    for (std::size_t j = 0; j < incoming[k].size(); ++j)
-      stage[static_cast<std::size_t>(plan.positions[k][j])] = incoming[k][j];
+    for (std::size_t j = 0; j < buffers.from_sources[k].size(); ++j)
+      stage[static_cast<std::size_t>(plan.positions[k][j])] = buffers.from_sources[k][j];
 }
 
 /// Writes `stage` back to the dense follower's owners (the reverse of gather_staged).
 template <class T, std::size_t N>
 void scatter_staged(const sparse_staging_plan& plan, array<T, N>& a, const std::vector<T>& stage) {
+  auto buffers = allocate_staging<T>(plan);  // to_readers receives here, from_sources sends
   const auto& blocks = a.local_blocks();
   T* base = blocks.empty() ? nullptr : blocks.front().base;
-  std::vector<std::vector<T>> outgoing(plan.sources.size()), incoming(plan.readers.size());
   message_batch batch;
   for (std::size_t k = 0; k < plan.readers.size(); ++k) {
-    incoming[k].resize(plan.offsets[k].size());
-    batch.receive(plan.readers[k], incoming[k].data(), incoming[k].size() * sizeof(T));
+    auto& in = buffers.to_readers[k];
+    batch.receive(plan.readers[k], in.data(), in.size() * sizeof(T));
   }
   for (std::size_t k = 0; k < plan.sources.size(); ++k) {
-    outgoing[k].reserve(plan.positions[k].size());
-    for (index_t p : plan.positions[k]) outgoing[k].push_back(stage[static_cast<std::size_t>(p)]);
-    batch.send(plan.sources[k], outgoing[k].data(), outgoing[k].size() * sizeof(T));
+    auto& out = buffers.from_sources[k];
+    for (std::size_t j = 0; j < out.size(); ++j) out[j] = stage[static_cast<std::size_t>(plan.positions[k][j])];
+    batch.send(plan.sources[k], out.data(), out.size() * sizeof(T));
   }
   for (std::size_t k = 0; k < plan.own_positions.size(); ++k)
     base[plan.own_offsets[k]] = stage[static_cast<std::size_t>(plan.own_positions[k])];
   batch.wait();
   for (std::size_t k = 0; k < plan.readers.size(); ++k)
-    for (std::size_t j = 0; j < incoming[k].size(); ++j) base[plan.offsets[k][j]] = incoming[k][j];
+    for (std::size_t j = 0; j < buffers.to_readers[k].size(); ++j) base[plan.offsets[k][j]] = buffers.to_readers[k][j];
 }
 
 /// An operand of a sparse loop, by its type (a reference to a sparse domain, sparse array
@@ -335,7 +358,7 @@ struct sparse_dense_operand {
   void gather(const sparse_state<N>& s, bool misaligned_somewhere) {
     if (!misaligned_somewhere) return;
     plan = staging_plan_for(s, *dense);
-    stage.assign(static_cast<std::size_t>(s.local_size()), T{});
+    agreed([&] { stage.assign(static_cast<std::size_t>(s.local_size()), T{}); });
     gather_staged(*plan, *dense, stage);
   }
   void write_back() {

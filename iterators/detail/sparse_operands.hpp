@@ -38,6 +38,26 @@ struct listed_index_row {
   static constexpr bool contiguous() noexcept { return true; }
 };
 
+/// What a cached follower plan was built for: a dense follower domain (held weakly, so a new
+/// domain at a dead one's address never matches), its generation and the sparse version.
+struct follower_key {
+  std::weak_ptr<const void> follower;
+  std::uint64_t generation = 0;
+  std::uint64_t version = 0;
+
+  /// The key of follower domain state `fs` under sparse version `v`.
+  template <std::size_t N>
+  static follower_key of(const std::shared_ptr<domain_state<N>>& fs, std::uint64_t v) {
+    return {fs, fs->generation, v};
+  }
+  /// True when built for `fs` as it is now and sparse version `v`.
+  template <std::size_t N>
+  bool matches(const std::shared_ptr<domain_state<N>>& fs, std::uint64_t v) const noexcept {
+    return !follower.expired() && !follower.owner_before(fs) && !fs.owner_before(follower) &&
+           generation == fs->generation && version == v;
+  }
+};
+
 /// 0, 1, ..., sparse_batch - 1: the offsets of consecutive elements.
 inline const std::array<index_t, sparse_batch>& consecutive_offsets() {
   static const auto table = [] {
@@ -64,9 +84,7 @@ struct dense_follower_row {
 /// per locale without communication, then a loop reads base[offset] as a CSR walk reads a
 /// column index.
 struct sparse_offsets_table {
-  std::weak_ptr<const void> follower;
-  std::uint64_t generation = 0;
-  std::uint64_t version = 0;
+  follower_key key;
   std::vector<index_t> offsets;
 };
 /// The offset tables kept on a sparse domain (dropped when its set changes).
@@ -92,9 +110,7 @@ const sparse_state<N>& sparse_state_of(const sparse_array<T, N>& a) {
 /// which of this locale's elements other locales read: built once per (sparse version,
 /// follower domain and generation), reused by every loop until one of them changes.
 struct sparse_staging_plan {
-  std::weak_ptr<const void> follower;  // the follower domain's state (a new domain never matches a dead one)
-  std::uint64_t generation = 0;    // its generation
-  std::uint64_t version = 0;       // the sparse domain's version
+  follower_key key;                                // what it was built for
   std::vector<int> sources;                        // peers whose elements this locale reads
   std::vector<std::vector<index_t>> positions;     // per source: the positions they fill, in message order
   std::vector<int> readers;                        // peers that read elements of this locale
@@ -122,15 +138,13 @@ std::shared_ptr<const sparse_staging_plan> staging_plan_for(const sparse_state<N
   const auto& fs = state_of(a.domain());
   auto& cache = s.caches.template get<sparse_staging_cache>();
   for (const auto& p : cache.plans)
-    if (!p->follower.expired() && !p->follower.owner_before(fs) && !fs.owner_before(p->follower) && p->generation == fs->generation && p->version == s.version) {
+    if (p->key.matches(fs, s.version)) {
       ++env().plans().reused;
       return p;
     }
   ++env().plans().built;
   auto plan = std::make_shared<sparse_staging_plan>();
-  plan->follower = fs;
-  plan->generation = fs->generation;
-  plan->version = s.version;
+  plan->key = follower_key::of(fs, s.version);
   const int p = num_locales();
   const rect<N>& from = s.parent.indices();
   const rect<N>& to = a.domain().indices();
@@ -335,13 +349,9 @@ struct sparse_dense_operand {
                                                                  const std::vector<local_block<T, N>>& blocks) {
     auto& cache = s.caches.template get<sparse_offsets_cache>();
     for (const auto& t : cache.tables)
-      if (!t->follower.expired() && !t->follower.owner_before(fs) && !fs.owner_before(t->follower) &&
-          t->generation == fs->generation && t->version == s.version)
-        return t;
+      if (t->key.matches(fs, s.version)) return t;
     auto t = std::make_shared<sparse_offsets_table>();
-    t->follower = fs;
-    t->generation = fs->generation;
-    t->version = s.version;
+    t->key = follower_key::of(fs, s.version);
     t->offsets.resize(static_cast<std::size_t>(s.local_size()));
     std::vector<idx<N>> ids(sparse_batch);
     for (std::size_t k = 0; k < s.pieces.size(); ++k)

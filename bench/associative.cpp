@@ -23,16 +23,6 @@ namespace {
 
 using key = std::int64_t;
 
-void print(const char* name, std::int64_t n, double dmap_s, double base_s, const dmap::comm_counters& c,
-           std::uint64_t min_bytes) {
-  if (dmap::here() != 0) return;
-  std::printf("bench %s ranks=%d threads=%d n=%lld dmap=%.6f baseline=%.6f unit=s ratio=%.3f msgs=%llu bytes=%llu "
-              "min_bytes=%llu\n",
-              name, dmap::num_locales(), dmap::num_threads(), static_cast<long long>(n), dmap_s, base_s,
-              base_s / dmap_s, static_cast<unsigned long long>(c.messages_sent),
-              static_cast<unsigned long long>(c.bytes_sent), static_cast<unsigned long long>(min_bytes));
-}
-
 // Hand-written routing: each item to the locale `owner(item)` names, with MPI_Alltoall(v).
 template <class Item, class Owner>
 std::vector<Item> route(const std::vector<Item>& items, Owner&& owner, std::vector<int>* order = nullptr) {
@@ -102,7 +92,7 @@ int main(int argc, char** argv) {
     base_size = dmap::all_reduce_sum(static_cast<std::int64_t>(set.size()));
   };
   auto [t_add, b_add] = bench::median_times(reps, add_dmap, add_base);
-  print("assoc_add", total, t_add, b_add, bench::counters_of_repeat(add_dmap), sent_by_0 * sizeof(key));
+  bench::print_seconds("assoc_add", total, t_add, b_add, bench::counters_of_repeat(add_dmap), sent_by_0 * sizeof(key));
 
   // assoc_accumulate: a word count of the keys.
   dmap::associative_domain<key> d;
@@ -121,7 +111,7 @@ int main(int argc, char** argv) {
     for (const item& i : route(items, [&](const item& i) { return owner(i.k); })) base_counts[i.k] += i.v;
   };
   auto [t_acc, b_acc] = bench::median_times(reps, acc_dmap, acc_base);
-  print("assoc_accumulate", total, t_acc, b_acc, bench::counters_of_repeat(acc_dmap), sent_by_0 * (sizeof(key) + 8));
+  bench::print_seconds("assoc_accumulate", total, t_acc, b_acc, bench::counters_of_repeat(acc_dmap), sent_by_0 * (sizeof(key) + 8));
 
   // assoc_get: every locale reads the counts of its keys, in its order.
   std::vector<std::int64_t> got, got_base;
@@ -151,7 +141,7 @@ int main(int argc, char** argv) {
     for (std::size_t k = 0; k < keys.size(); ++k) got_base[static_cast<std::size_t>(order[k])] = replies[k];
   };
   auto [t_get, b_get] = bench::median_times(reps, get_dmap, get_base);
-  print("assoc_get", total, t_get, b_get, bench::counters_of_repeat(get_dmap),
+  bench::print_seconds("assoc_get", total, t_get, b_get, bench::counters_of_repeat(get_dmap),
         sent_by_0 * sizeof(key) + asked_of_0 * sizeof(std::int64_t));
 
   // assoc_reduce
@@ -163,7 +153,7 @@ int main(int argc, char** argv) {
         for (const auto& [k, v] : base_counts) local += v;
         sum_base = dmap::all_reduce_sum(local);
       });
-  print("assoc_reduce", dmap_size, t_red, b_red, bench::counters_of_repeat([&] { (void)dmap::reduce(counts, std::int64_t{0}); }), 0);
+  bench::print_seconds("assoc_reduce", dmap_size, t_red, b_red, bench::counters_of_repeat([&] { (void)dmap::reduce(counts, std::int64_t{0}); }), 0);
 
   // The two sides must agree: one word count each, read back by every locale.
   dmap::associative_array<std::int64_t, key> once(d, 0);

@@ -30,16 +30,6 @@
 
 namespace {
 
-void print(const char* name, std::int64_t n, double dmap_s, double base_s, const dmap::comm_counters& c,
-           std::uint64_t min_bytes) {
-  if (dmap::here() != 0) return;
-  std::printf("bench %s ranks=%d threads=%d n=%lld dmap=%.6f baseline=%.6f unit=s ratio=%.3f msgs=%llu bytes=%llu "
-              "min_bytes=%llu\n",
-              name, dmap::num_locales(), dmap::num_threads(), static_cast<long long>(n), dmap_s, base_s,
-              base_s / dmap_s, static_cast<unsigned long long>(c.messages_sent),
-              static_cast<unsigned long long>(c.bytes_sent), static_cast<unsigned long long>(min_bytes));
-}
-
 template <class F>
 void on_threads(std::size_t count, F&& f) {
   dmap::detail::env().arena().execute([&] {
@@ -94,7 +84,7 @@ int main(int argc, char** argv) {
         });
         sum_base = dmap::all_reduce_sum(local);
       });
-  print("sparse_reduce", cells.size(), t_red, b_red, bench::counters_of_repeat([&] { (void)dmap::reduce(A, 0.0); }),
+  bench::print_seconds("sparse_reduce", cells.size(), t_red, b_red, bench::counters_of_repeat([&] { (void)dmap::reduce(A, 0.0); }),
         0);
 
   // sparse_zip_dense: the hand-written loop walks the CSR structure and X's local block.
@@ -114,7 +104,7 @@ int main(int argc, char** argv) {
     });
   };
   auto [t_zip, b_zip] = bench::median_times(reps, zip_dense, csr_walk);
-  print("sparse_zip_dense", cells.size(), t_zip, b_zip, bench::counters_of_repeat(zip_dense), 0);
+  bench::print_seconds("sparse_zip_dense", cells.size(), t_zip, b_zip, bench::counters_of_repeat(zip_dense), 0);
 
   // sparse_zip_staged: X over another map, gathered before each loop.
   dmap::domain<2> cyclic_grid{dmap::cyclic<2>{}, space};
@@ -126,7 +116,7 @@ int main(int argc, char** argv) {
   for (const auto& i : cells.local_indices()) wanted_from_0 += dmap::here() != 0 && cyclic_grid.locale_of(i) == 0;
   const std::uint64_t remote = dmap::all_reduce_sum(wanted_from_0);
   const auto staged = bench::counters_of_repeat(zip_staged);
-  print("sparse_zip_staged", cells.size(), t_stg, b_stg, staged, remote * sizeof(double));
+  bench::print_seconds("sparse_zip_staged", cells.size(), t_stg, b_stg, staged, remote * sizeof(double));
   // sparse_add: a batch of n * n / (4 * P) random cells per locale, any owners.
   std::vector<dmap::idx<2>> batch;
   {
@@ -183,7 +173,7 @@ int main(int argc, char** argv) {
   std::uint64_t sent_by_0 = 0;  // the cells locale 0 must send: those other locales own
   if (dmap::here() == 0)
     for (const auto& i : batch) sent_by_0 += grid.locale_of(i) != 0;
-  print("sparse_add", static_cast<std::int64_t>(batch.size()) * p, t_add, b_add, bench::counters_of_repeat(add_dmap),
+  bench::print_seconds("sparse_add", static_cast<std::int64_t>(batch.size()) * p, t_add, b_add, bench::counters_of_repeat(add_dmap),
         dmap::all_reduce_sum(sent_by_0) * sizeof(dmap::idx<2>));
   if (added != handmade && dmap::here() == 0) std::printf("# MISMATCH: dmap added %lld cells, by hand %lld\n", static_cast<long long>(added), static_cast<long long>(handmade));
   if (sum_dmap != sum_base && dmap::here() == 0) std::printf("# note: sums differ in grouping: %.17g vs %.17g\n", sum_dmap, sum_base);

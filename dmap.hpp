@@ -59,6 +59,7 @@
 
 #include "algorithms/copies.hpp"
 #include "algorithms/halos.hpp"
+#include "algorithms/reverse_halos.hpp"
 #include "algorithms/spmv.hpp"
 
 #include "interop/dap.hpp"

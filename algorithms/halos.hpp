@@ -12,6 +12,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "../dsi/array.hpp"
@@ -188,6 +189,22 @@ struct halo_plans {
   generation_plan<N>& of(halo_shape shape) { return plans[shape == halo_shape::star ? 1 : 0]; }
 };
 
+/// The halo plan of `shape` for `a`, kept by its domain (built on first use for each index
+/// set). Throws argument_error, naming `who`, when `a` was moved from or its map holds no
+/// ghost cells (the same answer on every locale). Halo updates send along it, halo
+/// reductions against it.
+template <class T, std::size_t N>
+std::shared_ptr<const transfer_plan<N>> cached_halo_plan(array<T, N>& a, halo_shape shape, const char* who) {
+  check_array_live(a, who, "it has no ghost cells");
+  auto& st = *state_of(a.domain());
+  if (!has_ghost_cells(st))
+    throw argument_error(std::string(who) + ": the array's domain is distributed by " + a.domain().name() +
+                         ", whose layouts hold no ghost cells; halo updates and reductions need a map with ghost "
+                         "cells, such as a dmap::stencil domain");
+  return st.caches.template get<halo_plans<N>>().of(shape).for_generation(st.generation,
+                                                                          [&] { return halo_plan(st, shape); });
+}
+
 }  // namespace detail
 
 /// A halo update in flight (see start_halo_update): `finish()` must be called before the
@@ -222,15 +239,8 @@ class [[nodiscard]] halo_update {
 /// thinner than the width along a dimension that exchanges ghosts).
 template <class T, std::size_t N>
 [[nodiscard]] halo_update<T, N> start_halo_update(array<T, N>& a, halo_shape shape) {
-  detail::check_array_live(a, "dmap::update_halos", "it has no ghost cells to update");
-  auto& st = *detail::state_of(a.domain());
-  if (!detail::has_ghost_cells(st))
-    throw argument_error("dmap::update_halos: the array's domain is distributed by " + a.domain().name() +
-                         ", whose layouts hold no ghost cells; halo updates need a map with ghost cells, "
-                         "such as a dmap::stencil domain");
-  const auto& plan = st.caches.template get<detail::halo_plans<N>>().of(shape).for_generation(
-      st.generation, [&] { return detail::halo_plan(st, shape); });
-  return halo_update<T, N>(plan, a.local_data(), detail::access::segment(a));
+  return halo_update<T, N>(detail::cached_halo_plan(a, shape, "dmap::update_halos"), a.local_data(),
+                           detail::access::segment(a));
 }
 
 /// Collective: start_halo_update(a, halo_shape::box), every ghost cell.

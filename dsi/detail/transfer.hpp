@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -505,6 +506,79 @@ class transfer_plan {
   std::vector<std::pair<index_t, index_t>> local_offsets_;
 };
 
+/// The offset of the one contiguous run (in message order) that a message's parts occupy in
+/// this locale's storage, if they do: such a message is sent from, or received into, the
+/// storage itself.
+template <class Parts>
+std::optional<index_t> single_run(const Parts& parts) {
+  std::optional<index_t> first;
+  index_t next = 0;
+  bool contiguous = true;
+  for (const auto& pc : parts) {
+    for_each_run(pc.indices, pc.block.layout, pc.block.shift, [&](index_t offset, index_t step, index_t count) {
+      if (!contiguous) return;
+      if (!first) first = offset, next = offset;
+      contiguous = offset == next && (step == 1 || count == 1);
+      next = offset + count;
+    });
+    if (!contiguous) return std::nullopt;
+  }
+  return first;
+}
+
+/// Stores a received element into its cell by assignment (unpack_message's default).
+struct assign_element {
+  /// `cell = value`.
+  template <class T>
+  void operator()(T& cell, const T& value) const noexcept(std::is_nothrow_copy_assignable_v<T>) {
+    cell = value;
+  }
+};
+
+/// Packs the elements a message of a transfer_plan lists (its parts' runs in `base`, then its
+/// element offsets) into `out`, in message order: what the peer's unpack_message expects.
+template <class T, class Message>
+void pack_message(const Message& msg, const T* base, T* out) {
+  std::size_t at = 0;
+  for (const auto& pc : msg.parts)
+    for_each_run(pc.indices, pc.block.layout, pc.block.shift, [&](index_t offset, index_t step, index_t count) {
+      const T* in = base + offset;
+      if (step == 1) {
+        std::copy(in, in + count, out + at);
+        at += static_cast<std::size_t>(count);
+      } else {
+        for (index_t k = 0; k < count; ++k) out[at++] = in[k * step];
+      }
+    });
+  for (index_t offset : msg.offsets) out[at++] = base[offset];
+}
+
+/// Unpacks a message packed by pack_message into the cells its parts (and offsets) name in
+/// `base`, in message order: `store(cell, value)` for each element (assignment by default; a
+/// combining store makes a reduction of the received values into the cells).
+template <class T, class Message, class Store = assign_element>
+void unpack_message(const Message& msg, const T* in, T* base, Store&& store = {}) {
+  std::size_t at = 0;
+  for (const auto& pc : msg.parts)
+    for_each_run(pc.indices, pc.block.layout, pc.block.shift, [&](index_t offset, index_t step, index_t count) {
+      T* out = base + offset;
+      if constexpr (std::is_same_v<std::remove_cvref_t<Store>, assign_element>) {
+        if (step == 1) {
+          std::copy(in + at, in + at + count, out);
+          at += static_cast<std::size_t>(count);
+          return;
+        }
+      }
+      if (step == 1) {
+        for (index_t k = 0; k < count; ++k) store(out[k], in[at + static_cast<std::size_t>(k)]);
+        at += static_cast<std::size_t>(count);
+      } else {
+        for (index_t k = 0; k < count; ++k) store(out[k * step], in[at++]);
+      }
+    });
+  for (index_t offset : msg.offsets) store(base[offset], in[at++]);
+}
+
 /// A transfer in flight: messages posted and local copies done; `finish()` waits for the
 /// messages and stores what arrived. Computation may run in between.
 template <transferable T, std::size_t N>
@@ -566,18 +640,7 @@ class pending_transfer {
       }
       outgoing_[m] = message_buffers().take(n * sizeof(T));
       T* out = outgoing_[m].template as<T>();
-      std::size_t at = 0;
-      for (const auto& pc : msg.parts)
-        for_each_run(pc.indices, pc.block.layout, pc.block.shift, [&](index_t offset, index_t step, index_t count) {
-          const T* in = from_base + offset;
-          if (step == 1) {
-            std::copy(in, in + count, out + at);
-            at += static_cast<std::size_t>(count);
-          } else {
-            for (index_t k = 0; k < count; ++k) out[at++] = in[k * step];
-          }
-        });
-      for (index_t offset : msg.offsets) out[at++] = from_base[offset];
+      pack_message(msg, from_base, out);
       batch_.send(msg.peer, out, n * sizeof(T));
     }
     for (const auto& pc : plan.local()) copy_part(pc.part, pc.from, from_base, pc.to, to_base);
@@ -601,42 +664,12 @@ class pending_transfer {
     const auto& receives = plan_->receives();
     for (std::size_t m = 0; m < incoming_.size(); ++m) {
       if (received_in_place_[m]) continue;
-      const T* in = incoming_[m].template as<T>();
-      std::size_t at = 0;
-      for (const auto& pc : receives[m].parts)
-        for_each_run(pc.indices, pc.block.layout, pc.block.shift, [&](index_t offset, index_t step, index_t count) {
-          T* out = to_base_ + offset;
-          if (step == 1) {
-            std::copy(in + at, in + at + count, out);
-            at += static_cast<std::size_t>(count);
-          } else {
-            for (index_t k = 0; k < count; ++k) out[k * step] = in[at++];
-          }
-        });
-      for (index_t offset : receives[m].offsets) to_base_[offset] = in[at++];
+      unpack_message(receives[m], incoming_[m].template as<T>(), to_base_);
     }
     incoming_.clear();
   }
 
  private:
-  // The offset of the one contiguous run (in message order) that a message's parts occupy
-  // in this locale's storage, if they do.
-  static std::optional<index_t> single_run(const std::vector<typename transfer_plan<N>::part>& parts) {
-    std::optional<index_t> first;
-    index_t next = 0;
-    bool contiguous = true;
-    for (const auto& pc : parts) {
-      for_each_run(pc.indices, pc.block.layout, pc.block.shift, [&](index_t offset, index_t step, index_t count) {
-        if (!contiguous) return;
-        if (!first) first = offset, next = offset;
-        contiguous = offset == next && (step == 1 || count == 1);
-        next = offset + count;
-      });
-      if (!contiguous) return std::nullopt;
-    }
-    return first;
-  }
-
   const transfer_plan<N>* plan_;
   T* to_base_;
   std::vector<bool> received_in_place_;

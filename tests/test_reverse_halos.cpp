@@ -336,4 +336,25 @@ TEST_CASE("reverse halos: owned elements computed on between start and finish; f
   CHECK_THROWS_AS(moved.finish(), dmap::argument_error);  // NOLINT(bugprone-use-after-move): the point
 }
 
+TEST_CASE("reverse halos: arrays in node-shared storage reduce alike, by messages", "[reverse_halo][node]") {
+  const int p = dmap::num_locales();
+  const dmap::node_transfer_settings saved = dmap::node_transfers();
+  dmap::set_node_transfers({true, 0});  // every array node-shared where the node allows it
+  const config<2> c{rect<2>{range(0, 13), range(-2, 9)}, idx<2>{1, 2}, {true, false},
+                    dmap::target_grid<2>::balanced(p).shape()};
+  INFO(describe(c));
+  const simulation<2> sim(c, halo_shape::box);
+  auto D = make_domain(c);
+  dmap::array<value_t, 2> A{D};
+  dmap::set_node_transfers(saved);
+  INFO("node-shared: " << A.node_shared());
+  CHECK_NO_FAILURE(deposit(A, c));
+  dmap::reset_counters();
+  dmap::reduce_halos(A);
+  const auto n = dmap::counters();
+  CHECK_NO_FAILURE(check(A, c, sim, std::plus<>{}));
+  DMAP_CHECK_ALL((n.messages_sent == sim.messages_sent && n.bytes_sent == sim.elements_sent * sizeof(value_t)));
+  DMAP_CHECK_ALL((n.node_copies == 0 && n.collectives == 0));
+}
+
 }  // namespace test_reverse_halos

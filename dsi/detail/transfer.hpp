@@ -506,6 +506,18 @@ class transfer_plan {
   std::vector<std::pair<index_t, index_t>> local_offsets_;
 };
 
+/// Extends the line of runs [first, next) by `part`'s runs in `block`: false at the first run
+/// that does not continue it.
+template <std::size_t N>
+bool continues_line(const rect<N>& part, const placed_block<N>& block, std::optional<index_t>& first, index_t& next) {
+  for (run_cursor<N> c(part, block.layout, block.shift); !c.done(); c.next()) {
+    if (!first) first = c.offset(), next = c.offset();
+    if (c.offset() != next || (c.step() != 1 && c.count() != 1)) return false;
+    next = c.offset() + c.count();
+  }
+  return true;
+}
+
 /// The offset of the one contiguous run (in message order) that a message's parts occupy in
 /// this locale's storage, if they do: such a message is sent from, or received into, the
 /// storage itself.
@@ -513,16 +525,8 @@ template <class Parts>
 std::optional<index_t> single_run(const Parts& parts) {
   std::optional<index_t> first;
   index_t next = 0;
-  bool contiguous = true;
-  for (const auto& pc : parts) {
-    for_each_run(pc.indices, pc.block.layout, pc.block.shift, [&](index_t offset, index_t step, index_t count) {
-      if (!contiguous) return;
-      if (!first) first = offset, next = offset;
-      contiguous = offset == next && (step == 1 || count == 1);
-      next = offset + count;
-    });
-    if (!contiguous) return std::nullopt;
-  }
+  for (const auto& pc : parts)
+    if (!continues_line(pc.indices, pc.block, first, next)) return std::nullopt;
   return first;
 }
 

@@ -334,6 +334,25 @@ TEST_CASE("reverse halos: owned elements computed on between start and finish; f
   auto taker = std::move(moved);
   taker.finish();
   CHECK_THROWS_AS(moved.finish(), dmap::argument_error);  // NOLINT(bugprone-use-after-move): the point
+
+  // Two reductions and a halo update of another array in flight at once, finished in another
+  // order than started.
+  dmap::array<value_t, 2> B{D}, C{D};
+  CHECK_NO_FAILURE(deposit(A, c));
+  CHECK_NO_FAILURE(deposit(B, c));
+  dmap::forall(dmap::zip(C, D), [](value_t& x, const idx<2>& i) { x = i[0] * 100 + i[1]; });
+  auto ra = dmap::start_halo_reduction(A, dmap::maximum{});
+  auto uc = dmap::start_halo_update(C);
+  auto rb = dmap::start_halo_reduction(B, std::plus<>{}, halo_shape::star);
+  rb.finish();
+  uc.finish();
+  ra.finish();
+  CHECK_NO_FAILURE(check(A, c, sim, dmap::maximum{}));
+  CHECK_NO_FAILURE(check(B, c, simulation<2>(c, halo_shape::star), std::plus<>{}));
+  bool fresh = true;  // C's ghost cells hold their sources' values
+  for (const auto& x : frame_of(c, dmap::here()))
+    if (const auto src = source(c, x)) fresh = fresh && C.local_blocks().front()(x) == (*src)[0] * 100 + (*src)[1];
+  DMAP_CHECK_ALL(fresh);
 }
 
 TEST_CASE("reverse halos: arrays in node-shared storage reduce alike, by messages", "[reverse_halo][node]") {

@@ -74,7 +74,7 @@ auto locate_extreme(Iterand&& iterand, Transform transform, const char* who) {
   static_assert(std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>,
                 "dmap::minloc/maxloc: the value type must be trivially copyable and default-constructible");
   using cand = location_candidate<T, N>;
-  const auto ops = operands_of(iterand);
+  const auto ops = operands_named(iterand, who);
   const auto& lead = std::get<0>(ops.ops);
   const rect<N> whole = lead.whole();
   if (whole.empty()) {

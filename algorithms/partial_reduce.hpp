@@ -145,7 +145,7 @@ void partial_reduce(Iterand&& in, array<T, K>& out, T init, Op op = {}, Transfor
                               "of reduced dimensions");
   if (!detail::state_of(out.domain()))
     throw argument_error("dmap::partial_reduce: out is a moved-from array; it has no domain or elements");
-  const auto ops = detail::operands_of(in);
+  const auto ops = detail::operands_named(in, "dmap::partial_reduce");
   const auto& lead = std::get<0>(ops.ops);
   const rect<N> whole = lead.whole();
   const rect<K> out_whole = out.domain().indices();

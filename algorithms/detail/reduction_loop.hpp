@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <exception>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -14,6 +15,20 @@
 #include "../../iterators/detail/engine.hpp"
 
 namespace dmap::detail {
+
+/// The loop operands of `x` (operands_of), a moved-from iterand reported under the name of
+/// the algorithm `who` rather than the loop's.
+template <class X>
+auto operands_named(X& x, const char* who) {
+  try {
+    return operands_of(x);
+  } catch (const argument_error& e) {
+    std::string message = e.what();
+    const std::string loop = "dmap::forall/reduce";
+    if (message.compare(0, loop.size(), loop) == 0) message.replace(0, loop.size(), who);
+    throw argument_error(message);
+  }
+}
 
 /// Collective (the shape check, the alignment check and any staging of misaligned
 /// followers are collective; the tasks are not). `before(chunks)` runs once with the

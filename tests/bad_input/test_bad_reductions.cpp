@@ -73,6 +73,10 @@ TEST_CASE("bad input: partial_reduce with a mismatched output or a moved-from ar
   dmap::array<std::int64_t, 2> taker(std::move(gone));
   BAD_INPUT("partial_reduce: a moved-from input", dmap::argument_error,
             dmap::partial_reduce<1>(gone, out, std::int64_t{0}));
+  CHECK_NO_FAILURE(dmap::testing::throws_with<dmap::argument_error>(
+      [&] { dmap::partial_reduce<1>(gone, out, std::int64_t{0}); }, "dmap::partial_reduce: an iterand is a moved-from"));
+  CHECK_NO_FAILURE(dmap::testing::throws_with<dmap::argument_error>([&] { (void)dmap::maxloc(gone); },
+                                                                    "dmap::maxloc: an iterand is a moved-from"));
   dmap::array<std::int64_t, 1> moved(rows);
   dmap::array<std::int64_t, 1> keeper(std::move(moved));
   BAD_INPUT("partial_reduce: a moved-from output", dmap::argument_error,

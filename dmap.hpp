@@ -59,6 +59,8 @@
 
 #include "algorithms/copies.hpp"
 #include "algorithms/halos.hpp"
+#include "algorithms/locations.hpp"
+#include "algorithms/partial_reduce.hpp"
 #include "algorithms/reverse_halos.hpp"
 #include "algorithms/spmv.hpp"
 

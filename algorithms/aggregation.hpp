@@ -1,0 +1,392 @@
+// Aggregated scatter, accumulate and gather: writes to (and reads of) elements anywhere,
+// issued one element at a time from loop bodies, buffered per destination locale and moved
+// in one message per peer instead of one remote access per element.
+#pragma once
+
+#include <oneapi/tbb/enumerable_thread_specific.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../dsi/array.hpp"
+#include "../runtime/agreement.hpp"
+#include "../runtime/collectives.hpp"
+
+namespace dmap {
+
+/// The operation of a scatter: the contribution replaces the element (`op(old, x) == x`).
+struct replace {
+  /// Returns `x`.
+  template <class T>
+  constexpr T operator()(const T&, const T& x) const {
+    return x;
+  }
+};
+
+namespace detail {
+
+/// One buffered contribution: a key (the index's row-major order in the domain, or with a
+/// directory map the element's offset in its owner's storage) and a value.
+template <class T>
+struct keyed_value {
+  index_t key;
+  T value;
+};
+
+/// Pre-combining at the source pays when a destination's keys are this dense (contributions
+/// per key of their span): a histogram's bins, say.
+inline constexpr index_t dense_combine_ratio = 2;
+
+/// The element of the index at row-major order `order` of `whole`, which this locale owns,
+/// in `a`'s storage (formula maps). Throws runtime_error when this locale does not own it.
+template <class T, std::size_t N>
+T* owned_element(const array<T, N>& a, const rect<N>& whole, index_t order) {
+  const idx<N> i = whole.index_at(order);
+  const auto& owned = a.domain().local_subdomains();
+  const auto& blocks = a.local_blocks();
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    if (owned[b].contains(i)) return &blocks[b](i);
+  std::ostringstream s;
+  s << "dmap aggregation: locale " << here() << " received index " << i
+    << " it does not own (the map's locale_of disagrees with its pieces)";
+  throw runtime_error(s.str());
+}
+
+/// Combines, in place, the values of equal keys of `entries` (contributions of one
+/// destination, in the order they were added) when the keys are dense enough: the result is
+/// one entry per distinct key, by increasing key, each value `op` folded over the key's
+/// contributions in their order. Sparse keys are left as they are.
+template <class T, class Op>
+void combine_dense(std::vector<keyed_value<T>>& entries, Op& op) {
+  if (entries.size() < 2) return;
+  index_t lo = entries.front().key, hi = lo;
+  for (const auto& e : entries) {
+    lo = std::min(lo, e.key);
+    hi = std::max(hi, e.key);
+  }
+  const auto count = static_cast<index_t>(entries.size());
+  if (hi - lo >= count * dense_combine_ratio) return;  // hi - lo < 2^63: keys are >= 0
+  const auto span = static_cast<std::size_t>(hi - lo + 1);
+  std::vector<T> folded(span);
+  std::vector<unsigned char> seen(span, 0);
+  for (const auto& e : entries) {
+    const auto k = static_cast<std::size_t>(e.key - lo);
+    if (seen[k]) {
+      folded[k] = op(folded[k], e.value);
+    } else {
+      folded[k] = e.value;
+      seen[k] = 1;
+    }
+  }
+  std::size_t out = 0;
+  for (std::size_t k = 0; k < span; ++k)
+    if (seen[k]) entries[out++] = {lo + static_cast<index_t>(k), folded[k]};
+  entries.resize(out);
+}
+
+}  // namespace detail
+
+/// A handle that buffers contributions `A[i] = op(A[i], x)` to the elements of an array,
+/// from any thread of any locale, and delivers them in one collective `finish()`: one
+/// message per peer that has contributions for it. Made by `dmap::accumulate(A, op)` or
+/// `dmap::scatter(A)`.
+///
+/// - `add(i, x)` (alias `put`) may be called from `forall` bodies on any thread: each thread
+///   buffers in its own per-destination lists, without locks. A bad index (outside the
+///   domain) or a failed allocation is not thrown there: it is kept and `finish()` throws it
+///   on every locale, so a locale that fails never leaves its peers waiting.
+/// - `finish()` is collective: every locale calls it, in the same order as its other
+///   collective calls, whether or not it added anything. Each locale's contributions to one
+///   destination are pre-combined with `op` when their keys are dense (histograms: one value
+///   per bin instead of one per contribution), then travel in one message; owners apply
+///   them with `op`, source locales in increasing order, each source's in its order.
+/// - `op` must be associative (contributions of one locale to one element may be folded
+///   together before they are applied). With integers and `std::plus` the result is exact.
+///   The order of contributions of different threads of one locale is not fixed, so a
+///   floating-point sum (or a `replace` from two threads to one element) may differ from run
+///   to run unless `DMAP_NUM_THREADS=1`; contributions of different locales are always
+///   applied in locale order.
+/// - After `finish()` (returned or thrown) the buffers are empty and the handle takes the
+///   next round. Dropping a handle with contributions not finished discards them (a
+///   destructor cannot run a collective); `pending()` tells whether any are buffered.
+/// - The array must outlive the handle, keep its index set until `finish()`, and must not
+///   keep copies (Replicated, replicated dimensions: unsupported_error at `finish()`).
+template <class T, std::size_t N, class Op>
+class aggregator {
+  struct thread_buffers {
+    std::vector<std::vector<detail::keyed_value<T>>> to;  // per destination (directory maps: to[0])
+    std::exception_ptr failure;                           // the first add() that failed here
+  };
+  using buffers_type =
+      oneapi::tbb::enumerable_thread_specific<thread_buffers, oneapi::tbb::cache_aligned_allocator<thread_buffers>,
+                                              oneapi::tbb::ets_key_per_instance>;
+
+ public:
+  /// A handle on `a` applying `op` (see dmap::accumulate). Not collective.
+  aggregator(array<T, N>& a, Op op) : a_(&a), op_(std::move(op)) {
+    const auto& st = detail::state_of(a.domain());
+    if (!st) {
+      failure_ = std::make_exception_ptr(argument_error(
+          "dmap::accumulate: the array was moved from; aggregated writes need an array with a domain"));
+    } else {
+      state_ = st;
+      whole_ = st->whole;
+      generation_ = st->generation;
+      directory_ = st->dir != nullptr;
+      if (st->layers)
+        failure_ = std::make_exception_ptr(unsupported_error(
+            "dmap::accumulate: the map " + st->model->name() +
+            " keeps copies of elements on several locales; aggregated writes need every element stored once"));
+    }
+    const auto destinations = static_cast<std::size_t>(directory_ ? 1 : num_locales());
+    buffers_ = std::make_unique<buffers_type>([destinations] {
+      thread_buffers b;
+      b.to.resize(destinations);
+      return b;
+    });
+  }
+
+  /// Buffers `A[i] = op(A[i], x)`. Any thread, not collective. An index outside the domain
+  /// is reported by finish() (out_of_bounds_error on every locale), not here.
+  void add(const idx<N>& i, const T& x) {
+    thread_buffers& b = buffers_->local();
+    if (b.failure) return;
+    try {
+      if (!state_ || !whole_.contains(i)) throw bad_index(i);
+      const index_t o = whole_.order_of(i);
+      b.to[directory_ ? 0 : static_cast<std::size_t>(state_->model->locale_of(i))].push_back({o, x});
+    } catch (...) {
+      b.failure = std::current_exception();
+    }
+  }
+  /// Buffers `A[i] = op(A[i], x)` for the 1-D index `i`.
+  void add(index_t i, const T& x)
+    requires(N == 1)
+  {
+    add(idx<1>{i}, x);
+  }
+  /// The same as add() (the name a scatter reads best with).
+  void put(const idx<N>& i, const T& x) { add(i, x); }
+  /// The same as add() for the 1-D index `i`.
+  void put(index_t i, const T& x)
+    requires(N == 1)
+  {
+    add(idx<1>{i}, x);
+  }
+
+  /// True when this locale holds contributions (or a failure) not yet finished.
+  bool pending() const {
+    for (const auto& b : *buffers_) {
+      if (b.failure) return true;
+      for (const auto& v : b.to)
+        if (!v.empty()) return true;
+    }
+    return failure_ != nullptr;
+  }
+
+  /// Collective: delivers every locale's contributions (one message per peer that has some
+  /// for it) and applies them on the owners; then the buffers are empty. Throws on every
+  /// locale when some locale added an index outside the domain (out_of_bounds_error), could
+  /// not buffer a contribution or a message (the allocation's error), when `op` threw on
+  /// some locale, the array was moved from (argument_error), the domain changed its index
+  /// set since the handle was made (argument_error) or the map keeps copies
+  /// (unsupported_error).
+  void finish() {
+    struct clear_at_exit {
+      aggregator* self;
+      ~clear_at_exit() { self->clear(); }
+    } guard{this};
+    byte_buffers outgoing = agreed([&] { return pack(); });
+    byte_buffers incoming = exchange(std::move(outgoing));
+    agreed([&] { apply(incoming); });
+  }
+
+ private:
+  out_of_bounds_error bad_index(const idx<N>& i) const {
+    std::ostringstream s;
+    s << "dmap::aggregator::add: index " << i << " is not in the domain " << whole_
+      << "; contributions must go to indices of the array's domain";
+    return out_of_bounds_error(s.str());
+  }
+  void clear() {
+    for (auto& b : *buffers_) {
+      b.failure = nullptr;
+      for (auto& v : b.to) std::vector<detail::keyed_value<T>>().swap(v);
+    }
+  }
+  // Local: the messages to every locale, or the first failure of this locale.
+  byte_buffers pack() {
+    if (failure_) std::rethrow_exception(failure_);
+    for (const auto& b : *buffers_)
+      if (b.failure) std::rethrow_exception(b.failure);
+    const auto& st = detail::state_of(a_->domain());
+    if (!st)
+      throw argument_error("dmap::aggregator::finish: the array was moved from after the handle was made");
+    if (st != state_ || st->generation != generation_)
+      throw argument_error("dmap::aggregator::finish: the array's domain changed its index set since the handle "
+                           "was made; finish contributions before changing the domain");
+    const auto p = static_cast<std::size_t>(num_locales());
+    std::vector<std::vector<detail::keyed_value<T>>> to(p);
+    if (directory_) {
+      std::vector<detail::keyed_value<T>> all;
+      std::size_t total = 0;
+      for (const auto& b : *buffers_) total += b.to[0].size();
+      all.reserve(total);
+      for (auto& b : *buffers_) {
+        all.insert(all.end(), b.to[0].begin(), b.to[0].end());
+        std::vector<detail::keyed_value<T>>().swap(b.to[0]);
+      }
+      std::vector<index_t> orders(all.size());
+      for (std::size_t k = 0; k < all.size(); ++k) orders[k] = all[k].key;
+      const std::vector<detail::location> where = st->dir->lookup(orders);
+      for (std::size_t k = 0; k < all.size(); ++k)
+        to[static_cast<std::size_t>(where[k].locale)].push_back({where[k].offset, all[k].value});
+    } else {
+      for (std::size_t q = 0; q < p; ++q) {
+        std::size_t total = 0;
+        for (const auto& b : *buffers_) total += b.to[q].size();
+        to[q].reserve(total);
+        for (auto& b : *buffers_) {
+          to[q].insert(to[q].end(), b.to[q].begin(), b.to[q].end());
+          std::vector<detail::keyed_value<T>>().swap(b.to[q]);
+        }
+      }
+    }
+    byte_buffers out(p);
+    for (std::size_t q = 0; q < p; ++q) {
+      detail::combine_dense(to[q], op_);
+      out[q] = to_bytes(to[q]);
+      std::vector<detail::keyed_value<T>>().swap(to[q]);
+    }
+    return out;
+  }
+  // Local: applies what every locale sent, source locales in order.
+  void apply(const byte_buffers& incoming) {
+    T* data = a_->local_data();
+    for (const auto& bytes : incoming) {
+      const auto entries = from_bytes<detail::keyed_value<T>>(bytes);
+      for (const auto& e : entries) {
+        T* element = directory_ ? data + e.key : detail::owned_element(*a_, whole_, e.key);
+        *element = op_(*element, e.value);
+      }
+    }
+  }
+
+  array<T, N>* a_;
+  Op op_;
+  std::shared_ptr<detail::domain_state<N>> state_;
+  rect<N> whole_{};
+  std::uint64_t generation_ = 0;
+  bool directory_ = false;
+  std::exception_ptr failure_;
+  std::unique_ptr<buffers_type> buffers_;
+};
+
+/// A handle buffering `A[i] = op(A[i], x)` from loop bodies (see dmap::aggregator): add
+/// contributions with `add(i, x)` on any thread of any locale, then call `finish()` on every
+/// locale. Not collective. `op` must be associative; `std::plus` by default.
+template <class T, std::size_t N, class Op = std::plus<>>
+[[nodiscard]] aggregator<T, N, Op> accumulate(array<T, N>& a, Op op = {}) {
+  return aggregator<T, N, Op>(a, std::move(op));
+}
+
+/// A handle buffering plain writes `A[i] = x` from loop bodies (an aggregator with op
+/// `replace`): `put(i, x)`, then `finish()` on every locale. When several writes reach one
+/// element, the one from the highest locale wins; of one locale's writes, the last one one
+/// thread made (writes of different threads of a locale to one element: one of them).
+template <class T, std::size_t N>
+[[nodiscard]] aggregator<T, N, replace> scatter(array<T, N>& a) {
+  return aggregator<T, N, replace>(a, replace{});
+}
+
+/// Collective: the values of the elements of `indices` (any indices of the domain, any
+/// order, repeated or not; each locale its own list, empty or not), in the same order. One
+/// message per peer each way: the requests travel to the owners, which answer. With a
+/// directory map (Hashed, Unstructured) the owners are first looked up in the directory (one
+/// one-sided read per directory home). Throws on every locale when some locale asks for an
+/// index outside the domain (out_of_bounds_error naming it), the array was moved from
+/// (argument_error) or some locale cannot allocate (its allocation error).
+template <class T, std::size_t N>
+[[nodiscard]] std::vector<T> gather(const array<T, N>& a, const std::vector<idx<N>>& indices) {
+  const auto p = static_cast<std::size_t>(num_locales());
+  std::vector<T> result;
+  std::vector<std::vector<std::size_t>> slots(p);
+  std::shared_ptr<detail::domain_state<N>> st;
+  byte_buffers requests = agreed([&] {
+    st = detail::state_of(a.domain());
+    if (!st) throw argument_error("dmap::gather: the array was moved from; it has no elements to read");
+    const rect<N>& whole = st->whole;
+    std::vector<index_t> orders(indices.size());
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      if (!whole.contains(indices[k])) {
+        std::ostringstream s;
+        s << "dmap::gather: index " << indices[k] << " (entry " << k << " of " << indices.size()
+          << ") is not in the domain " << whole;
+        throw out_of_bounds_error(s.str());
+      }
+      orders[k] = whole.order_of(indices[k]);
+    }
+    result.resize(indices.size());
+    std::vector<std::vector<index_t>> keys(p);
+    if (st->dir) {
+      const std::vector<detail::location> where = st->dir->lookup(orders);
+      for (std::size_t k = 0; k < orders.size(); ++k) {
+        keys[static_cast<std::size_t>(where[k].locale)].push_back(where[k].offset);
+        slots[static_cast<std::size_t>(where[k].locale)].push_back(k);
+      }
+    } else {
+      for (std::size_t k = 0; k < orders.size(); ++k) {
+        const auto q = static_cast<std::size_t>(st->model->locale_of(indices[k]));
+        keys[q].push_back(orders[k]);
+        slots[q].push_back(k);
+      }
+    }
+    byte_buffers out(p);
+    for (std::size_t q = 0; q < p; ++q) out[q] = to_bytes(keys[q]);
+    return out;
+  });
+  const byte_buffers asked = exchange(std::move(requests));
+  byte_buffers answers = agreed([&] {
+    byte_buffers out(p);
+    const T* data = a.local_data();
+    for (std::size_t q = 0; q < p; ++q) {
+      const auto keys = from_bytes<index_t>(asked[q]);
+      std::vector<T> values(keys.size());
+      for (std::size_t j = 0; j < keys.size(); ++j)
+        values[j] = st->dir ? data[keys[j]] : *detail::owned_element(a, st->whole, keys[j]);
+      out[q] = to_bytes(values);
+    }
+    return out;
+  });
+  const byte_buffers answered = exchange(std::move(answers));
+  agreed([&] {
+    for (std::size_t q = 0; q < p; ++q) {
+      const auto values = from_bytes<T>(answered[q]);
+      if (values.size() != slots[q].size())
+        throw runtime_error("dmap::gather: locale " + std::to_string(q) + " answered " +
+                            std::to_string(values.size()) + " values for " + std::to_string(slots[q].size()) +
+                            " requests");
+      for (std::size_t j = 0; j < values.size(); ++j) result[slots[q][j]] = values[j];
+    }
+  });
+  return result;
+}
+
+/// Collective: the values of the elements of the 1-D `indices` (see the N-D gather).
+template <class T>
+[[nodiscard]] std::vector<T> gather(const array<T, 1>& a, const std::vector<index_t>& indices) {
+  std::vector<idx<1>> as_indices(indices.size());
+  for (std::size_t k = 0; k < indices.size(); ++k) as_indices[k] = idx<1>{indices[k]};
+  return gather(a, as_indices);
+}
+
+}  // namespace dmap

@@ -32,6 +32,13 @@ struct replace {
   }
 };
 
+/// How an aggregator buffers contributions on each thread (see dmap::aggregator).
+enum class aggregation {
+  automatic,  ///< `table` when the index set's table fits in 2 MiB per thread, `lists` otherwise
+  table,      ///< one value and one flag per index of the domain per thread, folded as added
+  lists       ///< one list of (order, value) per destination locale per thread
+};
+
 namespace detail {
 
 /// One buffered contribution: a key (the index's row-major order in the domain, or with a
@@ -45,6 +52,11 @@ struct keyed_value {
 /// Pre-combining at the source pays when a destination's keys are this dense (contributions
 /// per key of their span): a histogram's bins, say.
 inline constexpr index_t dense_combine_ratio = 2;
+
+/// An aggregator over an index set whose table of one value and one flag per index fits in
+/// this many bytes folds each thread's contributions into such a table as they come (dense
+/// mode: no per-destination lists, no owner lookup per contribution).
+inline constexpr index_t dense_table_bytes = index_t{1} << 21;
 
 /// The element of the index at row-major order `order` of `whole`, which this locale owns,
 /// in `a`'s storage (formula maps). Throws runtime_error when this locale does not own it.
@@ -100,21 +112,28 @@ void combine_dense(std::vector<keyed_value<T>>& entries, Op& op) {
 /// message per peer that has contributions for it. Made by `dmap::accumulate(A, op)` or
 /// `dmap::scatter(A)`.
 ///
-/// - `add(i, x)` (alias `put`) may be called from `forall` bodies on any thread: each thread
-///   buffers in its own per-destination lists, without locks. A bad index (outside the
-///   domain) or a failed allocation is not thrown there: it is kept and `finish()` throws it
-///   on every locale, so a locale that fails never leaves its peers waiting.
+/// - `add(i, x)` (alias `put`) may be called from `forall` bodies on any thread, without
+///   locks: each thread buffers on its own. With `aggregation::table` (automatic when the
+///   domain has at most 2 MiB / (sizeof(T) + 1) indices: histograms) a thread folds each
+///   contribution into its own table of the whole index set at once, so a locale sends one
+///   value per element it touched, whatever the number of contributions. With
+///   `aggregation::lists` it appends (order, value) to a list per owner (found by the map's
+///   `locale_of`; with a directory map the owners are looked up at `finish()`, one one-sided
+///   read per directory home), and a list whose keys are dense is folded before it is sent.
+/// - A bad index (outside the domain), a failed allocation or an exception of `op` is not
+///   thrown by add(): it is kept, and `finish()` throws it on every locale, so a locale that
+///   fails never leaves its peers waiting.
 /// - `finish()` is collective: every locale calls it, in the same order as its other
-///   collective calls, whether or not it added anything. Each locale's contributions to one
-///   destination are pre-combined with `op` when their keys are dense (histograms: one value
-///   per bin instead of one per contribution), then travel in one message; owners apply
-///   them with `op`, source locales in increasing order, each source's in its order.
-/// - `op` must be associative (contributions of one locale to one element may be folded
-///   together before they are applied). With integers and `std::plus` the result is exact.
-///   The order of contributions of different threads of one locale is not fixed, so a
-///   floating-point sum (or a `replace` from two threads to one element) may differ from run
-///   to run unless `DMAP_NUM_THREADS=1`; contributions of different locales are always
-///   applied in locale order.
+///   collective calls, whether or not it added anything. Owners apply what they receive with
+///   `op`, source locales in increasing order, each source's contributions in its order (in
+///   table mode one per element, by increasing row-major order).
+/// - `op` must be associative (one locale's contributions to one element are folded before
+///   they are applied) and may run on several threads at once. With integers and
+///   `std::plus` the result is exact. The order in which the contributions of different
+///   threads of one locale are folded is not fixed, so a floating-point sum (or a `replace`
+///   from two threads to one element) may differ from run to run unless
+///   `DMAP_NUM_THREADS=1`; contributions of different locales are always applied in locale
+///   order. When `op` throws while the owners apply, some contributions may have been applied.
 /// - After `finish()` (returned or thrown) the buffers are empty and the handle takes the
 ///   next round. Dropping a handle with contributions not finished discards them (a
 ///   destructor cannot run a collective); `pending()` tells whether any are buffered.
@@ -124,6 +143,9 @@ template <class T, std::size_t N, class Op>
 class aggregator {
   struct thread_buffers {
     std::vector<std::vector<detail::keyed_value<T>>> to;  // per destination (directory maps: to[0])
+    std::vector<T> table;                                 // dense mode: the folded value of each order
+    std::vector<unsigned char> seen;                      // dense mode: whether table[o] holds one
+    std::vector<index_t> touched;                         // dense mode: the orders seen, first touch first
     std::exception_ptr failure;                           // the first add() that failed here
   };
   using buffers_type =
@@ -131,8 +153,9 @@ class aggregator {
                                               oneapi::tbb::ets_key_per_instance>;
 
  public:
-  /// A handle on `a` applying `op` (see dmap::accumulate). Not collective.
-  aggregator(array<T, N>& a, Op op) : a_(&a), op_(std::move(op)) {
+  /// A handle on `a` applying `op`, buffering as `how` says (see dmap::accumulate). Not
+  /// collective.
+  aggregator(array<T, N>& a, Op op, aggregation how = aggregation::automatic) : a_(&a), op_(std::move(op)) {
     const auto& st = detail::state_of(a.domain());
     if (!st) {
       failure_ = std::make_exception_ptr(argument_error(
@@ -142,6 +165,11 @@ class aggregator {
       whole_ = st->whole;
       generation_ = st->generation;
       directory_ = st->dir != nullptr;
+      if constexpr (std::is_default_constructible_v<T>)
+        dense_ = whole_.size() > 0 &&
+                 (how == aggregation::table ||
+                  (how == aggregation::automatic &&
+                   whole_.size() <= detail::dense_table_bytes / static_cast<index_t>(sizeof(T) + 1)));
       if (st->layers)
         failure_ = std::make_exception_ptr(unsupported_error(
             "dmap::accumulate: the map " + st->model->name() +
@@ -163,6 +191,21 @@ class aggregator {
     try {
       if (!state_ || !whole_.contains(i)) throw bad_index(i);
       const index_t o = whole_.order_of(i);
+      if (dense_) {
+        if (b.seen.empty()) {
+          b.table.resize(static_cast<std::size_t>(whole_.size()));
+          b.seen.assign(static_cast<std::size_t>(whole_.size()), 0);
+        }
+        const auto k = static_cast<std::size_t>(o);
+        if (b.seen[k]) {
+          b.table[k] = op_(b.table[k], x);
+        } else {
+          b.table[k] = x;
+          b.seen[k] = 1;
+          b.touched.push_back(o);
+        }
+        return;
+      }
       b.to[directory_ ? 0 : static_cast<std::size_t>(state_->model->locale_of(i))].push_back({o, x});
     } catch (...) {
       b.failure = std::current_exception();
@@ -186,7 +229,7 @@ class aggregator {
   /// True when this locale holds contributions (or a failure) not yet finished.
   bool pending() const {
     for (const auto& b : *buffers_) {
-      if (b.failure) return true;
+      if (b.failure || !b.touched.empty()) return true;
       for (const auto& v : b.to)
         if (!v.empty()) return true;
     }
@@ -221,6 +264,8 @@ class aggregator {
     for (auto& b : *buffers_) {
       b.failure = nullptr;
       for (auto& v : b.to) std::vector<detail::keyed_value<T>>().swap(v);
+      for (const index_t o : b.touched) b.seen[static_cast<std::size_t>(o)] = 0;  // the table stays for the next round
+      b.touched.clear();
     }
   }
   // Local: the messages to every locale, or the first failure of this locale.
@@ -236,20 +281,44 @@ class aggregator {
                            "was made; finish contributions before changing the domain");
     const auto p = static_cast<std::size_t>(num_locales());
     std::vector<std::vector<detail::keyed_value<T>>> to(p);
-    if (directory_) {
+    if (dense_ || directory_) {
+      // Contributions not yet routed, keyed by order: one per order seen in dense mode.
       std::vector<detail::keyed_value<T>> all;
-      std::size_t total = 0;
-      for (const auto& b : *buffers_) total += b.to[0].size();
-      all.reserve(total);
-      for (auto& b : *buffers_) {
-        all.insert(all.end(), b.to[0].begin(), b.to[0].end());
-        std::vector<detail::keyed_value<T>>().swap(b.to[0]);
+      if (dense_) {
+        const auto n = static_cast<std::size_t>(whole_.size());
+        std::vector<T> folded;
+        std::vector<unsigned char> seen;
+        for (const auto& b : *buffers_)
+          for (const index_t o : b.touched) {
+            if (seen.empty()) {
+              folded.resize(n);
+              seen.assign(n, 0);
+            }
+            const auto k = static_cast<std::size_t>(o);
+            folded[k] = seen[k] ? op_(folded[k], b.table[k]) : b.table[k];
+            seen[k] = 1;
+          }
+        for (std::size_t k = 0; k < seen.size(); ++k)
+          if (seen[k]) all.push_back({static_cast<index_t>(k), folded[k]});
+      } else {
+        std::size_t total = 0;
+        for (const auto& b : *buffers_) total += b.to[0].size();
+        all.reserve(total);
+        for (auto& b : *buffers_) {
+          all.insert(all.end(), b.to[0].begin(), b.to[0].end());
+          std::vector<detail::keyed_value<T>>().swap(b.to[0]);
+        }
       }
-      std::vector<index_t> orders(all.size());
-      for (std::size_t k = 0; k < all.size(); ++k) orders[k] = all[k].key;
-      const std::vector<detail::location> where = st->dir->lookup(orders);
-      for (std::size_t k = 0; k < all.size(); ++k)
-        to[static_cast<std::size_t>(where[k].locale)].push_back({where[k].offset, all[k].value});
+      if (directory_) {
+        std::vector<index_t> orders(all.size());
+        for (std::size_t k = 0; k < all.size(); ++k) orders[k] = all[k].key;
+        const std::vector<detail::location> where = st->dir->lookup(orders);
+        for (std::size_t k = 0; k < all.size(); ++k)
+          to[static_cast<std::size_t>(where[k].locale)].push_back({where[k].offset, all[k].value});
+      } else {
+        for (const auto& e : all)
+          to[static_cast<std::size_t>(st->model->locale_of(whole_.index_at(e.key)))].push_back(e);
+      }
     } else {
       for (std::size_t q = 0; q < p; ++q) {
         std::size_t total = 0;
@@ -263,7 +332,7 @@ class aggregator {
     }
     byte_buffers out(p);
     for (std::size_t q = 0; q < p; ++q) {
-      detail::combine_dense(to[q], op_);
+      if (!dense_) detail::combine_dense(to[q], op_);
       out[q] = to_bytes(to[q]);
       std::vector<detail::keyed_value<T>>().swap(to[q]);
     }
@@ -287,16 +356,18 @@ class aggregator {
   rect<N> whole_{};
   std::uint64_t generation_ = 0;
   bool directory_ = false;
+  bool dense_ = false;
   std::exception_ptr failure_;
   std::unique_ptr<buffers_type> buffers_;
 };
 
 /// A handle buffering `A[i] = op(A[i], x)` from loop bodies (see dmap::aggregator): add
 /// contributions with `add(i, x)` on any thread of any locale, then call `finish()` on every
-/// locale. Not collective. `op` must be associative; `std::plus` by default.
+/// locale. Not collective. `op` must be associative; `std::plus` by default. `how` chooses
+/// the buffers (a table of the index set per thread, or lists per destination).
 template <class T, std::size_t N, class Op = std::plus<>>
-[[nodiscard]] aggregator<T, N, Op> accumulate(array<T, N>& a, Op op = {}) {
-  return aggregator<T, N, Op>(a, std::move(op));
+[[nodiscard]] aggregator<T, N, Op> accumulate(array<T, N>& a, Op op = {}, aggregation how = aggregation::automatic) {
+  return aggregator<T, N, Op>(a, std::move(op), how);
 }
 
 /// A handle buffering plain writes `A[i] = x` from loop bodies (an aggregator with op
@@ -304,8 +375,8 @@ template <class T, std::size_t N, class Op = std::plus<>>
 /// element, the one from the highest locale wins; of one locale's writes, the last one one
 /// thread made (writes of different threads of a locale to one element: one of them).
 template <class T, std::size_t N>
-[[nodiscard]] aggregator<T, N, replace> scatter(array<T, N>& a) {
-  return aggregator<T, N, replace>(a, replace{});
+[[nodiscard]] aggregator<T, N, replace> scatter(array<T, N>& a, aggregation how = aggregation::automatic) {
+  return aggregator<T, N, replace>(a, replace{}, how);
 }
 
 /// Collective: the values of the elements of `indices` (any indices of the domain, any

@@ -45,13 +45,13 @@ index_t mismatches(const dmap::domain<N>& D, dmap::array<T, N>& A, F&& expected)
 /// element), added from a forall over a Block source domain of all locales' contributions.
 /// Returns the number of wrong elements.
 template <std::size_t N>
-index_t histogram_mismatches(const dmap::domain<N>& D, index_t per_locale) {
+index_t histogram_mismatches(const dmap::domain<N>& D, index_t per_locale, dmap::aggregation how) {
   const int p = dmap::num_locales();
   const index_t n = D.indices().size();
   dmap::array<std::int64_t, N> A(D, 5);
   const index_t total = per_locale * p;
   dmap::domain<1> S(dmap::block<1>{}, rect<1>{range(0, total)});
-  auto acc = dmap::accumulate(A);
+  auto acc = dmap::accumulate(A, std::plus<>{}, how);
   const rect<N> whole = D.indices();
   if (n > 0)
     dmap::forall(S, [&](const idx<1>& j) {
@@ -66,6 +66,8 @@ index_t histogram_mismatches(const dmap::domain<N>& D, index_t per_locale) {
 }
 
 constexpr index_t sizes[] = {0, 1, 2, 7, 37, 101};
+/// Both ways of buffering (a per-thread table of the index set, per-destination lists).
+constexpr dmap::aggregation modes[] = {dmap::aggregation::table, dmap::aggregation::lists};
 
 }  // namespace
 
@@ -78,7 +80,7 @@ TEST_CASE("aggregation: histograms over every 1-D map match a serial count", "[a
         INFO("map " << maps::name_of(k) << ", " << r);
         DMAP_REQUIRE_ALL(r.size() == n);
         const auto D = maps::domain_of(k, r);
-        DMAP_CHECK_ALL(histogram_mismatches(D, 3 + n / 2) == 0);
+        for (const auto how : modes) DMAP_CHECK_ALL(histogram_mismatches(D, 3 + n / 2, how) == 0);
       }
   }
 }
@@ -90,7 +92,7 @@ TEST_CASE("aggregation: histograms over 2-D maps match a serial count", "[aggreg
                           rect<2>{range(0, 0), range(0, 3)}}) {
       INFO("map " << m.name << ", " << r);
       const auto D = m.make(r);
-      DMAP_CHECK_ALL(histogram_mismatches(D, 29) == 0);
+      for (const auto how : modes) DMAP_CHECK_ALL(histogram_mismatches(D, 29, how) == 0);
     }
   }
 }
@@ -101,18 +103,19 @@ TEST_CASE("aggregation: many threads adding from one forall", "[aggregation]") {
   for (const auto k : {maps::map_kind::block, maps::map_kind::cyclic, maps::map_kind::hashed}) {
     INFO("map " << maps::name_of(k) << " with " << dmap::num_threads() << " thread(s) per locale");
     const auto D = maps::domain_of(k, rect<1>{range(0, 37)});
-    DMAP_CHECK_ALL(histogram_mismatches(D, 3 * 4096 * 2 / p + 11) == 0);
+    for (const auto how : modes) DMAP_CHECK_ALL(histogram_mismatches(D, 3 * 4096 * 2 / p + 11, how) == 0);
   }
 }
 
 TEST_CASE("aggregation: serial adds to local and remote elements, repeated rounds", "[aggregation]") {
   const int p = dmap::num_locales(), me = dmap::here();
-  for (const auto k : maps::all_maps) {
+  for (const auto k : maps::all_maps)
+   for (const auto how : modes) {
     if (k == maps::map_kind::replicated) continue;
     const auto D = maps::domain_of(k, rect<1>{range(10, 10 + 2 * 101, 2)});
-    INFO("map " << maps::name_of(k));
+    INFO("map " << maps::name_of(k) << (how == dmap::aggregation::table ? ", table" : ", lists"));
     dmap::array<std::int64_t, 1> A(D, 1);
-    auto acc = dmap::accumulate(A);
+    auto acc = dmap::accumulate(A, std::plus<>{}, how);
     DMAP_CHECK_ALL(!acc.pending());
     for (int round = 1; round <= 2; ++round) {
       // Every locale adds (me + 1) * (o + 1) * round to every element, in its own order.
@@ -153,10 +156,11 @@ TEST_CASE("aggregation: scatter keeps the highest locale's write, then the last 
   for (const auto k : maps::all_maps) {
     if (k == maps::map_kind::replicated) continue;
     INFO("map " << maps::name_of(k));
-    for (const index_t n : sizes) {
+    for (const index_t n : sizes)
+     for (const auto how : modes) {
       const auto D = maps::domain_of(k, rect<1>{range(0, n)});
       dmap::array<std::int64_t, 1> A(D, -1);
-      auto s = dmap::scatter(A);
+      auto s = dmap::scatter(A, how);
       for (index_t i = 0; i < n; ++i) {
         if (i % 2 == 0) {
           s.put(i, 1000 * me + i);  // every locale: the highest wins
@@ -224,7 +228,10 @@ TEST_CASE("aggregation: one message per peer with data", "[aggregation]") {
   std::vector<index_t> targets;
   for (index_t i = 0; i < n; ++i)
     if (D.locale_of(idx<1>{i}) == next || D.locale_of(idx<1>{i}) == me) targets.push_back(i);
-  auto acc = dmap::accumulate(A);
+  for (const auto how : modes) {
+  INFO((how == dmap::aggregation::table ? "table" : "lists"));
+  dmap::forall(A, [](std::int64_t& a) { a = 0; });
+  auto acc = dmap::accumulate(A, std::plus<>{}, how);
   dmap::reset_counters();
   for (int rep = 0; rep < 3; ++rep)
     for (const index_t i : targets) acc.add(i, 1);
@@ -258,6 +265,7 @@ TEST_CASE("aggregation: one message per peer with data", "[aggregation]") {
   dmap::reset_counters();
   acc.finish();
   DMAP_CHECK_ALL(dmap::counters().messages_sent == 0);
+  }
 }
 
 }  // namespace test_aggregation

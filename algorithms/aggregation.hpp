@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -73,36 +75,57 @@ T* owned_element(const array<T, N>& a, const rect<N>& whole, index_t order) {
   throw runtime_error(s.str());
 }
 
-/// Combines, in place, the values of equal keys of `entries` (contributions of one
-/// destination, in the order they were added) when the keys are dense enough: the result is
-/// one entry per distinct key, by increasing key, each value `op` folded over the key's
-/// contributions in their order. Sparse keys are left as they are.
+/// The message of one destination: the contributions of `parts` (lists of one destination,
+/// each in the order it was added, taken in turn) as bytes. When their keys are dense
+/// enough, equal keys are folded first: one entry per distinct key, by increasing key, each
+/// value `op` folded over the key's contributions in their order. Sparse keys travel as
+/// they are.
 template <class T, class Op>
-void combine_dense(std::vector<keyed_value<T>>& entries, Op& op) {
-  if (entries.size() < 2) return;
-  index_t lo = entries.front().key, hi = lo;
-  for (const auto& e : entries) {
-    lo = std::min(lo, e.key);
-    hi = std::max(hi, e.key);
+std::vector<std::byte> combined_bytes(const std::vector<const std::vector<keyed_value<T>>*>& parts, Op& op) {
+  std::size_t count = 0;
+  index_t lo = std::numeric_limits<index_t>::max(), hi = -1;
+  for (const auto* part : parts) {
+    count += part->size();
+    for (const auto& e : *part) {
+      lo = std::min(lo, e.key);
+      hi = std::max(hi, e.key);
+    }
   }
-  const auto count = static_cast<index_t>(entries.size());
-  if (hi - lo >= count * dense_combine_ratio) return;  // hi - lo < 2^63: keys are >= 0
+  std::vector<std::byte> out;
+  if (count < 2 || hi - lo >= static_cast<index_t>(count) * dense_combine_ratio) {  // keys >= 0: no overflow
+    out.resize(count * sizeof(keyed_value<T>));
+    std::size_t at = 0;
+    for (const auto* part : parts) {
+      if (part->empty()) continue;
+      std::memcpy(out.data() + at, part->data(), part->size() * sizeof(keyed_value<T>));
+      at += part->size() * sizeof(keyed_value<T>);
+    }
+    return out;
+  }
   const auto span = static_cast<std::size_t>(hi - lo + 1);
   std::vector<T> folded(span);
   std::vector<unsigned char> seen(span, 0);
-  for (const auto& e : entries) {
-    const auto k = static_cast<std::size_t>(e.key - lo);
-    if (seen[k]) {
-      folded[k] = op(folded[k], e.value);
-    } else {
-      folded[k] = e.value;
-      seen[k] = 1;
+  std::size_t distinct = 0;
+  for (const auto* part : parts)
+    for (const auto& e : *part) {
+      const auto k = static_cast<std::size_t>(e.key - lo);
+      if (seen[k]) {
+        folded[k] = op(folded[k], e.value);
+      } else {
+        folded[k] = e.value;
+        seen[k] = 1;
+        ++distinct;
+      }
     }
-  }
-  std::size_t out = 0;
+  out.resize(distinct * sizeof(keyed_value<T>));
+  std::size_t at = 0;
   for (std::size_t k = 0; k < span; ++k)
-    if (seen[k]) entries[out++] = {lo + static_cast<index_t>(k), folded[k]};
-  entries.resize(out);
+    if (seen[k]) {
+      const keyed_value<T> e{lo + static_cast<index_t>(k), folded[k]};
+      std::memcpy(out.data() + at, &e, sizeof e);
+      at += sizeof e;
+    }
+  return out;
 }
 
 }  // namespace detail
@@ -280,8 +303,9 @@ class aggregator {
       throw argument_error("dmap::aggregator::finish: the array's domain changed its index set since the handle "
                            "was made; finish contributions before changing the domain");
     const auto p = static_cast<std::size_t>(num_locales());
-    std::vector<std::vector<detail::keyed_value<T>>> to(p);
+    byte_buffers out(p);
     if (dense_ || directory_) {
+      std::vector<std::vector<detail::keyed_value<T>>> to(p);
       // Contributions not yet routed, keyed by order: one per order seen in dense mode.
       std::vector<detail::keyed_value<T>> all;
       if (dense_) {
@@ -319,22 +343,19 @@ class aggregator {
         for (const auto& e : all)
           to[static_cast<std::size_t>(st->model->locale_of(whole_.index_at(e.key)))].push_back(e);
       }
-    } else {
       for (std::size_t q = 0; q < p; ++q) {
-        std::size_t total = 0;
-        for (const auto& b : *buffers_) total += b.to[q].size();
-        to[q].reserve(total);
-        for (auto& b : *buffers_) {
-          to[q].insert(to[q].end(), b.to[q].begin(), b.to[q].end());
-          std::vector<detail::keyed_value<T>>().swap(b.to[q]);
-        }
+        out[q] = dense_ ? to_bytes(to[q]) : detail::combined_bytes<T>({&to[q]}, op_);
+        std::vector<detail::keyed_value<T>>().swap(to[q]);
       }
-    }
-    byte_buffers out(p);
-    for (std::size_t q = 0; q < p; ++q) {
-      if (!dense_) detail::combine_dense(to[q], op_);
-      out[q] = to_bytes(to[q]);
-      std::vector<detail::keyed_value<T>>().swap(to[q]);
+    } else {
+      // Each destination's lists are folded or copied straight from the threads' buffers.
+      std::vector<const std::vector<detail::keyed_value<T>>*> parts;
+      for (std::size_t q = 0; q < p; ++q) {
+        parts.clear();
+        for (const auto& b : *buffers_) parts.push_back(&b.to[q]);
+        out[q] = detail::combined_bytes<T>(parts, op_);
+        for (auto& b : *buffers_) std::vector<detail::keyed_value<T>>().swap(b.to[q]);
+      }
     }
     return out;
   }

@@ -132,8 +132,13 @@ int run(const std::vector<std::string>& args) {
                        n >= 16 * bins ? static_cast<std::uint64_t>(8 * (bins - H.local_size())) : 0);
 
   // The per-element path: H[v] += 1 one locale after the other (no two locales race on a bin).
+  // Its own array in private storage, so that remote elements are reached by MPI one-sided
+  // messages (as between nodes) rather than by loads and stores into node-shared memory.
   const index_t small = std::min<index_t>(n, index_t{1} << 14);
-  dmap::forall(H, [](std::int64_t& h) { h = 0; });
+  const dmap::node_transfer_settings saved = dmap::detail::env().node_transfers();
+  dmap::set_node_transfers({false, saved.min_bytes});
+  dmap::array<std::int64_t, 1> R(B);
+  dmap::set_node_transfers(saved);
   // This locale's values at positions below `small` (a Block piece is one run of positions).
   const index_t my_first = S.local_subdomains().empty() ? n : S.local_subdomains()[0].dim(0).first();
   const index_t my_count = std::max<index_t>(0, std::min(small - my_first, values.local_size()));
@@ -142,12 +147,12 @@ int run(const std::vector<std::string>& args) {
   for (int q = 0; q < p; ++q) {
     rma_s += bench::timed([&] {
       if (q == me)
-        for (index_t k = 0; k < my_count; ++k) H[idx<1>{values.local_data()[k]}] += 1;
+        for (index_t k = 0; k < my_count; ++k) R[idx<1>{values.local_data()[k]}] += 1;
     });
   }
   const dmap::comm_counters rc = dmap::counters();
   std::int64_t rma_total = 0;
-  for (index_t k = 0; k < H.local_size(); ++k) rma_total += H.local_data()[k];
+  for (index_t k = 0; k < R.local_size(); ++k) rma_total += R.local_data()[k];
   rma_total = dmap::all_reduce_sum(rma_total);
   if (me == 0)
     std::printf("bench histogram_rma ranks=%d threads=%d n=%lld dmap=%.6f unit=s rate=%.3e/s msgs=%llu bytes=%llu "

@@ -92,7 +92,8 @@ std::vector<std::byte> combined_bytes(const std::vector<const std::vector<keyed_
     }
   }
   std::vector<std::byte> out;
-  if (count < 2 || hi - lo >= static_cast<index_t>(count) * dense_combine_ratio) {  // keys >= 0: no overflow
+  if (count < 2 || hi - lo >= static_cast<index_t>(count) * dense_combine_ratio ||  // keys >= 0: no overflow
+      !std::is_default_constructible_v<T>) {
     out.resize(count * sizeof(keyed_value<T>));
     std::size_t at = 0;
     for (const auto* part : parts) {
@@ -102,29 +103,31 @@ std::vector<std::byte> combined_bytes(const std::vector<const std::vector<keyed_
     }
     return out;
   }
-  const auto span = static_cast<std::size_t>(hi - lo + 1);
-  std::vector<T> folded(span);
-  std::vector<unsigned char> seen(span, 0);
-  std::size_t distinct = 0;
-  for (const auto* part : parts)
-    for (const auto& e : *part) {
-      const auto k = static_cast<std::size_t>(e.key - lo);
-      if (seen[k]) {
-        folded[k] = op(folded[k], e.value);
-      } else {
-        folded[k] = e.value;
-        seen[k] = 1;
-        ++distinct;
+  if constexpr (std::is_default_constructible_v<T>) {
+    const auto span = static_cast<std::size_t>(hi - lo + 1);
+    std::vector<T> folded(span);
+    std::vector<unsigned char> seen(span, 0);
+    std::size_t distinct = 0;
+    for (const auto* part : parts)
+      for (const auto& e : *part) {
+        const auto k = static_cast<std::size_t>(e.key - lo);
+        if (seen[k]) {
+          folded[k] = op(folded[k], e.value);
+        } else {
+          folded[k] = e.value;
+          seen[k] = 1;
+          ++distinct;
+        }
       }
-    }
-  out.resize(distinct * sizeof(keyed_value<T>));
-  std::size_t at = 0;
-  for (std::size_t k = 0; k < span; ++k)
-    if (seen[k]) {
-      const keyed_value<T> e{lo + static_cast<index_t>(k), folded[k]};
-      std::memcpy(out.data() + at, &e, sizeof e);
-      at += sizeof e;
-    }
+    out.resize(distinct * sizeof(keyed_value<T>));
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < span; ++k)
+      if (seen[k]) {
+        const keyed_value<T> e{lo + static_cast<index_t>(k), folded[k]};
+        std::memcpy(out.data() + at, &e, sizeof e);
+        at += sizeof e;
+      }
+  }
   return out;
 }
 

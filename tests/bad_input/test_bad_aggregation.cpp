@@ -3,9 +3,6 @@
 // domain that changes under a handle, a user operation that throws on one locale only, a
 // loop body that throws while adding, one locale out of memory while buffering. Every
 // locale must throw (nobody waits in finish()), and the handle must work afterwards.
-#include "../maps_1d.hpp"
-#include "support.hpp"
-
 #include <sys/resource.h>
 
 #include <cstdint>
@@ -15,6 +12,9 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "../maps_1d.hpp"
+#include "support.hpp"
 
 namespace test_bad_aggregation {  // one per file: the tests also build as unity batches (docs/testing.md)
 
@@ -58,44 +58,45 @@ std::string throws_something(F&& f) {
 }  // namespace
 
 /// The bad input `name` (run on every locale) throws on every locale; the library works after.
-#define BAD_INPUT_ANY(name, ...)                                                         \
-  do {                                                                                   \
-    INFO("bad input: " << (name));                                                       \
-    CHECK(dmap::bad_input::census().insert(name).second);                                \
-    CHECK_NO_FAILURE(throws_something([&] __VA_ARGS__));                                 \
-    CHECK_NO_FAILURE(dmap::bad_input::library_still_works());                            \
+#define BAD_INPUT_ANY(name, ...)                              \
+  do {                                                        \
+    INFO("bad input: " << (name));                            \
+    CHECK(dmap::bad_input::census().insert(name).second);     \
+    CHECK_NO_FAILURE(throws_something([&] __VA_ARGS__));      \
+    CHECK_NO_FAILURE(dmap::bad_input::library_still_works()); \
   } while (0)
 
 TEST_CASE("bad input: aggregated writes to indices outside the domain fail on every locale",
           "[bad_input][aggregation]") {
   const int p = dmap::num_locales(), last = p - 1;
-  for (const auto k : {maps::map_kind::block, maps::map_kind::block_cyclic, maps::map_kind::hashed,
-                       maps::map_kind::unstructured}) {
-    const std::string map = maps::name_of(k);
-    const dmap::domain<1> D = maps::domain_of(k, rect<1>{range(-3, 34)});
-    dmap::array<std::int64_t, 1> A(D);
-    auto acc = dmap::accumulate(A);
-    for (const index_t bad : {index_t{34}, index_t{-4}, int64_max, int64_min}) {
-      // Every locale adds good contributions; only the last one adds the bad index.
-      BAD_INPUT_DO("accumulate (" + map + "): index " + std::to_string(bad) + " on the last locale only",
-                   dmap::out_of_bounds_error, {
-                     for (index_t i = -3; i < 34; ++i) acc.add(i, 1);
-                     if (dmap::here() == last) acc.add(bad, 1);
-                     acc.finish();
-                   });
-      // The failed round delivered nothing and left the handle empty and usable.
-      CHECK_NO_FAILURE(holds(D, A, 0));
-      DMAP_CHECK_ALL(!acc.pending());
+  for (const auto k :
+       {maps::map_kind::block, maps::map_kind::block_cyclic, maps::map_kind::hashed, maps::map_kind::unstructured})
+    for (const auto how : {dmap::aggregation::table, dmap::aggregation::lists}) {
+      const std::string map = std::string(maps::name_of(k)) + (how == dmap::aggregation::table ? ", table" : ", lists");
+      const dmap::domain<1> D = maps::domain_of(k, rect<1>{range(-3, 34)});
+      dmap::array<std::int64_t, 1> A(D);
+      auto acc = dmap::accumulate(A, std::plus<>{}, how);
+      for (const index_t bad : {index_t{34}, index_t{-4}, int64_max, int64_min}) {
+        // Every locale adds good contributions; only the last one adds the bad index.
+        BAD_INPUT_DO("accumulate (" + map + "): index " + std::to_string(bad) + " on the last locale only",
+                     dmap::out_of_bounds_error, {
+                       for (index_t i = -3; i < 34; ++i) acc.add(i, 1);
+                       if (dmap::here() == last) acc.add(bad, 1);
+                       acc.finish();
+                     });
+        // The failed round delivered nothing and left the handle empty and usable.
+        CHECK_NO_FAILURE(holds(D, A, 0));
+        DMAP_CHECK_ALL(!acc.pending());
+      }
+      for (index_t i = -3; i < 34; ++i) acc.add(i, 2);
+      acc.finish();
+      CHECK_NO_FAILURE(holds(D, A, 2 * p));
+      BAD_INPUT("gather (" + map + "): int64 extremes on the last locale only", dmap::out_of_bounds_error,
+                dmap::gather(A, dmap::here() == last ? std::vector<index_t>{0, int64_min, int64_max}
+                                                     : std::vector<index_t>{0, 1}));
+      BAD_INPUT("gather (" + map + "): one past the end on locale 0 only", dmap::out_of_bounds_error,
+                dmap::gather(A, dmap::here() == 0 ? std::vector<index_t>{34} : std::vector<index_t>{}));
     }
-    for (index_t i = -3; i < 34; ++i) acc.add(i, 2);
-    acc.finish();
-    CHECK_NO_FAILURE(holds(D, A, 2 * p));
-    BAD_INPUT("gather (" + map + "): int64 extremes on the last locale only", dmap::out_of_bounds_error,
-              dmap::gather(A, dmap::here() == last ? std::vector<index_t>{0, int64_min, int64_max}
-                                                   : std::vector<index_t>{0, 1}));
-    BAD_INPUT("gather (" + map + "): one past the end on locale 0 only", dmap::out_of_bounds_error,
-              dmap::gather(A, dmap::here() == 0 ? std::vector<index_t>{34} : std::vector<index_t>{}));
-  }
 }
 
 TEST_CASE("bad input: aggregation over moved-from arrays, copies and changed domains", "[bad_input][aggregation]") {
@@ -142,36 +143,37 @@ TEST_CASE("bad input: an aggregation op or loop body throwing on one locale fail
           "[bad_input][aggregation]") {
   const int p = dmap::num_locales(), last = p - 1;
   const rect<1> r{range(0, 3 * p + 2)};
-  for (const auto k : {maps::map_kind::block, maps::map_kind::hashed}) {
-    const std::string map = maps::name_of(k);
-    const dmap::domain<1> D = maps::domain_of(k, r);
-    dmap::array<std::int64_t, 1> A(D);
-    // The op throws on the value 666, which only the last locale sends: it fails while the
-    // last locale combines its contributions or while an owner applies them.
-    const auto picky = [](std::int64_t a, std::int64_t b) -> std::int64_t {
-      if (b == 666) throw user_failure("the op refuses 666");
-      return a + b;
-    };
-    auto acc = dmap::accumulate(A, picky);
-    BAD_INPUT_ANY("accumulate (" + map + "): the op throws on the last locale's contribution", {
-      for (index_t i = 0; i < r.size(); ++i) acc.add(i, 1);
-      if (dmap::here() == last) acc.add(r.size() / 2, 666);
-      acc.finish();
-    });
-    DMAP_CHECK_ALL(!acc.pending());
-    // A body that throws on one locale while adding: forall fails everywhere, and finish()
-    // then delivers what was added before, with nobody left waiting.
-    dmap::domain<1> S(dmap::block<1>{}, rect<1>{range(0, 4 * p)});
-    auto plain = dmap::accumulate(A);
-    BAD_INPUT_ANY("accumulate (" + map + "): a loop body throws on the last locale", {
-      dmap::forall(S, [&](const idx<1>& j) {
-        if (dmap::here() == last && j[0] == 4 * p - 1) throw user_failure("body fails");
-        plain.add(j[0] % r.size(), 0);
+  for (const auto k : {maps::map_kind::block, maps::map_kind::hashed})
+    for (const auto how : {dmap::aggregation::table, dmap::aggregation::lists}) {
+      const std::string map = std::string(maps::name_of(k)) + (how == dmap::aggregation::table ? ", table" : ", lists");
+      const dmap::domain<1> D = maps::domain_of(k, r);
+      dmap::array<std::int64_t, 1> A(D);
+      // The op throws on the value 666, which only the last locale sends: it fails while the
+      // last locale combines its contributions or while an owner applies them.
+      const auto picky = [](std::int64_t a, std::int64_t b) -> std::int64_t {
+        if (b == 666) throw user_failure("the op refuses 666");
+        return a + b;
+      };
+      auto acc = dmap::accumulate(A, picky, how);
+      BAD_INPUT_ANY("accumulate (" + map + "): the op throws on the last locale's contribution", {
+        for (index_t i = 0; i < r.size(); ++i) acc.add(i, 1);
+        if (dmap::here() == last) acc.add(r.size() / 2, 666);
+        acc.finish();
       });
-    });
-    plain.finish();
-    CHECK_NO_FAILURE(holds(D, A, 0));
-  }
+      DMAP_CHECK_ALL(!acc.pending());
+      // A body that throws on one locale while adding: forall fails everywhere, and finish()
+      // then delivers what was added before, with nobody left waiting.
+      dmap::domain<1> S(dmap::block<1>{}, rect<1>{range(0, 4 * p)});
+      auto plain = dmap::accumulate(A, std::plus<>{}, how);
+      BAD_INPUT_ANY("accumulate (" + map + "): a loop body throws on the last locale", {
+        dmap::forall(S, [&](const idx<1>& j) {
+          if (dmap::here() == last && j[0] == 4 * p - 1) throw user_failure("body fails");
+          plain.add(j[0] % r.size(), 0);
+        });
+      });
+      plain.finish();
+      CHECK_NO_FAILURE(holds(D, A, 0));
+    }
 }
 
 TEST_CASE("bad input: one locale out of memory while buffering aggregated writes fails everywhere",
@@ -179,7 +181,7 @@ TEST_CASE("bad input: one locale out of memory while buffering aggregated writes
   const int p = dmap::num_locales(), last = p - 1;
   dmap::domain<1> D(dmap::block<1>{}, rect<1>{range(0, 5 * p + 1)});
   dmap::array<std::int64_t, 1> A(D);
-  auto acc = dmap::accumulate(A);
+  auto acc = dmap::accumulate(A, std::plus<>{}, dmap::aggregation::lists);  // lists grow with every add
   acc.add(0, 1);
   CHECK(dmap::bad_input::census().insert("accumulate: the last locale cannot grow its buffers").second);
   std::string seen;
@@ -206,8 +208,10 @@ TEST_CASE("bad input: one locale out of memory while buffering aggregated writes
     acc.finish();
     seen = "threw nothing";
   } catch (const dmap::remote_failure<dmap::error>& e) {
-    if (dmap::here() == last) seen = "a remote failure on the failing locale";
-    else if (e.origin() != last) seen = "the failure names locale " + std::to_string(e.origin());
+    if (dmap::here() == last)
+      seen = "a remote failure on the failing locale";
+    else if (e.origin() != last)
+      seen = "the failure names locale " + std::to_string(e.origin());
   } catch (const std::bad_alloc&) {
     if (dmap::here() != last) seen = "bad_alloc away from the failing locale";
   } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 #include <oneapi/tbb/enumerable_thread_specific.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -161,7 +162,8 @@ std::vector<std::byte> combined_bytes(const std::vector<const std::vector<keyed_
 ///   `DMAP_NUM_THREADS=1`; contributions of different locales are always applied in locale
 ///   order. When `op` throws while the owners apply, some contributions may have been applied.
 /// - After `finish()` (returned or thrown) the buffers are empty and the handle takes the
-///   next round. Dropping a handle with contributions not finished discards them (a
+///   next round; they keep their memory until the handle is destroyed, so a handle reused
+///   for every round of a loop allocates only in its first. Dropping a handle with contributions not finished discards them (a
 ///   destructor cannot run a collective); `pending()` tells whether any are buffered.
 /// - The array must outlive the handle, keep its index set until `finish()`, and must not
 ///   keep copies (Replicated, replicated dimensions: unsupported_error at `finish()`).
@@ -191,6 +193,12 @@ class aggregator {
       whole_ = st->whole;
       generation_ = st->generation;
       directory_ = st->dir != nullptr;
+      unit_ = true;
+      for (std::size_t d = 0; d < N; ++d) {
+        unit_ = unit_ && whole_.dim(d).stride() == 1;
+        lo_[d] = whole_.dim(d).first();
+        extent_[d] = whole_.dim(d).size();
+      }
       if constexpr (std::is_default_constructible_v<T>)
         dense_ = whole_.size() > 0 &&
                  (how == aggregation::table ||
@@ -215,8 +223,17 @@ class aggregator {
     thread_buffers& b = buffers_->local();
     if (b.failure) return;
     try {
-      if (!state_ || !whole_.contains(i)) throw bad_index(i);
-      const index_t o = whole_.order_of(i);
+      index_t o = 0;
+      if (unit_) {  // unit strides: the order without divisions; unsigned differences catch int64 extremes
+        for (std::size_t d = 0; d < N; ++d) {
+          const std::uint64_t k = static_cast<std::uint64_t>(i[d]) - static_cast<std::uint64_t>(lo_[d]);
+          if (k >= static_cast<std::uint64_t>(extent_[d])) throw bad_index(i);
+          o = o * extent_[d] + static_cast<index_t>(k);
+        }
+      } else {
+        if (!state_ || !whole_.contains(i)) throw bad_index(i);
+        o = whole_.order_of(i);
+      }
       if (dense_) {
         if (b.seen.empty()) {
           b.table.resize(static_cast<std::size_t>(whole_.size()));
@@ -288,8 +305,11 @@ class aggregator {
   }
   void clear() {
     for (auto& b : *buffers_) {
+      for (auto& v : b.to) {
+        if (b.failure) std::vector<detail::keyed_value<T>>().swap(v);  // perhaps out of memory: let go
+        else v.clear();  // the capacity stays for the next round, like the table
+      }
       b.failure = nullptr;
-      for (auto& v : b.to) std::vector<detail::keyed_value<T>>().swap(v);
       for (const index_t o : b.touched) b.seen[static_cast<std::size_t>(o)] = 0;  // the table stays for the next round
       b.touched.clear();
     }
@@ -333,7 +353,7 @@ class aggregator {
         all.reserve(total);
         for (auto& b : *buffers_) {
           all.insert(all.end(), b.to[0].begin(), b.to[0].end());
-          std::vector<detail::keyed_value<T>>().swap(b.to[0]);
+          b.to[0].clear();
         }
       }
       if (directory_) {
@@ -357,7 +377,7 @@ class aggregator {
         parts.clear();
         for (const auto& b : *buffers_) parts.push_back(&b.to[q]);
         out[q] = detail::combined_bytes<T>(parts, op_);
-        for (auto& b : *buffers_) std::vector<detail::keyed_value<T>>().swap(b.to[q]);
+        for (auto& b : *buffers_) b.to[q].clear();
       }
     }
     return out;
@@ -381,6 +401,8 @@ class aggregator {
   std::uint64_t generation_ = 0;
   bool directory_ = false;
   bool dense_ = false;
+  bool unit_ = false;                  // every dimension of the index set has stride 1
+  std::array<index_t, N> lo_{}, extent_{};  // then its first index and extent per dimension
   std::exception_ptr failure_;
   std::unique_ptr<buffers_type> buffers_;
 };

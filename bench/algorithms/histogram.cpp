@@ -38,12 +38,16 @@ std::uint64_t mix(std::uint64_t x) {
 /// The first bin locale q owns when `bins` bins are cut in p blocks (Chapel's and dmap's cut).
 index_t first_bin(index_t bins, int p, int q) { return (bins * q + p - 1) / p; }
 
+/// Per-thread lists of local bin offsets, one per destination; kept from call to call.
+using lists = std::vector<std::vector<std::int32_t>>;
+using thread_lists = oneapi::tbb::enumerable_thread_specific<lists>;
+
 /// The hand-written histogram: `values` (this rank's bins) into `counts` (this rank's block).
 void baseline(const std::int64_t* values, index_t count, index_t bins, std::vector<std::int64_t>& counts,
-              oneapi::tbb::task_arena& arena) {
+              oneapi::tbb::task_arena& arena, thread_lists& buffers) {
   const int p = dmap::num_locales();
-  using lists = std::vector<std::vector<std::int32_t>>;
-  oneapi::tbb::enumerable_thread_specific<lists> buffers([p] { return lists(static_cast<std::size_t>(p)); });
+  for (auto& l : buffers)
+    for (auto& v : l) v.clear();  // keep the capacities of the last call
   arena.execute([&] {
     oneapi::tbb::parallel_for(
         oneapi::tbb::blocked_range<index_t>(0, count, 4096),
@@ -95,16 +99,19 @@ int run(const std::vector<std::string>& args) {
   std::vector<std::int64_t> counts(static_cast<std::size_t>(H.local_size()));
   oneapi::tbb::task_arena arena(dmap::num_threads());  // the baseline's own threads, as many as dmap's
 
-  dmap::aggregation how = dmap::aggregation::automatic;
+  // Both sides keep their buffers from one repetition to the next (one handle per mode).
+  auto automatic = dmap::accumulate(H);
+  auto listed = dmap::accumulate(H, std::plus<>{}, dmap::aggregation::lists);
+  auto* acc = &automatic;
   const auto with_dmap = [&] {
     dmap::forall(H, [](std::int64_t& h) { h = 0; });
-    auto acc = dmap::accumulate(H, std::plus<>{}, how);
-    dmap::forall(std::as_const(values), [&](const std::int64_t& v) { acc.add(v, 1); });
-    acc.finish();
+    dmap::forall(std::as_const(values), [&](const std::int64_t& v) { acc->add(v, 1); });
+    acc->finish();
   };
+  thread_lists buffers([p] { return lists(static_cast<std::size_t>(p)); });
   const auto by_hand = [&] {
     std::fill(counts.begin(), counts.end(), 0);
-    baseline(values.local_data(), values.local_size(), bins, counts, arena);
+    baseline(values.local_data(), values.local_size(), bins, counts, arena, buffers);
   };
   const auto [dmap_s, base_s] = bench::median_times(reps, with_dmap, by_hand);
   const dmap::comm_counters c = bench::counters_of_repeat(with_dmap);
@@ -117,13 +124,13 @@ int run(const std::vector<std::string>& args) {
   total = dmap::all_reduce_sum(total);
   // The same with per-destination lists (what dmap does for index sets too large for a
   // table per thread): every contribution is buffered, lists are folded before they leave.
-  how = dmap::aggregation::lists;
+  acc = &listed;
   const auto [lists_s, lists_base_s] = bench::median_times(reps, with_dmap, by_hand);
   const dmap::comm_counters lc = bench::counters_of_repeat(with_dmap);
   index_t wrong_lists = 0;
   for (index_t k = 0; k < H.local_size(); ++k) wrong_lists += H.local_data()[k] != counts[static_cast<std::size_t>(k)];
   wrong += dmap::all_reduce_sum(wrong_lists);
-  how = dmap::aggregation::automatic;
+  acc = &automatic;
   // At least (locale 0, when n >> bins so that it holds values of every bin): one 8-byte count
   // for every bin it does not own.
   bench::print_seconds("histogram", n, dmap_s, base_s, c,

@@ -163,8 +163,9 @@ std::vector<std::byte> combined_bytes(const std::vector<const std::vector<keyed_
 ///   order. When `op` throws while the owners apply, some contributions may have been applied.
 /// - After `finish()` (returned or thrown) the buffers are empty and the handle takes the
 ///   next round; they keep their memory until the handle is destroyed, so a handle reused
-///   for every round of a loop allocates only in its first. Dropping a handle with contributions not finished discards them (a
-///   destructor cannot run a collective); `pending()` tells whether any are buffered.
+///   for every round of a loop allocates only in its first. Dropping a handle with
+///   contributions not finished discards them (a destructor cannot run a collective);
+///   `pending()` tells whether any are buffered.
 /// - The array must outlive the handle, keep its index set until `finish()`, and must not
 ///   keep copies (Replicated, replicated dimensions: unsupported_error at `finish()`).
 template <class T, std::size_t N, class Op>

@@ -169,7 +169,8 @@ int run(const std::vector<std::string>& args) {
                 static_cast<double>(n) / dmap_s);
   const bool ok = wrong == 0 && total == n && rma_total == small;
   if (me == 0 && !ok)
-    std::printf("histogram: WRONG (%lld bins differ from the baseline, total %lld of %lld, per-element total %lld of %lld)\n",
+    std::printf("histogram: WRONG (%lld bins differ from the baseline, total %lld of %lld, "
+                "per-element total %lld of %lld)\n",
                 static_cast<long long>(wrong), static_cast<long long>(total), static_cast<long long>(n),
                 static_cast<long long>(rma_total), static_cast<long long>(small));
   return ok ? 0 : 1;

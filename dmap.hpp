@@ -57,6 +57,7 @@
 #include "iterators/views.hpp"
 #include "iterators/zip.hpp"
 
+#include "algorithms/aggregation.hpp"
 #include "algorithms/copies.hpp"
 #include "algorithms/halos.hpp"
 #include "algorithms/locations.hpp"

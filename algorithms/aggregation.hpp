@@ -1,0 +1,510 @@
+// Aggregated scatter, accumulate and gather: writes to (and reads of) elements anywhere,
+// issued one element at a time from loop bodies, buffered per destination locale and moved
+// in one message per peer instead of one remote access per element.
+#pragma once
+
+#include <oneapi/tbb/enumerable_thread_specific.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../dsi/array.hpp"
+#include "../runtime/agreement.hpp"
+#include "../runtime/collectives.hpp"
+
+namespace dmap {
+
+/// The operation of a scatter: the contribution replaces the element (`op(old, x) == x`).
+struct replace {
+  /// Returns `x`.
+  template <class T>
+  constexpr T operator()(const T&, const T& x) const {
+    return x;
+  }
+};
+
+/// How an aggregator buffers contributions on each thread (see dmap::aggregator).
+enum class aggregation {
+  automatic,  ///< `table` when the index set's table fits in 2 MiB per thread, `lists` otherwise
+  table,      ///< one value and one flag per index of the domain per thread, folded as added
+  lists       ///< one list of (order, value) per destination locale per thread
+};
+
+namespace detail {
+
+/// One buffered contribution: a key (the index's row-major order in the domain, or with a
+/// directory map the element's offset in its owner's storage) and a value.
+template <class T>
+struct keyed_value {
+  index_t key;
+  T value;
+};
+
+/// Pre-combining at the source pays when a destination's keys are this dense (contributions
+/// per key of their span): a histogram's bins, say.
+inline constexpr index_t dense_combine_ratio = 2;
+
+/// An aggregator over an index set whose table of one value and one flag per index fits in
+/// this many bytes folds each thread's contributions into such a table as they come (dense
+/// mode: no per-destination lists, no owner lookup per contribution).
+inline constexpr index_t dense_table_bytes = index_t{1} << 21;
+
+/// The element of the index at row-major order `order` of `whole`, which this locale owns,
+/// in `a`'s storage (formula maps). Throws runtime_error when this locale does not own it.
+template <class T, std::size_t N>
+T* owned_element(const array<T, N>& a, const rect<N>& whole, index_t order) {
+  const idx<N> i = whole.index_at(order);
+  const auto& owned = a.domain().local_subdomains();
+  const auto& blocks = a.local_blocks();
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    if (owned[b].contains(i)) return &blocks[b](i);
+  std::ostringstream s;
+  s << "dmap aggregation: locale " << here() << " received index " << i
+    << " it does not own (the map's locale_of disagrees with its pieces)";
+  throw runtime_error(s.str());
+}
+
+/// The message of one destination: the contributions of `parts` (lists of one destination,
+/// each in the order it was added, taken in turn) as bytes. When their keys are dense
+/// enough, equal keys are folded first: one entry per distinct key, by increasing key, each
+/// value `op` folded over the key's contributions in their order. Sparse keys travel as
+/// they are.
+template <class T, class Op>
+std::vector<std::byte> combined_bytes(const std::vector<const std::vector<keyed_value<T>>*>& parts, Op& op) {
+  std::size_t count = 0;
+  index_t lo = std::numeric_limits<index_t>::max(), hi = -1;
+  for (const auto* part : parts) {
+    count += part->size();
+    for (const auto& e : *part) {
+      lo = std::min(lo, e.key);
+      hi = std::max(hi, e.key);
+    }
+  }
+  std::vector<std::byte> out;
+  if (count < 2 || hi - lo >= static_cast<index_t>(count) * dense_combine_ratio ||  // keys >= 0: no overflow
+      !std::is_default_constructible_v<T>) {
+    out.resize(count * sizeof(keyed_value<T>));
+    std::size_t at = 0;
+    for (const auto* part : parts) {
+      if (part->empty()) continue;
+      std::memcpy(out.data() + at, part->data(), part->size() * sizeof(keyed_value<T>));
+      at += part->size() * sizeof(keyed_value<T>);
+    }
+    return out;
+  }
+  if constexpr (std::is_default_constructible_v<T>) {
+    const auto span = static_cast<std::size_t>(hi - lo + 1);
+    std::vector<T> folded(span);
+    std::vector<unsigned char> seen(span, 0);
+    std::size_t distinct = 0;
+    for (const auto* part : parts)
+      for (const auto& e : *part) {
+        const auto k = static_cast<std::size_t>(e.key - lo);
+        if (seen[k]) {
+          folded[k] = op(folded[k], e.value);
+        } else {
+          folded[k] = e.value;
+          seen[k] = 1;
+          ++distinct;
+        }
+      }
+    out.resize(distinct * sizeof(keyed_value<T>));
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < span; ++k)
+      if (seen[k]) {
+        const keyed_value<T> e{lo + static_cast<index_t>(k), folded[k]};
+        std::memcpy(out.data() + at, &e, sizeof e);
+        at += sizeof e;
+      }
+  }
+  return out;
+}
+
+}  // namespace detail
+
+/// A handle that buffers contributions `A[i] = op(A[i], x)` to the elements of an array,
+/// from any thread of any locale, and delivers them in one collective `finish()`: one
+/// message per peer that has contributions for it. Made by `dmap::accumulate(A, op)` or
+/// `dmap::scatter(A)`.
+///
+/// - `add(i, x)` (alias `put`) may be called from `forall` bodies on any thread, without
+///   locks: each thread buffers on its own. With `aggregation::table` (automatic when the
+///   domain has at most 2 MiB / (sizeof(T) + 1) indices: histograms) a thread folds each
+///   contribution into its own table of the whole index set at once, so a locale sends one
+///   value per element it touched, whatever the number of contributions. With
+///   `aggregation::lists` it appends (order, value) to a list per owner (found by the map's
+///   `locale_of`; with a directory map the owners are looked up at `finish()`, one one-sided
+///   read per directory home), and a list whose keys are dense is folded before it is sent.
+/// - A bad index (outside the domain), a failed allocation or an exception of `op` is not
+///   thrown by add(): it is kept, and `finish()` throws it on every locale, so a locale that
+///   fails never leaves its peers waiting.
+/// - `finish()` is collective: every locale calls it, in the same order as its other
+///   collective calls, whether or not it added anything. Owners apply what they receive with
+///   `op`, source locales in increasing order, each source's contributions in its order (in
+///   table mode one per element, by increasing row-major order).
+/// - `op` must be associative (one locale's contributions to one element are folded before
+///   they are applied) and may run on several threads at once. With integers and
+///   `std::plus` the result is exact. The order in which the contributions of different
+///   threads of one locale are folded is not fixed, so a floating-point sum (or a `replace`
+///   from two threads to one element) may differ from run to run unless
+///   `DMAP_NUM_THREADS=1`; contributions of different locales are always applied in locale
+///   order. When `op` throws while the owners apply, some contributions may have been applied.
+/// - After `finish()` (returned or thrown) the buffers are empty and the handle takes the
+///   next round; they keep their memory until the handle is destroyed, so a handle reused
+///   for every round of a loop allocates only in its first. Dropping a handle with
+///   contributions not finished discards them (a destructor cannot run a collective);
+///   `pending()` tells whether any are buffered.
+/// - The array must outlive the handle, keep its index set until `finish()`, and must not
+///   keep copies (Replicated, replicated dimensions: unsupported_error at `finish()`).
+template <class T, std::size_t N, class Op>
+class aggregator {
+  struct thread_buffers {
+    std::vector<std::vector<detail::keyed_value<T>>> to;  // per destination (directory maps: to[0])
+    std::vector<T> table;                                 // dense mode: the folded value of each order
+    std::vector<unsigned char> seen;                      // dense mode: whether table[o] holds one
+    std::vector<index_t> touched;                         // dense mode: the orders seen, first touch first
+    std::exception_ptr failure;                           // the first add() that failed here
+  };
+  using buffers_type =
+      oneapi::tbb::enumerable_thread_specific<thread_buffers, oneapi::tbb::cache_aligned_allocator<thread_buffers>,
+                                              oneapi::tbb::ets_key_per_instance>;
+
+ public:
+  /// A handle on `a` applying `op`, buffering as `how` says (see dmap::accumulate). Not
+  /// collective.
+  aggregator(array<T, N>& a, Op op, aggregation how = aggregation::automatic) : a_(&a), op_(std::move(op)) {
+    const auto& st = detail::state_of(a.domain());
+    if (!st) {
+      failure_ = std::make_exception_ptr(argument_error(
+          "dmap::accumulate: the array was moved from; aggregated writes need an array with a domain"));
+    } else {
+      state_ = st;
+      whole_ = st->whole;
+      generation_ = st->generation;
+      directory_ = st->dir != nullptr;
+      unit_ = true;
+      for (std::size_t d = 0; d < N; ++d) {
+        unit_ = unit_ && whole_.dim(d).stride() == 1;
+        lo_[d] = whole_.dim(d).first();
+        extent_[d] = whole_.dim(d).size();
+      }
+      if constexpr (std::is_default_constructible_v<T>)
+        dense_ = whole_.size() > 0 &&
+                 (how == aggregation::table ||
+                  (how == aggregation::automatic &&
+                   whole_.size() <= detail::dense_table_bytes / static_cast<index_t>(sizeof(T) + 1)));
+      if (st->layers)
+        failure_ = std::make_exception_ptr(unsupported_error(
+            "dmap::accumulate: the map " + st->model->name() +
+            " keeps copies of elements on several locales; aggregated writes need every element stored once"));
+    }
+    const auto destinations = static_cast<std::size_t>(directory_ ? 1 : num_locales());
+    buffers_ = std::make_unique<buffers_type>([destinations] {
+      thread_buffers b;
+      b.to.resize(destinations);
+      return b;
+    });
+  }
+
+  /// Buffers `A[i] = op(A[i], x)`. Any thread, not collective. An index outside the domain
+  /// is reported by finish() (out_of_bounds_error on every locale), not here.
+  void add(const idx<N>& i, const T& x) {
+    thread_buffers& b = buffers_->local();
+    if (b.failure) return;
+    try {
+      index_t o = 0;
+      if (unit_) {  // unit strides: the order without divisions; unsigned differences catch int64 extremes
+        for (std::size_t d = 0; d < N; ++d) {
+          const std::uint64_t k = static_cast<std::uint64_t>(i[d]) - static_cast<std::uint64_t>(lo_[d]);
+          if (k >= static_cast<std::uint64_t>(extent_[d])) throw bad_index(i);
+          o = o * extent_[d] + static_cast<index_t>(k);
+        }
+      } else {
+        if (!state_ || !whole_.contains(i)) throw bad_index(i);
+        o = whole_.order_of(i);
+      }
+      if (dense_) {
+        if (b.seen.empty()) {
+          b.table.resize(static_cast<std::size_t>(whole_.size()));
+          b.seen.assign(static_cast<std::size_t>(whole_.size()), 0);
+        }
+        const auto k = static_cast<std::size_t>(o);
+        if (b.seen[k]) {
+          b.table[k] = op_(b.table[k], x);
+        } else {
+          b.table[k] = x;
+          b.seen[k] = 1;
+          b.touched.push_back(o);
+        }
+        return;
+      }
+      b.to[directory_ ? 0 : static_cast<std::size_t>(state_->model->locale_of(i))].push_back({o, x});
+    } catch (...) {
+      b.failure = std::current_exception();
+    }
+  }
+  /// Buffers `A[i] = op(A[i], x)` for the 1-D index `i`.
+  void add(index_t i, const T& x)
+    requires(N == 1)
+  {
+    add(idx<1>{i}, x);
+  }
+  /// The same as add() (the name a scatter reads best with).
+  void put(const idx<N>& i, const T& x) { add(i, x); }
+  /// The same as add() for the 1-D index `i`.
+  void put(index_t i, const T& x)
+    requires(N == 1)
+  {
+    add(idx<1>{i}, x);
+  }
+
+  /// True when this locale holds contributions (or a failure) not yet finished.
+  bool pending() const {
+    for (const auto& b : *buffers_) {
+      if (b.failure || !b.touched.empty()) return true;
+      for (const auto& v : b.to)
+        if (!v.empty()) return true;
+    }
+    return failure_ != nullptr;
+  }
+
+  /// Collective: delivers every locale's contributions (one message per peer that has some
+  /// for it) and applies them on the owners; then the buffers are empty. Throws on every
+  /// locale when some locale added an index outside the domain (out_of_bounds_error), could
+  /// not buffer a contribution or a message (the allocation's error), when `op` threw on
+  /// some locale, the array was moved from (argument_error), the domain changed its index
+  /// set since the handle was made (argument_error) or the map keeps copies
+  /// (unsupported_error).
+  void finish() {
+    struct clear_at_exit {
+      aggregator* self;
+      ~clear_at_exit() { self->clear(); }
+    } guard{this};
+    byte_buffers outgoing = agreed([&] { return pack(); });
+    byte_buffers incoming = exchange(std::move(outgoing));
+    agreed([&] { apply(incoming); });
+  }
+
+ private:
+  out_of_bounds_error bad_index(const idx<N>& i) const {
+    std::ostringstream s;
+    s << "dmap::aggregator::add: index " << i << " is not in the domain " << whole_
+      << "; contributions must go to indices of the array's domain";
+    return out_of_bounds_error(s.str());
+  }
+  void clear() {
+    for (auto& b : *buffers_) {
+      for (auto& v : b.to) {
+        if (b.failure) std::vector<detail::keyed_value<T>>().swap(v);  // perhaps out of memory: let go
+        else v.clear();  // the capacity stays for the next round, like the table
+      }
+      b.failure = nullptr;
+      for (const index_t o : b.touched) b.seen[static_cast<std::size_t>(o)] = 0;  // the table stays for the next round
+      b.touched.clear();
+    }
+  }
+  // Local: the messages to every locale, or the first failure of this locale.
+  byte_buffers pack() {
+    if (failure_) std::rethrow_exception(failure_);
+    for (const auto& b : *buffers_)
+      if (b.failure) std::rethrow_exception(b.failure);
+    const auto& st = detail::state_of(a_->domain());
+    if (!st)
+      throw argument_error("dmap::aggregator::finish: the array was moved from after the handle was made");
+    if (st != state_ || st->generation != generation_)
+      throw argument_error("dmap::aggregator::finish: the array's domain changed its index set since the handle "
+                           "was made; finish contributions before changing the domain");
+    const auto p = static_cast<std::size_t>(num_locales());
+    byte_buffers out(p);
+    if (dense_ || directory_) {
+      std::vector<std::vector<detail::keyed_value<T>>> to(p);
+      // Contributions not yet routed, keyed by order: one per order seen in dense mode.
+      std::vector<detail::keyed_value<T>> all;
+      if (dense_) {
+        const auto n = static_cast<std::size_t>(whole_.size());
+        std::vector<T> folded;
+        std::vector<unsigned char> seen;
+        for (const auto& b : *buffers_)
+          for (const index_t o : b.touched) {
+            if (seen.empty()) {
+              folded.resize(n);
+              seen.assign(n, 0);
+            }
+            const auto k = static_cast<std::size_t>(o);
+            folded[k] = seen[k] ? op_(folded[k], b.table[k]) : b.table[k];
+            seen[k] = 1;
+          }
+        for (std::size_t k = 0; k < seen.size(); ++k)
+          if (seen[k]) all.push_back({static_cast<index_t>(k), folded[k]});
+      } else {
+        std::size_t total = 0;
+        for (const auto& b : *buffers_) total += b.to[0].size();
+        all.reserve(total);
+        for (auto& b : *buffers_) {
+          all.insert(all.end(), b.to[0].begin(), b.to[0].end());
+          b.to[0].clear();
+        }
+      }
+      if (directory_) {
+        std::vector<index_t> orders(all.size());
+        for (std::size_t k = 0; k < all.size(); ++k) orders[k] = all[k].key;
+        const std::vector<detail::location> where = st->dir->lookup(orders);
+        for (std::size_t k = 0; k < all.size(); ++k)
+          to[static_cast<std::size_t>(where[k].locale)].push_back({where[k].offset, all[k].value});
+      } else {
+        for (const auto& e : all)
+          to[static_cast<std::size_t>(st->model->locale_of(whole_.index_at(e.key)))].push_back(e);
+      }
+      for (std::size_t q = 0; q < p; ++q) {
+        out[q] = dense_ ? to_bytes(to[q]) : detail::combined_bytes<T>({&to[q]}, op_);
+        std::vector<detail::keyed_value<T>>().swap(to[q]);
+      }
+    } else {
+      // Each destination's lists are folded or copied straight from the threads' buffers.
+      std::vector<const std::vector<detail::keyed_value<T>>*> parts;
+      for (std::size_t q = 0; q < p; ++q) {
+        parts.clear();
+        for (const auto& b : *buffers_) parts.push_back(&b.to[q]);
+        out[q] = detail::combined_bytes<T>(parts, op_);
+        for (auto& b : *buffers_) b.to[q].clear();
+      }
+    }
+    return out;
+  }
+  // Local: applies what every locale sent, source locales in order.
+  void apply(const byte_buffers& incoming) {
+    T* data = a_->local_data();
+    for (const auto& bytes : incoming) {
+      const auto entries = from_bytes<detail::keyed_value<T>>(bytes);
+      for (const auto& e : entries) {
+        T* element = directory_ ? data + e.key : detail::owned_element(*a_, whole_, e.key);
+        *element = op_(*element, e.value);
+      }
+    }
+  }
+
+  array<T, N>* a_;
+  Op op_;
+  std::shared_ptr<detail::domain_state<N>> state_;
+  rect<N> whole_{};
+  std::uint64_t generation_ = 0;
+  bool directory_ = false;
+  bool dense_ = false;
+  bool unit_ = false;                  // every dimension of the index set has stride 1
+  std::array<index_t, N> lo_{}, extent_{};  // then its first index and extent per dimension
+  std::exception_ptr failure_;
+  std::unique_ptr<buffers_type> buffers_;
+};
+
+/// A handle buffering `A[i] = op(A[i], x)` from loop bodies (see dmap::aggregator): add
+/// contributions with `add(i, x)` on any thread of any locale, then call `finish()` on every
+/// locale. Not collective. `op` must be associative; `std::plus` by default. `how` chooses
+/// the buffers (a table of the index set per thread, or lists per destination).
+template <class T, std::size_t N, class Op = std::plus<>>
+[[nodiscard]] aggregator<T, N, Op> accumulate(array<T, N>& a, Op op = {}, aggregation how = aggregation::automatic) {
+  return aggregator<T, N, Op>(a, std::move(op), how);
+}
+
+/// A handle buffering plain writes `A[i] = x` from loop bodies (an aggregator with op
+/// `replace`): `put(i, x)`, then `finish()` on every locale. When several writes reach one
+/// element, the one from the highest locale wins; of one locale's writes, the last one one
+/// thread made (writes of different threads of a locale to one element: one of them).
+template <class T, std::size_t N>
+[[nodiscard]] aggregator<T, N, replace> scatter(array<T, N>& a, aggregation how = aggregation::automatic) {
+  return aggregator<T, N, replace>(a, replace{}, how);
+}
+
+/// Collective: the values of the elements of `indices` (any indices of the domain, any
+/// order, repeated or not; each locale its own list, empty or not), in the same order. One
+/// message per peer each way: the requests travel to the owners, which answer. With a
+/// directory map (Hashed, Unstructured) the owners are first looked up in the directory (one
+/// one-sided read per directory home). Throws on every locale when some locale asks for an
+/// index outside the domain (out_of_bounds_error naming it), the array was moved from
+/// (argument_error) or some locale cannot allocate (its allocation error).
+template <class T, std::size_t N>
+[[nodiscard]] std::vector<T> gather(const array<T, N>& a, const std::vector<idx<N>>& indices) {
+  const auto p = static_cast<std::size_t>(num_locales());
+  std::vector<T> result;
+  std::vector<std::vector<std::size_t>> slots(p);
+  std::shared_ptr<detail::domain_state<N>> st;
+  byte_buffers requests = agreed([&] {
+    st = detail::state_of(a.domain());
+    if (!st) throw argument_error("dmap::gather: the array was moved from; it has no elements to read");
+    const rect<N>& whole = st->whole;
+    std::vector<index_t> orders(indices.size());
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      if (!whole.contains(indices[k])) {
+        std::ostringstream s;
+        s << "dmap::gather: index " << indices[k] << " (entry " << k << " of " << indices.size()
+          << ") is not in the domain " << whole;
+        throw out_of_bounds_error(s.str());
+      }
+      orders[k] = whole.order_of(indices[k]);
+    }
+    result.resize(indices.size());
+    std::vector<std::vector<index_t>> keys(p);
+    if (st->dir) {
+      const std::vector<detail::location> where = st->dir->lookup(orders);
+      for (std::size_t k = 0; k < orders.size(); ++k) {
+        keys[static_cast<std::size_t>(where[k].locale)].push_back(where[k].offset);
+        slots[static_cast<std::size_t>(where[k].locale)].push_back(k);
+      }
+    } else {
+      for (std::size_t k = 0; k < orders.size(); ++k) {
+        const auto q = static_cast<std::size_t>(st->model->locale_of(indices[k]));
+        keys[q].push_back(orders[k]);
+        slots[q].push_back(k);
+      }
+    }
+    byte_buffers out(p);
+    for (std::size_t q = 0; q < p; ++q) out[q] = to_bytes(keys[q]);
+    return out;
+  });
+  const byte_buffers asked = exchange(std::move(requests));
+  byte_buffers answers = agreed([&] {
+    byte_buffers out(p);
+    const T* data = a.local_data();
+    for (std::size_t q = 0; q < p; ++q) {
+      const auto keys = from_bytes<index_t>(asked[q]);
+      std::vector<T> values(keys.size());
+      for (std::size_t j = 0; j < keys.size(); ++j)
+        values[j] = st->dir ? data[keys[j]] : *detail::owned_element(a, st->whole, keys[j]);
+      out[q] = to_bytes(values);
+    }
+    return out;
+  });
+  const byte_buffers answered = exchange(std::move(answers));
+  agreed([&] {
+    for (std::size_t q = 0; q < p; ++q) {
+      const auto values = from_bytes<T>(answered[q]);
+      if (values.size() != slots[q].size())
+        throw runtime_error("dmap::gather: locale " + std::to_string(q) + " answered " +
+                            std::to_string(values.size()) + " values for " + std::to_string(slots[q].size()) +
+                            " requests");
+      for (std::size_t j = 0; j < values.size(); ++j) result[slots[q][j]] = values[j];
+    }
+  });
+  return result;
+}
+
+/// Collective: the values of the elements of the 1-D `indices` (see the N-D gather).
+template <class T>
+[[nodiscard]] std::vector<T> gather(const array<T, 1>& a, const std::vector<index_t>& indices) {
+  std::vector<idx<1>> as_indices(indices.size());
+  for (std::size_t k = 0; k < indices.size(); ++k) as_indices[k] = idx<1>{indices[k]};
+  return gather(a, as_indices);
+}
+
+}  // namespace dmap

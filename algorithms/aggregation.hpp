@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -220,51 +221,45 @@ class aggregator {
 
   /// Buffers `A[i] = op(A[i], x)`. Any thread, not collective. An index outside the domain
   /// is reported by finish() (out_of_bounds_error on every locale), not here.
-  void add(const idx<N>& i, const T& x) {
-    thread_buffers& b = buffers_->local();
-    if (b.failure) return;
-    try {
+  [[gnu::always_inline]] void add(const idx<N>& i, const T& x) {
+    thread_buffers& b = my_buffers();
+    // The hot path, small enough to inline into the loop body: a table already made, unit
+    // strides, an index inside, an order seen before on this thread. Everything else (first
+    // touch, lists, strides, bad indices, failures) is add_slowly's.
+    if (dense_ && unit_ && !b.seen.empty() && !b.failure) {
       index_t o = 0;
-      if (unit_) {  // unit strides: the order without divisions; unsigned differences catch int64 extremes
-        for (std::size_t d = 0; d < N; ++d) {
-          const std::uint64_t k = static_cast<std::uint64_t>(i[d]) - static_cast<std::uint64_t>(lo_[d]);
-          if (k >= static_cast<std::uint64_t>(extent_[d])) throw bad_index(i);
-          o = o * extent_[d] + static_cast<index_t>(k);
-        }
-      } else {
-        if (!state_ || !whole_.contains(i)) throw bad_index(i);
-        o = whole_.order_of(i);
+      bool inside = true;
+      for (std::size_t d = 0; d < N; ++d) {
+        const std::uint64_t k = static_cast<std::uint64_t>(i[d]) - static_cast<std::uint64_t>(lo_[d]);
+        inside = inside && k < static_cast<std::uint64_t>(extent_[d]);
+        o = o * extent_[d] + static_cast<index_t>(k);
       }
-      if (dense_) {
-        if (b.seen.empty()) {
-          b.table.resize(static_cast<std::size_t>(whole_.size()));
-          b.seen.assign(static_cast<std::size_t>(whole_.size()), 0);
-        }
-        const auto k = static_cast<std::size_t>(o);
-        if (b.seen[k]) {
-          b.table[k] = op_(b.table[k], x);
+      if (inside && b.seen[static_cast<std::size_t>(o)]) {
+        T& slot = b.table[static_cast<std::size_t>(o)];
+        if constexpr (std::is_nothrow_invocable_v<Op&, const T&, const T&>) {
+          slot = op_(slot, x);
         } else {
-          b.table[k] = x;
-          b.seen[k] = 1;
-          b.touched.push_back(o);
+          try {
+            slot = op_(slot, x);
+          } catch (...) {
+            b.failure = std::current_exception();
+          }
         }
         return;
       }
-      b.to[directory_ ? 0 : static_cast<std::size_t>(state_->model->locale_of(i))].push_back({o, x});
-    } catch (...) {
-      b.failure = std::current_exception();
     }
+    add_slowly(b, i, x);
   }
   /// Buffers `A[i] = op(A[i], x)` for the 1-D index `i`.
-  void add(index_t i, const T& x)
+  [[gnu::always_inline]] void add(index_t i, const T& x)
     requires(N == 1)
   {
     add(idx<1>{i}, x);
   }
   /// The same as add() (the name a scatter reads best with).
-  void put(const idx<N>& i, const T& x) { add(i, x); }
+  [[gnu::always_inline]] void put(const idx<N>& i, const T& x) { add(i, x); }
   /// The same as add() for the 1-D index `i`.
-  void put(index_t i, const T& x)
+  [[gnu::always_inline]] void put(index_t i, const T& x)
     requires(N == 1)
   {
     add(idx<1>{i}, x);
@@ -298,6 +293,41 @@ class aggregator {
   }
 
  private:
+  // add() off its hot path: first touches, lists, strided index sets, bad indices.
+  [[gnu::noinline]] void add_slowly(thread_buffers& b, const idx<N>& i, const T& x) {
+    if (b.failure) return;
+    try {
+      index_t o = 0;
+      if (unit_) {  // unit strides: the order without divisions; unsigned differences catch int64 extremes
+        for (std::size_t d = 0; d < N; ++d) {
+          const std::uint64_t k = static_cast<std::uint64_t>(i[d]) - static_cast<std::uint64_t>(lo_[d]);
+          if (k >= static_cast<std::uint64_t>(extent_[d])) throw bad_index(i);
+          o = o * extent_[d] + static_cast<index_t>(k);
+        }
+      } else {
+        if (!state_ || !whole_.contains(i)) throw bad_index(i);
+        o = whole_.order_of(i);
+      }
+      if (dense_) {
+        if (b.seen.empty()) {
+          b.table.resize(static_cast<std::size_t>(whole_.size()));
+          b.seen.assign(static_cast<std::size_t>(whole_.size()), 0);
+        }
+        const auto k = static_cast<std::size_t>(o);
+        if (b.seen[k]) {
+          b.table[k] = op_(b.table[k], x);
+        } else {
+          b.table[k] = x;
+          b.seen[k] = 1;
+          b.touched.push_back(o);
+        }
+        return;
+      }
+      b.to[directory_ ? 0 : static_cast<std::size_t>(state_->model->locale_of(i))].push_back({o, x});
+    } catch (...) {
+      b.failure = std::current_exception();
+    }
+  }
   out_of_bounds_error bad_index(const idx<N>& i) const {
     std::ostringstream s;
     s << "dmap::aggregator::add: index " << i << " is not in the domain " << whole_
@@ -406,6 +436,26 @@ class aggregator {
   std::array<index_t, N> lo_{}, extent_{};  // then its first index and extent per dimension
   std::exception_ptr failure_;
   std::unique_ptr<buffers_type> buffers_;
+  std::uint64_t id_ = next_id();  // names this handle in the threads' caches of their buffers
+
+  // A number no other handle of this process had.
+  static std::uint64_t next_id() {
+    static std::atomic<std::uint64_t> count{0};
+    return ++count;
+  }
+  // This thread's buffers: the last handle's this thread added to is remembered in a
+  // thread_local (a TLS load), so the enumerable_thread_specific lookup (a call into the
+  // threads library) runs only when a thread switches handles. Keyed by id, not address: a
+  // new handle may reuse a destroyed one's address.
+  thread_buffers& my_buffers() {
+    struct last_used {
+      std::uint64_t id;
+      thread_buffers* buffers;
+    };
+    static thread_local last_used last{0, nullptr};
+    if (last.id != id_) last = {id_, &buffers_->local()};
+    return *last.buffers;
+  }
 };
 
 /// A handle buffering `A[i] = op(A[i], x)` from loop bodies (see dmap::aggregator): add

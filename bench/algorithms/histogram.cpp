@@ -4,7 +4,9 @@
 // per-destination buffers of local bin offsets, MPI_Alltoall of the counts, MPI_Alltoallv,
 // then the owners add. A second line times the per-element path (`H[i] += 1` through
 // element_ref: one-sided reads and writes, one locale at a time so that no two locales
-// update one bin at once) on a smaller count.
+// update one bin at once) on a smaller count. A third line compares dmap with the best a user
+// writes by hand when the bins fit in memory per thread: dense per-thread counts, summed, then
+// MPI_Reduce_scatter (no per-value buffering at all).
 //   mpirun -n 4 bench_algorithms histogram [log2 n = 24] [log2 bins = 16] [reps = 5]
 #include <dmap/dmap.hpp>
 #include <mpi.h>
@@ -13,6 +15,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/partitioner.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -81,6 +84,31 @@ void baseline(const std::int64_t* values, index_t count, index_t bins, std::vect
   for (const std::int32_t off : recv) ++counts[static_cast<std::size_t>(off)];
 }
 
+/// Per-thread dense counts of every bin; kept from call to call.
+using thread_counts = oneapi::tbb::enumerable_thread_specific<std::vector<std::int64_t>>;
+
+/// The hand-written histogram with counts combined at the source: each thread counts into its
+/// own array of all bins, the threads' arrays are summed, and MPI_Reduce_scatter leaves each
+/// rank the totals of its block (`block_sizes[q]` bins on rank q).
+void dense_baseline(const std::int64_t* values, index_t count, std::vector<std::int64_t>& counts,
+                    oneapi::tbb::task_arena& arena, thread_counts& per_thread, std::vector<std::int64_t>& sum,
+                    std::vector<int>& block_sizes) {
+  for (auto& h : per_thread) std::fill(h.begin(), h.end(), 0);
+  arena.execute([&] {
+    oneapi::tbb::parallel_for(
+        oneapi::tbb::blocked_range<index_t>(0, count, 4096),
+        [&](const oneapi::tbb::blocked_range<index_t>& r) {
+          std::int64_t* mine = per_thread.local().data();
+          for (index_t k = r.begin(); k != r.end(); ++k) ++mine[values[k]];
+        },
+        oneapi::tbb::static_partitioner{});
+  });
+  std::fill(sum.begin(), sum.end(), 0);
+  for (const auto& h : per_thread)
+    for (std::size_t b = 0; b < sum.size(); ++b) sum[b] += h[b];
+  MPI_Reduce_scatter(sum.data(), counts.data(), block_sizes.data(), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+}
+
 int run(const std::vector<std::string>& args) {
   const int log_n = args.size() > 0 ? std::stoi(args[0]) : 24;
   const int log_bins = args.size() > 1 ? std::stoi(args[1]) : 16;
@@ -131,9 +159,24 @@ int run(const std::vector<std::string>& args) {
   for (index_t k = 0; k < H.local_size(); ++k) wrong_lists += H.local_data()[k] != counts[static_cast<std::size_t>(k)];
   wrong += dmap::all_reduce_sum(wrong_lists);
   acc = &automatic;
+  // Against dense per-thread counts + MPI_Reduce_scatter (what an expert writes when the bins
+  // fit per thread; it sends every bin, counted or not).
+  thread_counts per_thread([bins] { return std::vector<std::int64_t>(static_cast<std::size_t>(bins)); });
+  std::vector<std::int64_t> sum(static_cast<std::size_t>(bins));
+  std::vector<int> block_sizes(static_cast<std::size_t>(p));
+  for (int q = 0; q < p; ++q) block_sizes[q] = static_cast<int>(first_bin(bins, p, q + 1) - first_bin(bins, p, q));
+  const auto dense_by_hand = [&] {
+    dense_baseline(values.local_data(), values.local_size(), counts, arena, per_thread, sum, block_sizes);
+  };
+  const auto [dense_dmap_s, dense_s] = bench::median_times(reps, with_dmap, dense_by_hand);
+  index_t wrong_dense = 0;
+  for (index_t k = 0; k < H.local_size(); ++k) wrong_dense += H.local_data()[k] != counts[static_cast<std::size_t>(k)];
+  wrong += dmap::all_reduce_sum(wrong_dense);
   // At least (locale 0, when n >> bins so that it holds values of every bin): one 8-byte count
   // for every bin it does not own.
   bench::print_seconds("histogram", n, dmap_s, base_s, c,
+                       n >= 16 * bins ? static_cast<std::uint64_t>(8 * (bins - H.local_size())) : 0);
+  bench::print_seconds("histogram_vs_dense", n, dense_dmap_s, dense_s, c,
                        n >= 16 * bins ? static_cast<std::uint64_t>(8 * (bins - H.local_size())) : 0);
   bench::print_seconds("histogram_lists", n, lists_s, lists_base_s, lc,
                        n >= 16 * bins ? static_cast<std::uint64_t>(8 * (bins - H.local_size())) : 0);

@@ -318,7 +318,9 @@ T scan_runs(const Plan& plan, const T& init, Op& op, Tr& tr, int layer) {
                    has = true;
                    ++k;
                  }
-                 for (; k < length; ++k) acc = op(acc, value(ir.at(k)));
+                 T a = acc;
+                 for (; k < length; ++k) a = op(a, value(ir.at(k)));
+                 acc = a;
                });
       totals[c] = acc;
     });
@@ -381,40 +383,48 @@ T scan_runs(const Plan& plan, const T& init, Op& op, Tr& tr, int layer) {
       bool has = has_offset[c] != 0;
       walk_run(plan, bound(static_cast<index_t>(c)), bound(static_cast<index_t>(c) + 1),
                [&](const auto& ir, const auto& orow, index_t length) {
+                 // The running value in a local: `acc` is captured by reference, and the
+                 // compiler would reload it after every store through an output pointer.
+                 T a = acc;
                  index_t k = 0;
                  if constexpr (Exclusive) {
                    if (ir.contiguous() && orow.contiguous()) {
+                     auto* in_p = ir.p;
+                     auto* out_p = orow.p;
                      for (; k < length; ++k) {
-                       const T v = value(ir.p[k]);
-                       orow.p[k] = acc;
-                       acc = op(acc, v);
+                       const T v = value(in_p[k]);
+                       out_p[k] = a;
+                       a = op(a, v);
                      }
                    } else {
                      for (; k < length; ++k) {
                        const T v = value(ir.at(k));
-                       orow.at(k) = acc;
-                       acc = op(acc, v);
+                       orow.at(k) = a;
+                       a = op(a, v);
                      }
                    }
                  } else {
                    if (!has && length > 0) {
-                     acc = value(ir.at(0));
-                     orow.at(0) = acc;
+                     a = value(ir.at(0));
+                     orow.at(0) = a;
                      has = true;
                      k = 1;
                    }
                    if (ir.contiguous() && orow.contiguous()) {
+                     auto* in_p = ir.p;
+                     auto* out_p = orow.p;
                      for (; k < length; ++k) {
-                       acc = op(acc, value(ir.p[k]));
-                       orow.p[k] = acc;
+                       a = op(a, value(in_p[k]));
+                       out_p[k] = a;
                      }
                    } else {
                      for (; k < length; ++k) {
-                       acc = op(acc, value(ir.at(k)));
-                       orow.at(k) = acc;
+                       a = op(a, value(ir.at(k)));
+                       orow.at(k) = a;
                      }
                    }
                  }
+                 acc = a;
                });
     });
   } catch (...) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -452,6 +453,27 @@ void check_scan_operand(const X& x, const char* who, const char* which) {
   }
 }
 
+/// A scan's temporary of element type T over equal runs of row-major positions, kept on a
+/// domain's state between scans of the same shape.
+template <class T, std::size_t N>
+struct scan_staging_cache {
+  std::array<index_t, N> shape{};
+  std::shared_ptr<array<T, N>> staged;
+};
+
+/// Collective: the temporary of element type T and `shape` kept on `state` (made, or remade
+/// for another shape, on every locale alike: scans are collective).
+template <class T, std::size_t N>
+array<T, N>& scan_staging(domain_state<N>& state, const std::array<index_t, N>& shape) {
+  auto& cache = state.caches.template get<scan_staging_cache<T, N>>();
+  if (!cache.staged || cache.shape != shape) {
+    cache.staged.reset();  // the old temporary's memory first
+    cache.staged = std::make_shared<array<T, N>>(linear_slabs_of<N>(shape));
+    cache.shape = shape;
+  }
+  return *cache.staged;
+}
+
 /// Collective: the whole scan of `in` into `out` (see inclusive_scan / exclusive_scan).
 template <bool Exclusive, class T, class In, class Out, class Op, class Tr>
 T scan(const char* who, In& in, Out& out, const T& init, Op& op, Tr& tr) {
@@ -490,24 +512,28 @@ T scan(const char* who, In& in, Out& out, const T& init, Op& op, Tr& tr) {
       const operand<array<V, N>> result_op{result};
       const T total = scan_runs<Exclusive>(make_scan_plan(in_op, result_op), init, op, tr, scan_layer(in_op));
       out = result;
+      barrier();  // every locale's output written before any locale reads it
       return total;
     }
   }
   // Many runs per locale (Cyclic, BlockCyclic, 2-D grids, directory maps...): redistribute
   // into equal runs of positions in locale order, scan there, redistribute into the output.
-  const domain<N> slabs = linear_slabs_of<N>(in_op.whole().shape());
-  array<U, N> staged(slabs);
+  // The temporaries are kept on in's domain (its array's, for a view) while the shape stays:
+  // a repeated scan reuses their storage and the cached assignment plans.
+  array<U, N>& staged = scan_staging<U>(in_op.follower_state(), in_op.whole().shape());
   staged = in;
   const operand<array<U, N>> staged_op{staged};
   if constexpr (std::is_same_v<U, V>) {
     const T total = scan_runs<Exclusive>(make_scan_plan(staged_op, staged_op), init, op, tr, scan_layer(staged_op));
     out = staged;
+    barrier();  // every locale's output written before any locale reads it
     return total;
   } else {
-    array<V, N> result(slabs);
+    array<V, N>& result = scan_staging<V>(in_op.follower_state(), in_op.whole().shape());
     const operand<array<V, N>> result_op{result};
     const T total = scan_runs<Exclusive>(make_scan_plan(staged_op, result_op), init, op, tr, scan_layer(staged_op));
     out = result;
+    barrier();  // every locale's output written before any locale reads it
     return total;
   }
 }
@@ -519,7 +545,8 @@ T scan(const char* who, In& in, Out& out, const T& init, Op& op, Tr& tr) {
 /// the elements (the same on every locale; T{} when `in` is empty). `in`: an array or view of
 /// any map; `out`: an array or writable view of the same shape and any map, possibly `in`
 /// itself. `op` must be associative, not commutative: elements are combined in row-major
-/// order, grouped by locale and chunk. The scanned type T is in's element type.
+/// order, grouped by locale and chunk. The scanned type T is in's element type. When it returns,
+/// every locale's part of `out` is written (remote reads of `out` see the result).
 ///   dmap::inclusive_scan(A, B);                       running sums of A into B
 ///   dmap::inclusive_scan(A, A, dmap::maximum{});      running maxima, in place
 template <class In, class Out, class Op = std::plus<>>

@@ -306,3 +306,29 @@ TEST_CASE("scans make the same number of collective calls for every size", "[sca
 }
 
 }  // namespace test_scan
+
+namespace test_scan {
+
+TEST_CASE("scans of several chunks per locale combine the chunks in order", "[scan]") {
+  // 2 * 4096 + 37 elements per locale: with two threads or more, each locale's run is cut into
+  // several chunks (run with DMAP_NUM_THREADS=2 to be sure), whose offsets must follow each other.
+  const index_t n = (2 * 4096 + 37) * dmap::num_locales();
+  dmap::domain<1> D(dmap::block<1>{}, rect<1>{range(0, n)});
+  dmap::array<mat, 1> A(D), B(D);
+  dmap::forall(dmap::zip(D, A), [](const idx<1>& i, mat& x) { x = mat_of(value_of(i[0])); });
+  const auto data = A.gather();
+  std::vector<mat> inc(data.size());
+  std::inclusive_scan(data.begin(), data.end(), inc.begin(), mat_product{});
+  const mat all = std::accumulate(data.begin(), data.end(), mat{}, mat_product{});
+  CHECK_NO_FAILURE(compare(B, inc, dmap::inclusive_scan(A, B, mat_product{}), all));
+  dmap::array<i64, 1> X(D), Y(D);
+  fill(X);
+  CHECK_NO_FAILURE(check_sums(X, Y));
+  // In place, over several chunks: each chunk reads its elements before writing them.
+  const auto xs = X.gather();
+  std::vector<i64> xinc(xs.size());
+  std::inclusive_scan(xs.begin(), xs.end(), xinc.begin());
+  CHECK_NO_FAILURE(compare(X, xinc, dmap::inclusive_scan(X, X), std::accumulate(xs.begin(), xs.end(), i64{0})));
+}
+
+}  // namespace test_scan

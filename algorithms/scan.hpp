@@ -544,7 +544,7 @@ T scan(const char* who, In& in, Out& out, const T& init, Op& op, Tr& tr) {
 /// row-major order (std::inclusive_scan over a distributed array), and returns the fold of all
 /// the elements (the same on every locale; T{} when `in` is empty). `in`: an array or view of
 /// any map; `out`: an array or writable view of the same shape and any map, possibly `in`
-/// itself. `op` must be associative, not commutative: elements are combined in row-major
+/// itself (exactly: like std::inclusive_scan, it must not overlap `in` otherwise). `op` must be associative, not commutative: elements are combined in row-major
 /// order, grouped by locale and chunk. The scanned type T is in's element type. When it returns,
 /// every locale's part of `out` is written (remote reads of `out` see the result).
 ///   dmap::inclusive_scan(A, B);                       running sums of A into B

@@ -13,6 +13,7 @@
 #include <functional>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace test_scan {  // one per file: the tests also build as unity batches (docs/testing.md)

@@ -63,6 +63,7 @@
 #include "algorithms/locations.hpp"
 #include "algorithms/partial_reduce.hpp"
 #include "algorithms/reverse_halos.hpp"
+#include "algorithms/scan.hpp"
 #include "algorithms/spmv.hpp"
 
 #include "interop/dap.hpp"

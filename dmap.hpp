@@ -59,6 +59,7 @@
 
 #include "algorithms/copies.hpp"
 #include "algorithms/halos.hpp"
+#include "algorithms/sort.hpp"
 #include "algorithms/spmv.hpp"
 
 #include "interop/dap.hpp"

@@ -22,7 +22,6 @@
 
 #include "../dsi/array.hpp"
 #include "../dsi/detail/access.hpp"
-#include "../dsi/foreign_buffer.hpp"
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
 #include "../runtime/detail/tasks.hpp"
@@ -42,7 +41,7 @@ namespace detail {
 /// can never make a local sort read outside its range.
 template <class T, bool Descending>
 struct nan_last {
-  bool operator()(const T& a, const T& b) const {
+  constexpr bool operator()(const T& a, const T& b) const {
     if constexpr (Descending) return a > b || (b != b && a == a);
     else return a < b || (b != b && a == a);
   }
@@ -119,10 +118,33 @@ void merge_runs(std::vector<E>& v, std::vector<std::size_t> bounds, Less& less) 
   }
 }
 
+template <class Less>
+struct is_nan_last : std::false_type {};
+template <class T, bool Descending>
+struct is_nan_last<nan_last<T, Descending>> : std::true_type {};
+
 /// Sorts `v` on this locale's threads: oneTBB's parallel_sort, or (stable) one
-/// std::stable_sort per thread's chunk and a stable merge of the chunks.
+/// std::stable_sort per thread's chunk and a stable merge of the chunks. Under nan_last the
+/// NaNs are moved to the end first (stably) and the numbers sorted with the plain operator,
+/// which is a strict weak order on them and cheaper.
 template <class E, class Less>
 void local_sort(std::vector<E>& v, Less& less, bool stable) {
+  if constexpr (is_nan_last<Less>::value) {
+    const auto number = [](const E& x) { return x == x; };
+    const auto end = stable ? std::stable_partition(v.begin(), v.end(), number)
+                            : std::partition(v.begin(), v.end(), number);
+    std::vector<E> tail(end, v.end());
+    v.erase(end, v.end());
+    if constexpr (Less{}(E{1}, E{0})) {
+      std::greater<E> plain;
+      local_sort(v, plain, stable);
+    } else {
+      std::less<E> plain;
+      local_sort(v, plain, stable);
+    }
+    v.insert(v.end(), tail.begin(), tail.end());
+    return;
+  }
   const std::size_t threads = static_cast<std::size_t>(num_threads());
   if (threads == 1 || v.size() < sort_grain) {
     if (stable) std::stable_sort(v.begin(), v.end(), less);
@@ -235,7 +257,7 @@ sorted_buckets<E> sample_sort(Load&& load, index_t offset, const std::vector<ind
           total > 0 ? static_cast<double>(cut[static_cast<std::size_t>(r)]) * weight / static_cast<double>(total) : 0;
       while (next < samples.size() && seen + (samples[next].weight - 1) / 2 < target - 1e-9)
         seen += samples[next++].weight;
-      std::size_t cut = v.size();
+      std::size_t edge = v.size();
       if (next < samples.size()) {
         const sort_sample<E>& s = samples[next];
         std::size_t lo = bounds.back(), hi = v.size();
@@ -244,9 +266,9 @@ sorted_buckets<E> sample_sort(Load&& load, index_t offset, const std::vector<ind
           if (before(v[mid], offset + static_cast<index_t>(mid), s.value, s.position)) lo = mid + 1;
           else hi = mid;
         }
-        cut = lo;
+        edge = lo;
       }
-      bounds.push_back(cut);
+      bounds.push_back(edge);
     }
     bounds.push_back(v.size());
     byte_buffers bytes(static_cast<std::size_t>(p));
@@ -340,7 +362,7 @@ template <class T>
 struct position_ordered {
   std::optional<domain<1>> dom;
   std::optional<array<T, 1>> copy;
-  const T* data = nullptr;
+  T* data = nullptr;
   std::vector<index_t> starts;
 
   /// The number of elements this locale holds.
@@ -374,17 +396,40 @@ position_ordered<T> in_position_order(const array<T, 1>& a, const std::vector<in
   return out;
 }
 
-/// Collective: writes the sorted buckets (bucket q on locale q) into `a` at their positions:
-/// an array adopting the bucket over a position_cut, assigned to `a` (one message per pair of
-/// locales whose positions meet; for an array already cut contiguously, only the elements on
-/// either side of a locale boundary move).
+/// Collective: writes the sorted buckets (bucket q on locale q, `sizes` in locale order) at
+/// their positions into `to` (position-ordered storage, cut by to.starts): the part of a
+/// bucket that lies in another locale's run travels in one `exchange` (one message per peer
+/// whose run the bucket meets), the rest is copied locally; then, when `to` is a copy, `a`
+/// is assigned from it. Nothing is written before the exchange has succeeded everywhere.
 template <class T>
-void place_buckets(array<T, 1>& a, std::vector<T>& bucket, const std::vector<index_t>& sizes) {
-  std::vector<index_t> starts{0};
-  for (index_t s : sizes) starts.push_back(starts.back() + s);
-  const domain<1> d(position_cut(starts), rect<1>{range(0, starts.back())});
-  const array<T, 1> sorted(d, foreign_buffer<T, 1>{bucket.data(), static_cast<index_t>(bucket.size()), {1}});
-  a = sorted;
+void place_buckets(array<T, 1>& a, position_ordered<T>& to, const std::vector<T>& bucket,
+                   const std::vector<index_t>& sizes) {
+  const int p = num_locales();
+  const auto me = static_cast<std::size_t>(here());
+  std::vector<index_t> bucket_starts{0};
+  for (index_t s : sizes) bucket_starts.push_back(bucket_starts.back() + s);
+  const index_t mine = bucket_starts[me];
+  const auto& cut = to.starts;
+  byte_buffers outgoing = agreed([&] {
+    byte_buffers bytes(static_cast<std::size_t>(p));
+    for (std::size_t q = 0; q < bytes.size(); ++q) {
+      if (q == me) continue;
+      const index_t a0 = std::max(mine, cut[q]), a1 = std::min(mine + static_cast<index_t>(bucket.size()), cut[q + 1]);
+      if (a1 <= a0) continue;
+      bytes[q].resize(static_cast<std::size_t>(a1 - a0) * sizeof(T));
+      std::memcpy(bytes[q].data(), bucket.data() + (a0 - mine), bytes[q].size());
+    }
+    return bytes;
+  });
+  const byte_buffers incoming = exchange(std::move(outgoing));
+  const index_t a0 = std::max(mine, cut[me]), a1 = std::min(mine + static_cast<index_t>(bucket.size()), cut[me + 1]);
+  if (a1 > a0) std::memmove(to.data + (a0 - cut[me]), bucket.data() + (a0 - mine), static_cast<std::size_t>(a1 - a0) * sizeof(T));
+  for (std::size_t q = 0; q < incoming.size(); ++q) {
+    if (q == me || incoming[q].empty()) continue;
+    const index_t first = std::max(bucket_starts[q], cut[me]);
+    std::memcpy(to.data + (first - cut[me]), incoming[q].data(), incoming[q].size());
+  }
+  if (to.copy) a = *to.copy;
 }
 
 /// Throws argument_error on every locale when `a` was moved from on some locale.
@@ -405,7 +450,7 @@ void sort_array(array<T, 1>& a, const Comp& comp, bool stable, const char* who) 
   auto sorted = sample_sort<T>(
       [&] { return std::vector<T>(src.data, src.data + src.count()); }, src.offset(), src.starts,
       effective_order<T>(comp), stable);
-  place_buckets(a, sorted.bucket, sorted.sizes);
+  place_buckets(a, src, sorted.bucket, sorted.sizes);
 }
 
 /// A key and its value, sorted together.
@@ -447,8 +492,8 @@ void sort_by_key(array<K, 1>& keys, array<V, 1>& values, const Comp& comp, bool 
     v_bucket[i] = sorted.bucket[i].value;
   }
   std::vector<kv>().swap(sorted.bucket);
-  place_buckets(keys, k_bucket, sorted.sizes);
-  place_buckets(values, v_bucket, sorted.sizes);
+  place_buckets(keys, ks, k_bucket, sorted.sizes);
+  place_buckets(values, vs, v_bucket, sorted.sizes);
 }
 
 /// One locale's summary for is_sorted and count_unique: its first and last element, whether

@@ -118,7 +118,7 @@ TEST_CASE("sort: every map, uneven sizes and index sets, against std::sort", "[s
   for (const map_kind k : all_maps)
     for (const index_t n : sizes)
       for (const rect<1>& r : index_sets(n)) {
-        if (n > 7 && r.dim(0).stride() != 1 && k != map_kind::block && k != map_kind::cyclic) continue;
+        if (r.dim(0).stride() != 1 && n != 2 && n != 37) continue;
         INFO("map " << name_of(k) << ", indices " << r);
         dmap::domain<1> D = domain_of(k, r);
         dmap::array<std::int64_t, 1> A(D);
@@ -134,6 +134,8 @@ TEST_CASE("sort: patterns (equal, sorted, reversed, few distinct) and a descendi
   std::mt19937_64 rng(7);
   for (const map_kind k : all_maps)
     for (const pattern p : all_patterns) {
+      // Every pattern on a contiguous cut and on a copied map; the hard ones on every map.
+      if (k != map_kind::block && k != map_kind::cyclic && p != pattern::equal && p != pattern::few) continue;
       const index_t n = 37;
       INFO("map " << name_of(k) << ", pattern " << static_cast<int>(p));
       dmap::domain<1> D = domain_of(k, rect<1>{range(3, 3 + n)});
@@ -170,7 +172,7 @@ TEST_CASE("stable_sort: records with equal keys keep their order, every map", "[
   for (const map_kind k : all_maps)
     for (const index_t n : {index_t{0}, index_t{2}, index_t{7}, index_t{101}})
       for (const rect<1>& r : index_sets(n)) {
-        if (r.dim(0).stride() == 3 && n > 7) continue;
+        if (r.dim(0).stride() != 1 && n != 7) continue;
         INFO("map " << name_of(k) << ", indices " << r);
         dmap::domain<1> D = domain_of(k, r);
         dmap::array<record, 1> A(D);
@@ -293,7 +295,7 @@ TEST_CASE("sort_by_key: values on another map move with their keys", "[sort]") {
 TEST_CASE("is_sorted and count_unique: locale boundaries, every map", "[sort]") {
   std::mt19937_64 rng(3);
   for (const map_kind k : all_maps)
-    for (const index_t n : {index_t{0}, index_t{1}, index_t{2}, index_t{7}, index_t{37}}) {
+    for (const index_t n : {index_t{0}, index_t{2}, index_t{7}, index_t{37}}) {
       INFO("map " << name_of(k) << ", n " << n);
       dmap::domain<1> D = domain_of(k, rect<1>{range::counted(9, n, -1)});
       dmap::array<std::int64_t, 1> A(D);
@@ -310,8 +312,8 @@ TEST_CASE("is_sorted and count_unique: locale boundaries, every map", "[sort]") 
         fill(A, broken);
         DMAP_CHECK_ALL(!dmap::is_sorted(A));
         DMAP_CHECK_ALL(dmap::is_sorted(A, std::greater<>{}) == (n == 2));
-        DMAP_CHECK_ALL(dmap::count_unique(A) == n);
-        if (n > 7 && at > 3) break;
+        if (at == 1) DMAP_CHECK_ALL(dmap::count_unique(A) == n);
+        if (n > 7) at += n / 3;  // a few positions of the longer arrays
       }
       // Unsorted input: count_unique sorts a copy and leaves the array alone.
       auto shuffled = values_of(pattern::random, n, rng);

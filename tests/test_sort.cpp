@@ -165,6 +165,19 @@ TEST_CASE("sort: many equal keys are spread over the locales, not piled on one",
   // The data exchange sends each locale's run to itself; nothing else moves.
   DMAP_CHECK_ALL(after.messages_sent == before.messages_sent && after.node_copies == before.node_copies);
   CHECK_NO_FAILURE(holds(A, std::vector<double>(static_cast<std::size_t>(n), 2.5)));
+  // Reversed input: at most one message per peer for the data and one per peer for the
+  // placement, and every element sent at most twice.
+  std::vector<double> down(static_cast<std::size_t>(n));
+  for (index_t k = 0; k < n; ++k) down[static_cast<std::size_t>(k)] = static_cast<double>(n - k);
+  fill(A, down);
+  const auto start = dmap::counters();
+  dmap::sort(A);
+  const auto spent = dmap::counters() - start;
+  const auto peers = static_cast<std::uint64_t>(dmap::num_locales() - 1);
+  DMAP_CHECK_ALL(spent.messages_sent <= 2 * peers);
+  DMAP_CHECK_ALL(spent.bytes_sent + spent.node_bytes <= 2 * sizeof(double) * static_cast<std::uint64_t>(D.local_size()));
+  std::sort(down.begin(), down.end());
+  CHECK_NO_FAILURE(holds(A, down));
 }
 
 TEST_CASE("stable_sort: records with equal keys keep their order, every map", "[sort]") {

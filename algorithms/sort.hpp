@@ -577,6 +577,15 @@ std::pair<bool, index_t> combine(const std::vector<run_summary<T>>& all, Less& l
   });
 }
 
+/// Collective: a Block-cut copy of the 1-D view `v` (which views may be sorted through).
+template <class T, std::size_t M>
+array<std::remove_const_t<T>, 1> copy_of_view(const array_view<T, 1, M>& v) {
+  const domain<1> d(position_cut::block(v.size()), rect<1>{range(0, v.size())});
+  array<std::remove_const_t<T>, 1> copy(d);
+  copy = v;
+  return copy;
+}
+
 }  // namespace detail
 
 /// Collective: sorts the elements of the 1-D array `a` (any map) into ascending order under
@@ -604,6 +613,27 @@ template <transferable T, class Comp = std::less<>>
   requires sort_comparator<Comp, T>
 void sort(array<T, 1>& a, Comp comp = {}) {
   detail::sort_array(a, comp, false, "dmap::sort");
+}
+
+/// Collective: sorts the elements a 1-D view names (a slice, strided or not, of a 1-D array
+/// of any map, or a rank-changed view of an array of more dimensions) in the view's row-major
+/// order; the other elements of the array are untouched. Costs one redistribution to a
+/// Block-cut copy and one back, plus the sort of the copy.
+template <class T, std::size_t M, class Comp = std::less<>>
+  requires(!std::is_const_v<T> && transferable<T> && sort_comparator<Comp, T>)
+void sort(const array_view<T, 1, M>& v, Comp comp = {}) {
+  auto copy = detail::copy_of_view(v);
+  detail::sort_array(copy, comp, false, "dmap::sort");
+  v = copy;
+}
+
+/// Collective: sorts the elements a 1-D view names, stably (see the view overload of sort).
+template <class T, std::size_t M, class Comp = std::less<>>
+  requires(!std::is_const_v<T> && transferable<T> && sort_comparator<Comp, T>)
+void stable_sort(const array_view<T, 1, M>& v, Comp comp = {}) {
+  auto copy = detail::copy_of_view(v);
+  detail::sort_array(copy, comp, true, "dmap::stable_sort");
+  v = copy;
 }
 
 /// Collective: sorts `a` like dmap::sort, stably: elements that compare equal keep their
@@ -649,6 +679,19 @@ template <transferable T, class Comp = std::less<>>
   return detail::combine(detail::summaries(src.data, src.count(), less), less).first;
 }
 
+/// Collective: is_sorted of the elements a 1-D view names, in its row-major order (through
+/// a Block-cut copy).
+template <class T, std::size_t M, class Comp = std::less<>>
+  requires(transferable<std::remove_const_t<T>> && sort_comparator<Comp, std::remove_const_t<T>>)
+[[nodiscard]] bool is_sorted(const array_view<T, 1, M>& v, Comp comp = {}) {
+  return is_sorted(detail::copy_of_view(v), comp);
+}
+
+/// Collective: count_unique of the elements a 1-D view names (through a Block-cut copy).
+template <class T, std::size_t M, class Comp = std::less<>>
+  requires(transferable<std::remove_const_t<T>> && sort_comparator<Comp, std::remove_const_t<T>>)
+[[nodiscard]] index_t count_unique(const array_view<T, 1, M>& v, Comp comp = {});
+
 /// Collective: the number of distinct elements of `a` (classes of elements equivalent under
 /// `comp`: neither less than the other), the same on every locale. Sorted input (checked as
 /// in is_sorted) is counted in place: runs of equal elements, one small all-gather. Unsorted
@@ -667,6 +710,12 @@ template <transferable T, class Comp = std::less<>>
   return detail::combine(
              detail::summaries(buckets.bucket.data(), static_cast<index_t>(buckets.bucket.size()), less), less)
       .second;
+}
+
+template <class T, std::size_t M, class Comp>
+  requires(transferable<std::remove_const_t<T>> && sort_comparator<Comp, std::remove_const_t<T>>)
+index_t count_unique(const array_view<T, 1, M>& v, Comp comp) {
+  return count_unique(detail::copy_of_view(v), comp);
 }
 
 }  // namespace dmap

@@ -339,4 +339,36 @@ TEST_CASE("is_sorted and count_unique: locale boundaries, every map", "[sort]") 
     }
 }
 
+TEST_CASE("sort of 1-D views: strided slices of any map, the rest untouched", "[sort]") {
+  std::mt19937_64 rng(11);
+  const index_t n = 23;
+  for (const map_kind k : {map_kind::block, map_kind::cyclic, map_kind::hashed}) {
+    INFO("map " << name_of(k));
+    dmap::domain<1> D = domain_of(k, rect<1>{range(0, n)});
+    dmap::array<std::int64_t, 1> A(D);
+    auto values = values_of(pattern::random, n, rng);
+    fill(A, values);
+    // Positions 1, 4, 7, ... sorted ascending; then positions 2, 4, ..., 20 descending, stably.
+    const rect<1> every_third{range(1, n, 3)};
+    DMAP_CHECK_ALL(!dmap::is_sorted(A[every_third]));
+    dmap::sort(A[every_third]);
+    std::vector<std::int64_t> picked;
+    for (index_t j = 1; j < n; j += 3) picked.push_back(values[static_cast<std::size_t>(j)]);
+    std::sort(picked.begin(), picked.end());
+    for (std::size_t t = 0; t < picked.size(); ++t) values[1 + 3 * t] = picked[t];
+    CHECK_NO_FAILURE(holds(A, values));
+    DMAP_CHECK_ALL(dmap::is_sorted(A[every_third]));
+    std::vector<std::int64_t> distinct = picked;
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    DMAP_CHECK_ALL(dmap::count_unique(std::as_const(A)[every_third]) == static_cast<index_t>(distinct.size()));
+    const rect<1> evens{range(2, 21, 2)};
+    dmap::stable_sort(A[evens], std::greater<>{});
+    picked.clear();
+    for (index_t j = 2; j < 21; j += 2) picked.push_back(values[static_cast<std::size_t>(j)]);
+    std::stable_sort(picked.begin(), picked.end(), std::greater<>{});
+    for (std::size_t t = 0; t < picked.size(); ++t) values[2 + 2 * t] = picked[t];
+    CHECK_NO_FAILURE(holds(A, values));
+  }
+}
+
 }  // namespace test_sort

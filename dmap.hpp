@@ -64,6 +64,7 @@
 #include "algorithms/partial_reduce.hpp"
 #include "algorithms/reverse_halos.hpp"
 #include "algorithms/scan.hpp"
+#include "algorithms/sort.hpp"
 #include "algorithms/spmv.hpp"
 
 #include "interop/dap.hpp"

@@ -105,6 +105,23 @@ std::vector<T> all_gather(const T& value) {
   return result;
 }
 
+/// Every locale's `values`, locale after locale (locale q's at [q * values.size(), (q + 1) *
+/// values.size())). Every locale must pass the same number of values. One collective call;
+/// O(P) memory per locale, like all_gather.
+template <transferable T>
+std::vector<T> all_gather_fixed(std::span<const T> values) {
+  detail::count_collective();
+  std::vector<T> result(values.size() * static_cast<std::size_t>(num_locales()));
+  if (values.size_bytes() > static_cast<std::size_t>(INT32_MAX))
+    throw unsupported_error("dmap::all_gather_fixed: " + std::to_string(values.size_bytes()) +
+                            " bytes per locale exceed 2^31-1");
+  const int bytes = static_cast<int>(values.size_bytes());
+  detail::check_mpi(MPI_Allgather(values.data(), bytes, MPI_BYTE, result.data(), bytes, MPI_BYTE,
+                                  detail::env().comm()),
+                    "MPI_Allgather");
+  return result;
+}
+
 /// Copies `value` from locale `root` to every locale. `root` must be in [0, num_locales())
 /// (argument_error otherwise).
 template <transferable T>

@@ -25,7 +25,7 @@
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
 #include "../runtime/detail/tasks.hpp"
-#include "detail/position_cut.hpp"
+#include "detail/linear_slabs.hpp"
 
 namespace dmap {
 
@@ -357,7 +357,7 @@ inline std::optional<std::vector<index_t>> cut_of(const std::vector<run_info>& i
 
 /// A 1-D array's elements in position order, in contiguous runs cut across the locales in
 /// locale order: the array's own storage when its map places it so (Block, Irregular Block,
-/// a Stencil's owned chunks, ...), else a copy over a position_cut (one redistribution).
+/// a Stencil's owned chunks, ...), else a copy over a 1-D linear_slabs cut (one redistribution).
 template <class T>
 struct position_ordered {
   std::optional<domain<1>> dom;
@@ -387,7 +387,7 @@ position_ordered<T> in_position_order(const array<T, 1>& a, const std::vector<in
     out.starts = *own;
     return out;
   }
-  const position_cut cut = want ? position_cut(*want) : position_cut::block(n);
+  const linear_slabs<1> cut = want ? linear_slabs<1>(*want) : linear_slabs<1>::block(n);
   out.starts = cut.starts();
   out.dom.emplace(cut, rect<1>{range(0, n)});
   out.copy.emplace(*out.dom);
@@ -580,7 +580,7 @@ std::pair<bool, index_t> combine(const std::vector<run_summary<T>>& all, Less& l
 /// Collective: a Block-cut copy of the 1-D view `v` (which views may be sorted through).
 template <class T, std::size_t M>
 array<std::remove_const_t<T>, 1> copy_of_view(const array_view<T, 1, M>& v) {
-  const domain<1> d(position_cut::block(v.size()), rect<1>{range(0, v.size())});
+  const domain<1> d(linear_slabs<1>::block(v.size()), rect<1>{range(0, v.size())});
   array<std::remove_const_t<T>, 1> copy(d);
   copy = v;
   return copy;

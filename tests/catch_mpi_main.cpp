@@ -6,6 +6,7 @@
 //   reporter instead of "console". After the run, a rank whose session failed prints
 //       rank r of P: N test case(s) failed
 //   and then that captured report, each line prefixed "[rank r] ", to stderr. Ranks that passed say nothing.
+// * Test cases run in lexicographic order of their names unless --order is given.
 // * The exit code is the maximum over all ranks, so a failure on any rank fails the run on every rank.
 // * List/help modes (-l, --list-test-names-only, -t, -h, ...) behave as in plain Catch (every rank prints
 //   the list under mpirun; Catch's list-mode exit code is the number of items listed).
@@ -80,6 +81,12 @@ int main(int argc, char* argv[]) {
     rc = session.applyCommandLine(argc, argv);
     if (rc == 0) {
       Catch::ConfigData& cfg = session.configData();
+      // Test cases run in the order of their names unless --order says otherwise: the order of
+      // registration across translation units (unity batches) is unspecified, and the bad-input
+      // census ("bad-input census", after every "bad input: ...") must run last.
+      bool order_given = false;
+      for (int a = 1; a < argc; ++a) order_given = order_given || std::string(argv[a]).rfind("--order", 0) == 0;
+      if (!order_given) cfg.runOrder = Catch::RunTests::InLexicographicalOrder;
       const bool listing = cfg.listTests || cfg.listTags || cfg.listReporters || cfg.listTestNamesOnly;
       ran_tests = !listing && !cfg.showHelp && !cfg.libIdentify;
       if (rank != 0 && ran_tests) {

@@ -171,11 +171,13 @@ TEST_CASE("bad input: a comparator throwing at each of its calls on one locale f
 
 TEST_CASE("bad input: one locale out of memory while sorting fails everywhere",
           "[bad_input][sort][out_of_memory]") {
-  // The last locale holds 2^20 elements (8 MiB) and may grow its address space by only 2 MiB
-  // more while sorting: its copy of the elements cannot be allocated.
+  // The last locale holds 2^23 elements (64 MiB) and may grow its address space by only 2 MiB
+  // more while sorting: its copy of the elements cannot be allocated. (The copy must be larger
+  // than any free block earlier tests may have left in the heap, which the limit cannot take
+  // back: glibc serves blocks under 32 MiB from the heap once large blocks have been freed.)
   const int p = dmap::num_locales();
   const int origin = p - 1;
-  const index_t n = (index_t{1} << 20) + p - 1;
+  const index_t n = (index_t{1} << 23) + p - 1;
   dmap::domain<1> D = domain_of(map_kind::irregular, rect<1>{range(0, n)});
   dmap::array<std::int64_t, 1> A(D);
   fill(A);

@@ -1,5 +1,5 @@
-// The census of the bad-input suite: how many distinct bad inputs ran. Linked last (the
-// sources are sorted), so with no test filter it runs after every other case.
+// The census of the bad-input suite: how many distinct bad inputs ran. Its name sorts after
+// every "bad input: ..." case and the shared main runs cases in name order, so it runs last.
 #include "support.hpp"
 
 namespace test_zz_census {  // one per file: the tests also build as unity batches (docs/testing.md)

@@ -11,12 +11,37 @@
 #include <functional>
 #include <limits>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <typeinfo>
 
 #include "../support.hpp"
 
 namespace dmap::bad_input {
+
+/// A user's own exception type, not a dmap error (what a throwing user operation raises).
+struct user_failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Collective: `f` throws `Original` on locale `origin` and a remote_failure of family
+/// `Family` carrying the same message on every other locale. "" or what went wrong.
+template <class Original, class Family = dmap::error, class F>
+std::string fails_from(int origin, F&& f) {
+  std::string seen;
+  try {
+    f();
+    seen = "threw nothing";
+  } catch (const dmap::remote_failure<Family>& e) {
+    if (dmap::here() == origin) seen = "got a remote_failure on the origin locale: " + std::string(e.what());
+    else if (e.origin() != origin) seen = "remote_failure names origin " + std::to_string(e.origin());
+  } catch (const Original& e) {
+    if (dmap::here() != origin) seen = std::string("got the original exception away from the origin: ") + e.what();
+  } catch (const std::exception& e) {
+    seen = std::string("threw another exception: ") + e.what();
+  }
+  return seen;
+}
 
 inline constexpr index_t int64_min = std::numeric_limits<index_t>::min();
 inline constexpr index_t int64_max = std::numeric_limits<index_t>::max();

@@ -24,14 +24,10 @@ using dmap::range;
 using dmap::rect;
 using dmap::bad_input::int64_max;
 using dmap::bad_input::int64_min;
+using dmap::bad_input::user_failure;
 namespace maps = dmap::testing::maps;
 
 namespace {
-
-/// A user's own exception type, not a dmap error.
-struct user_failure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 /// Collective: "" when every element of A over D equals `expected(i)`, else a description.
 std::string holds(const dmap::domain<1>& D, dmap::array<std::int64_t, 1>& A, std::int64_t expected) {

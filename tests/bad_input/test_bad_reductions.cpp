@@ -15,6 +15,8 @@
 #include <utility>
 
 namespace test_bad_reductions {
+using dmap::bad_input::fails_from;
+using dmap::bad_input::user_failure;
 
 using dmap::idx;
 using dmap::index_t;
@@ -24,30 +26,6 @@ using dmap::bad_input::int64_max;
 using dmap::bad_input::int64_min;
 
 namespace {
-
-/// A user's own exception type, not a dmap error.
-struct user_failure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-/// Collective: `f` throws `Original` on locale `origin` and a remote_failure of the dmap
-/// error family on every other locale. "" or what went wrong.
-template <class Original, class F>
-std::string fails_from(int origin, F&& f) {
-  std::string seen;
-  try {
-    f();
-    seen = "threw nothing";
-  } catch (const dmap::remote_failure<dmap::error>& e) {
-    if (dmap::here() == origin) seen = "got a remote_failure on the origin locale: " + std::string(e.what());
-    else if (e.origin() != origin) seen = "remote_failure names origin " + std::to_string(e.origin());
-  } catch (const Original& e) {
-    if (dmap::here() != origin) seen = std::string("got the original exception away from the origin: ") + e.what();
-  } catch (const std::exception& e) {
-    seen = std::string("threw another exception: ") + e.what();
-  }
-  return seen;
-}
 
 /// Collective: true on every locale when every element of `out` is `v`.
 bool all_equal(dmap::array<std::int64_t, 1>& out, std::int64_t v) {

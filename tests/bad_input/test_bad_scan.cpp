@@ -17,6 +17,8 @@
 #include <vector>
 
 namespace test_bad_scan {  // one per file: the tests also build as unity batches (docs/testing.md)
+using dmap::bad_input::user_failure;
+using dmap::bad_input::fails_from;
 
 using dmap::idx;
 using dmap::index_t;
@@ -25,30 +27,6 @@ using dmap::rect;
 using i64 = std::int64_t;
 
 namespace {
-
-/// A user's own exception type, not a dmap error.
-struct user_failure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-/// Collective: `f` throws `Original` on locale `origin` and a remote_failure of family
-/// `Family` with the same message on every other locale. "" or what went wrong.
-template <class Original, class Family = dmap::error, class F>
-std::string fails_from(int origin, F&& f) {
-  std::string seen;
-  try {
-    f();
-    seen = "threw nothing";
-  } catch (const dmap::remote_failure<Family>& e) {
-    if (dmap::here() == origin) seen = "got a remote_failure on the origin locale: " + std::string(e.what());
-    else if (e.origin() != origin) seen = "remote_failure names origin " + std::to_string(e.origin());
-  } catch (const Original& e) {
-    if (dmap::here() != origin) seen = std::string("got the original exception away from the origin: ") + e.what();
-  } catch (const std::exception& e) {
-    seen = std::string("threw another exception: ") + e.what();
-  }
-  return seen;
-}
 
 using dmap::testing::maps::domain_of;
 using dmap::testing::maps::map_kind;

@@ -10,6 +10,7 @@
 #include "runtime/grid.hpp"
 
 #include "dsi/array.hpp"
+#include "dsi/array_traits.hpp"
 #include "dsi/associative_array.hpp"
 #include "dsi/associative_domain.hpp"
 #include "dsi/associative_key.hpp"
@@ -66,6 +67,7 @@
 #include "algorithms/scan.hpp"
 #include "algorithms/sort.hpp"
 #include "algorithms/spmv.hpp"
+#include "io/npy.hpp"
 
 #include "interop/dap.hpp"
 #include "interop/dap_export.hpp"

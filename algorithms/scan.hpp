@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../dsi/array.hpp"
+#include "../dsi/array_traits.hpp"
 #include "../dsi/array_view.hpp"
 #include "../dsi/detail/access.hpp"
 #include "../dsi/detail/chunks.hpp"
@@ -32,55 +33,19 @@
 
 namespace dmap {
 
-namespace detail {
-
-/// What a scan may read from and write to: arrays and array views.
-template <class X>
-struct scan_traits {
-  static constexpr bool input = false;
-  static constexpr bool output = false;
-};
-template <class T, std::size_t N>
-struct scan_traits<array<T, N>> {
-  using value_type = T;
-  static constexpr std::size_t rank = N;
-  static constexpr bool input = true;
-  static constexpr bool output = true;
-  static constexpr bool is_array = true;
-};
-template <class T, std::size_t N>
-struct scan_traits<const array<T, N>> : scan_traits<array<T, N>> {
-  static constexpr bool output = false;
-};
-template <class T, std::size_t N, std::size_t M>
-struct scan_traits<array_view<T, N, M>> {
-  using value_type = std::remove_const_t<T>;
-  static constexpr std::size_t rank = N;
-  static constexpr bool input = true;
-  static constexpr bool output = !std::is_const_v<T>;  // assigning through a view is const
-  static constexpr bool is_array = false;
-};
-template <class T, std::size_t N, std::size_t M>
-struct scan_traits<const array_view<T, N, M>> : scan_traits<array_view<T, N, M>> {};
-
-template <class X>
-using scan_traits_of = scan_traits<std::remove_reference_t<X>>;
-
-}  // namespace detail
-
 /// What a scan reads: a dmap::array (const or not) or an array view.
 template <class X>
-concept scan_input = detail::scan_traits_of<X>::input;
+concept scan_input = array_source<X>;
 
 /// What a scan writes: a non-const dmap::array or a view of writable elements.
 template <class X>
-concept scan_output = detail::scan_traits_of<X>::output;
+concept scan_output = array_target<X>;
 
 namespace detail {
 
 /// The element type of a scan input or output.
 template <class X>
-using scan_value_t = typename scan_traits_of<X>::value_type;
+using scan_value_t = typename array_traits_of<X>::value_type;
 
 /// The value a transform_inclusive_scan accumulates: what `transform` returns, decayed
 /// (void when the transform cannot be called with the input's elements).
@@ -99,7 +64,7 @@ template <class In, class Out, class T, class Op, class Tr>
 constexpr int scan_rule_broken() {
   if constexpr (!scan_input<In>) return 1;
   else if constexpr (!scan_output<Out>) return 2;
-  else if constexpr (scan_traits_of<In>::rank != scan_traits_of<Out>::rank) return 3;
+  else if constexpr (array_traits_of<In>::rank != array_traits_of<Out>::rank) return 3;
   else if constexpr (!std::is_invocable_v<Tr&, const scan_value_t<In>&> ||
                      !std::convertible_to<std::invoke_result_t<Tr&, const scan_value_t<In>&>, T>)
     return 4;
@@ -447,7 +412,7 @@ int scan_layer(const Op& op) {
 /// Throws argument_error when `x` is a moved-from array.
 template <class X>
 void check_scan_operand(const X& x, const char* who, const char* which) {
-  if constexpr (scan_traits<std::remove_const_t<X>>::is_array) {
+  if constexpr (array_traits<std::remove_const_t<X>>::is_array) {
     if (!state_of(x.domain()))
       throw argument_error(std::string(who) + ": " + which + " is a moved-from array; it has no domain or elements");
   }
@@ -480,7 +445,7 @@ T scan(const char* who, In& in, Out& out, const T& init, Op& op, Tr& tr) {
   using in_t = std::remove_const_t<In>;
   using U = scan_value_t<In>;
   using V = scan_value_t<Out>;
-  constexpr std::size_t N = scan_traits<in_t>::rank;
+  constexpr std::size_t N = array_traits<in_t>::rank;
   check_scan_operand(in, who, "in");
   check_scan_operand(out, who, "out");
   const operand<In> in_op{in};
@@ -505,7 +470,7 @@ T scan(const char* who, In& in, Out& out, const T& init, Op& op, Tr& tr) {
   if (all & failed) agree(failure);
   if (all == 0) return scan_runs<Exclusive>(*plan, init, op, tr, scan_layer(in_op));
   if (!(all & not_single)) {
-    if constexpr (scan_traits<in_t>::is_array) {
+    if constexpr (array_traits<in_t>::is_array) {
       // Runs, but the output is elsewhere: scan into an array over the input's domain, then
       // assign (one redistribution).
       array<V, N> result(in.domain());

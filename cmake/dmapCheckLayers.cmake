@@ -1,7 +1,8 @@
 # Checks that the library's headers include one way along the layers of docs/design.md:
 #
 #   runtime <- dsi <- layouts <- dists        dsi <- iterators <- algorithms
-#   interop and the conformance kit sit on top; dmap.hpp includes everything.
+#   algorithms <- io (files); interop and the conformance kit sit on top; dmap.hpp includes
+#   everything.
 #
 # A header may include headers of its own layer and of the layers it sits on, nothing
 # upward or sideways. Usage: cmake -DROOT=<source root> -P dmapCheckLayers.cmake
@@ -17,9 +18,10 @@ set(_allowed_layouts    runtime dsi layouts)
 set(_allowed_dists      runtime dsi layouts dists)
 set(_allowed_iterators  runtime dsi iterators)
 set(_allowed_algorithms runtime dsi iterators algorithms)
-set(_allowed_interop    runtime dsi layouts dists iterators algorithms interop)
-set(_allowed_conformance runtime dsi layouts dists iterators algorithms interop conformance)
-set(_layers runtime dsi layouts dists iterators algorithms interop conformance)
+set(_allowed_io         runtime dsi iterators algorithms io)
+set(_allowed_interop    runtime dsi layouts dists iterators algorithms io interop)
+set(_allowed_conformance runtime dsi layouts dists iterators algorithms io interop conformance)
+set(_layers runtime dsi layouts dists iterators algorithms io interop conformance)
 
 set(_violations "")
 set(_checked 0)

@@ -35,6 +35,8 @@ namespace detail {
     case error_kind::out_of_bounds: throw remote_failure<out_of_bounds_error>(message, origin);
     case error_kind::unsupported: throw remote_failure<unsupported_error>(message, origin);
     case error_kind::runtime: throw remote_failure<runtime_error>(message, origin);
+    case error_kind::io: throw remote_failure<io_error>(message, origin);
+    case error_kind::format: throw remote_failure<format_error>(message, origin);
     case error_kind::generic: break;
   }
   throw remote_failure<error>(message, origin);

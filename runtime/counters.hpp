@@ -35,6 +35,23 @@ struct plan_counters {
   friend bool operator==(const plan_counters&, const plan_counters&) = default;
 };
 
+/// The file input and output one locale performed since the last reset (dmap's .npy and HDF5
+/// readers and writers): the calls it made and the bytes it handed to them or got from them,
+/// headers included. Exact: what the library asked of MPI-IO or HDF5 for this locale.
+struct file_counters {
+  std::uint64_t writes = 0;         ///< write calls (collective or not) this locale made
+  std::uint64_t bytes_written = 0;  ///< bytes this locale passed to those calls
+  std::uint64_t reads = 0;          ///< read calls this locale made
+  std::uint64_t bytes_read = 0;     ///< bytes this locale received from those calls
+  friend bool operator==(const file_counters&, const file_counters&) = default;
+};
+
+/// The difference `later - earlier`, field by field.
+inline file_counters operator-(const file_counters& later, const file_counters& earlier) {
+  return {later.writes - earlier.writes, later.bytes_written - earlier.bytes_written, later.reads - earlier.reads,
+          later.bytes_read - earlier.bytes_read};
+}
+
 /// The difference `later - earlier`, field by field.
 inline comm_counters operator-(const comm_counters& later, const comm_counters& earlier) {
   return {later.messages_sent - earlier.messages_sent, later.bytes_sent - earlier.bytes_sent,

@@ -101,6 +101,8 @@ class environment {
   comm_counters& counters() noexcept { return counters_; }
   /// The live plan statistics of this locale.
   plan_counters& plans() noexcept { return plans_; }
+  /// The live file counters of this locale.
+  file_counters& files() noexcept { return files_; }
   /// The MPI thread level provided.
   int thread_level() const noexcept { return thread_level_; }
   /// Serialises MPI calls made from loop bodies (remote element access).
@@ -266,6 +268,7 @@ class environment {
   std::unique_ptr<oneapi::tbb::task_arena> arena_;
   comm_counters counters_;
   plan_counters plans_;
+  file_counters files_;
   int thread_level_ = MPI_THREAD_SINGLE;
   std::thread::id main_thread_;
   std::mutex mpi_mutex_;
@@ -322,6 +325,10 @@ inline void reset_counters() { detail::env().counters() = {}; }
 inline plan_counters plan_statistics() { return detail::env().plans(); }
 /// Sets this locale's plan statistics to zero.
 inline void reset_plan_statistics() { detail::env().plans() = {}; }
+/// A copy of this locale's file counters (reads and writes of .npy and HDF5 files).
+inline file_counters file_statistics() { return detail::env().files(); }
+/// Sets this locale's file counters to zero.
+inline void reset_file_statistics() { detail::env().files() = {}; }
 
 /// The node-transfer settings in force: by default on, for arrays of 64 KiB and more;
 /// DMAP_NODE_TRANSFERS=0 and DMAP_NODE_MIN_BYTES=n (bytes) change the defaults.

@@ -17,6 +17,8 @@ enum class error_kind : std::int32_t {
   out_of_bounds = 4,
   unsupported = 5,
   runtime = 6,
+  io = 7,
+  format = 8,
 };
 
 /// Base of every exception dmap throws.
@@ -76,6 +78,22 @@ class runtime_error : public error {
   explicit runtime_error(const std::string& message) : error(message, error_kind::runtime) {}
 };
 
+/// A file could not be opened, created, read, written or renamed, or ended too early (a
+/// truncated file): the message names the path and what the system said.
+class io_error : public error {
+ public:
+  /// An io_error carrying `message`.
+  explicit io_error(const std::string& message) : error(message, error_kind::io) {}
+};
+
+/// A file's contents are not what was asked for: not an .npy or HDF5 file, a missing dataset,
+/// another element type or storage order than the array's.
+class format_error : public error {
+ public:
+  /// A format_error carrying `message`.
+  explicit format_error(const std::string& message) : error(message, error_kind::format) {}
+};
+
 /// Throws the dmap exception of family `kind` carrying `message`.
 [[noreturn]] inline void throw_error(error_kind kind, const std::string& message) {
   switch (kind) {
@@ -85,6 +103,8 @@ class runtime_error : public error {
     case error_kind::out_of_bounds: throw out_of_bounds_error(message);
     case error_kind::unsupported: throw unsupported_error(message);
     case error_kind::runtime: throw runtime_error(message);
+    case error_kind::io: throw io_error(message);
+    case error_kind::format: throw format_error(message);
     case error_kind::generic: break;
   }
   throw error(message);

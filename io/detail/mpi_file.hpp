@@ -1,0 +1,318 @@
+// MPI-IO for dmap's file formats: a collectively opened file whose every failure reaches all
+// locales as the same io_error, collective reads and writes of one locale's share of an array
+// (file_part) through a file view, and the write-then-rename protocol that never leaves a
+// half-written file under its final name.
+#pragma once
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../../runtime/agreement.hpp"
+#include "../../runtime/collectives.hpp"
+#include "../../runtime/environment.hpp"
+#include "../../runtime/errors.hpp"
+#include "file_part.hpp"
+
+namespace dmap::detail {
+
+/// MPI's text for error code `code`, with its class name where MPI-IO gives one.
+inline std::string mpi_error_text(int code) {
+  int error_class = 0;
+  MPI_Error_class(code, &error_class);
+  std::string name;
+  switch (error_class) {
+    case MPI_ERR_NO_SUCH_FILE: name = "no such file or directory"; break;
+    case MPI_ERR_ACCESS: name = "permission denied"; break;
+    case MPI_ERR_FILE_EXISTS: name = "the file exists"; break;
+    case MPI_ERR_NO_SPACE: name = "no space left on the device"; break;
+    case MPI_ERR_QUOTA: name = "quota exceeded"; break;
+    case MPI_ERR_READ_ONLY: name = "read-only file system"; break;
+    case MPI_ERR_BAD_FILE: name = "not a valid file name"; break;
+    case MPI_ERR_IO: name = "input/output error"; break;
+    default: break;
+  }
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  std::string out(text, static_cast<std::size_t>(length));
+  return name.empty() ? out : name + " (" + out + ")";
+}
+
+/// An MPI datatype freed on destruction.
+class owned_datatype {
+ public:
+  owned_datatype() = default;
+  explicit owned_datatype(MPI_Datatype t) : t_(t) {}
+  owned_datatype(owned_datatype&& o) noexcept : t_(std::exchange(o.t_, MPI_DATATYPE_NULL)) {}
+  owned_datatype& operator=(owned_datatype&& o) noexcept {
+    std::swap(t_, o.t_);
+    return *this;
+  }
+  ~owned_datatype() {
+    if (t_ != MPI_DATATYPE_NULL) MPI_Type_free(&t_);
+  }
+  MPI_Datatype get() const noexcept { return t_; }
+
+ private:
+  MPI_Datatype t_ = MPI_DATATYPE_NULL;
+};
+
+/// Throws io_error "`who`: `what`: <MPI's text>" unless `code` is MPI_SUCCESS.
+inline void check_mpi_io(int code, const std::string& who, const std::string& what) {
+  if (code != MPI_SUCCESS) throw io_error(who + ": " + what + ": " + mpi_error_text(code));
+}
+
+/// A committed datatype of the runs' elements: at their positions (`file`: byte displacement
+/// position * element bytes, ascending) or at their memory offsets. Runs longer than 2^31 - 1
+/// elements are split.
+inline owned_datatype run_type(const std::vector<file_run>& runs, std::size_t element_bytes, bool file,
+                         const std::string& who) {
+  std::vector<file_run> split;
+  const std::vector<file_run>* use = &runs;
+  for (const auto& r : runs)
+    if (r.count > INT_MAX) {
+      for (const auto& q : runs)
+        for (index_t done = 0; done < q.count; done += INT_MAX)
+          split.push_back({q.position + done * q.step, std::min<index_t>(INT_MAX, q.count - done), q.step,
+                           q.memory + done * q.memory_step, q.memory_step});
+      use = &split;
+      break;
+    }
+  const auto& rs = *use;
+  if (rs.size() > static_cast<std::size_t>(INT_MAX))
+    throw unsupported_error(who + ": this locale's part has more than 2^31 - 1 runs of positions");
+  MPI_Datatype element_raw = MPI_DATATYPE_NULL;
+  MPI_Type_contiguous(static_cast<int>(element_bytes), MPI_BYTE, &element_raw);
+  const owned_datatype element(element_raw);
+  const auto bytes = static_cast<MPI_Aint>(element_bytes);
+  const auto start = [&](const file_run& r) { return (file ? r.position : r.memory) * bytes; };
+  const auto step = [&](const file_run& r) { return (file ? r.step : r.memory_step); };
+  bool unit = true;
+  for (const auto& r : rs) unit = unit && (r.count == 1 || step(r) == 1);
+  MPI_Datatype out = MPI_DATATYPE_NULL;
+  const int n = static_cast<int>(rs.size());
+  if (unit) {
+    std::vector<int> lengths(rs.size());
+    std::vector<MPI_Aint> displacements(rs.size());
+    for (std::size_t k = 0; k < rs.size(); ++k) {
+      lengths[k] = static_cast<int>(rs[k].count);
+      displacements[k] = start(rs[k]);
+    }
+    MPI_Type_create_hindexed(n, lengths.data(), displacements.data(), element.get(), &out);
+  } else {
+    std::map<std::pair<index_t, index_t>, owned_datatype> strided;  // (count, step) -> hvector
+    std::vector<int> lengths(rs.size());
+    std::vector<MPI_Aint> displacements(rs.size());
+    std::vector<MPI_Datatype> types(rs.size());
+    for (std::size_t k = 0; k < rs.size(); ++k) {
+      const file_run& r = rs[k];
+      displacements[k] = start(r);
+      if (r.count == 1 || step(r) == 1) {
+        lengths[k] = static_cast<int>(r.count);
+        types[k] = element.get();
+        continue;
+      }
+      auto& t = strided[{r.count, step(r)}];
+      if (t.get() == MPI_DATATYPE_NULL) {
+        MPI_Datatype v = MPI_DATATYPE_NULL;
+        MPI_Type_create_hvector(static_cast<int>(r.count), 1, step(r) * bytes, element.get(), &v);
+        t = owned_datatype(v);
+      }
+      lengths[k] = 1;
+      types[k] = t.get();
+    }
+    MPI_Type_create_struct(n, lengths.data(), displacements.data(), types.data(), &out);
+  }
+  MPI_Type_commit(&out);
+  return owned_datatype(out);
+}
+
+/// True when the runs' elements lie one after another in memory in the runs' order.
+inline bool memory_in_file_order(const std::vector<file_run>& runs) {
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    if (runs[k].count > 1 && runs[k].memory_step != 1) return false;
+    if (k > 0 && runs[k].memory != runs[k - 1].memory + runs[k - 1].count) return false;
+  }
+  return true;
+}
+
+/// A file opened by every locale (MPI_File_open on dmap's communicator). Every call is
+/// collective unless it says otherwise, and a failure on any locale throws on all of them.
+/// The destructor closes a file still open: it is reached on every locale, since failures
+/// are agreed.
+class mpi_file {
+ public:
+  /// Collective. Opens `path` with MPI access mode `mode`; `who` and `shown` (the path the
+  /// user named) go into error messages.
+  mpi_file(const std::string& path, int mode, std::string who, std::string shown)
+      : who_(std::move(who)), shown_(std::move(shown)) {
+    agreed([&] {
+      const int code = MPI_File_open(env().comm(), path.c_str(), mode, MPI_INFO_NULL, &fh_);
+      if (code != MPI_SUCCESS) {
+        fh_ = MPI_FILE_NULL;
+        const bool creating = (mode & MPI_MODE_CREATE) != 0;
+        throw io_error(who_ + ": cannot " + (creating ? "create '" : "open '") + shown_ + "'" +
+                       (path != shown_ ? " (as '" + path + "')" : std::string()) + ": " + mpi_error_text(code));
+      }
+    });
+    // a locale whose open failed has no handle; the agreed failure already threw everywhere
+  }
+  mpi_file(const mpi_file&) = delete;
+  mpi_file& operator=(const mpi_file&) = delete;
+  ~mpi_file() {
+    if (fh_ != MPI_FILE_NULL) MPI_File_close(&fh_);
+  }
+
+  /// Collective. The file's size in bytes.
+  index_t size() {
+    return agreed([&] {
+      MPI_Offset bytes = 0;
+      check_mpi_io(MPI_File_get_size(fh_, &bytes), who_, "cannot get the size of '" + shown_ + "'");
+      return static_cast<index_t>(bytes);
+    });
+  }
+
+  /// Not collective. Writes `bytes` at byte `offset` (a header, from one locale).
+  void write_at(index_t offset, const std::string& bytes) {
+    MPI_Status status;
+    check_mpi_io(MPI_File_write_at(fh_, offset, bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, &status),
+                 who_, "cannot write to '" + shown_ + "'");
+    auto& c = env().files();
+    ++c.writes;
+    c.bytes_written += bytes.size();
+  }
+  /// Not collective. Reads up to `count` bytes at byte `offset`; fewer when the file ends.
+  std::string read_at(index_t offset, index_t count) {
+    std::string out(static_cast<std::size_t>(count), '\0');
+    MPI_Status status;
+    check_mpi_io(MPI_File_read_at(fh_, offset, out.data(), static_cast<int>(count), MPI_BYTE, &status), who_,
+                 "cannot read '" + shown_ + "'");
+    int got = 0;
+    MPI_Get_count(&status, MPI_BYTE, &got);
+    out.resize(static_cast<std::size_t>(got < 0 ? 0 : got));
+    auto& c = env().files();
+    ++c.reads;
+    c.bytes_read += out.size();
+    return out;
+  }
+
+  /// Collective. Writes each locale's share `part` of an array whose first element is at
+  /// byte `displacement`.
+  template <class T, std::size_t N>
+  void write_part(index_t displacement, const file_part<T, N>& part) {
+    move_part(displacement, part, true);
+  }
+  /// Collective. Reads each locale's share `part` (finish_reading() is the caller's).
+  template <class T, std::size_t N>
+  void read_part(index_t displacement, const file_part<T, N>& part) {
+    move_part(displacement, part, false);
+  }
+
+  /// Collective. Closes the file, flushing what was written.
+  void close() {
+    agreed([&] {
+      const int code = MPI_File_close(&fh_);
+      fh_ = MPI_FILE_NULL;
+      check_mpi_io(code, who_, "cannot close '" + shown_ + "'");
+    });
+  }
+
+ private:
+  template <class T, std::size_t N>
+  void move_part(index_t displacement, const file_part<T, N>& part, bool writing) {
+    const auto& runs = part.runs();
+    owned_datatype file_type, memory_type;
+    const void* from = part.base();
+    agreed([&] {
+      if (runs.empty()) return;
+      file_type = run_type(runs, sizeof(T), true, who_);
+      if (memory_in_file_order(runs)) {
+        std::vector<file_run> one{{0, part.elements(), 1, 0, 1}};
+        memory_type = run_type(one, sizeof(T), false, who_);
+        from = part.base() + runs.front().memory;
+      } else {
+        memory_type = run_type(runs, sizeof(T), false, who_);
+      }
+    });
+    const MPI_Datatype view = runs.empty() ? MPI_BYTE : file_type.get();
+    agreed([&] {
+      check_mpi_io(MPI_File_set_view(fh_, displacement, MPI_BYTE, view, "native", MPI_INFO_NULL), who_,
+                   "cannot set the file view of '" + shown_ + "'");
+    });
+    agreed([&] {
+      MPI_Status status;
+      const int count = runs.empty() ? 0 : 1;
+      const MPI_Datatype type = runs.empty() ? MPI_BYTE : memory_type.get();
+      auto& c = env().files();
+      const auto bytes = static_cast<std::uint64_t>(part.elements()) * sizeof(T);
+      if (writing) {
+        check_mpi_io(MPI_File_write_all(fh_, from, count, type, &status), who_, "cannot write to '" + shown_ + "'");
+        ++c.writes;
+        c.bytes_written += bytes;
+      } else {
+        check_mpi_io(MPI_File_read_all(fh_, const_cast<void*>(from), count, type, &status), who_,
+                     "cannot read '" + shown_ + "'");
+        ++c.reads;
+        c.bytes_read += bytes;
+      }
+    });
+  }
+
+  MPI_File fh_ = MPI_FILE_NULL;
+  std::string who_, shown_;
+};
+
+/// Writing a file under a temporary name in its directory and renaming it to the final name
+/// only when every locale succeeded: an existing file is replaced whole or not at all.
+class file_commit {
+ public:
+  /// Collective. Chooses the temporary name (locale 0's choice, told to all) for `path`.
+  file_commit(std::string path, std::string who) : final_(std::move(path)), who_(std::move(who)) {
+    if (final_.empty()) throw argument_error(who_ + ": the file name is empty");
+    if (here() == 0) {
+      static std::atomic<unsigned> serial{0};
+      const auto slash = final_.rfind('/');
+      const std::string dir = slash == std::string::npos ? std::string() : final_.substr(0, slash + 1);
+      const std::string base = slash == std::string::npos ? final_ : final_.substr(slash + 1);
+      temp_ = dir + "." + base + ".dmap-" + std::to_string(::getpid()) + "-" + std::to_string(serial++) + ".tmp";
+    }
+    broadcast(temp_, 0);
+  }
+  file_commit(const file_commit&) = delete;
+  file_commit& operator=(const file_commit&) = delete;
+  /// Removes the temporary file unless publish() succeeded (locale 0; not collective).
+  ~file_commit() {
+    if (!published_ && here() == 0) std::remove(temp_.c_str());
+  }
+  /// The name to write under.
+  const std::string& temporary() const noexcept { return temp_; }
+  /// The final name.
+  const std::string& path() const noexcept { return final_; }
+  /// Collective, after the file was closed: renames it to its final name.
+  void publish() {
+    agreed([&] {
+      if (here() != 0) return;
+      if (std::rename(temp_.c_str(), final_.c_str()) != 0)
+        throw io_error(who_ + ": cannot rename the written file to '" + final_ + "': " + std::strerror(errno));
+    });
+    published_ = true;
+  }
+
+ private:
+  std::string final_, who_, temp_;
+  bool published_ = false;
+};
+
+}  // namespace dmap::detail

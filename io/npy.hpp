@@ -1,0 +1,389 @@
+// NumPy .npy files, written and read by every locale at once: one file in C order that
+// numpy.load opens, each locale moving its own pieces through an MPI-IO file view (a collective
+// write or read), locale 0 adding only the header.
+#pragma once
+
+#include <bit>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../dsi/array_traits.hpp"
+#include "../runtime/agreement.hpp"
+#include "../runtime/collectives.hpp"
+#include "../runtime/errors.hpp"
+#include "detail/file_part.hpp"
+#include "detail/mpi_file.hpp"
+
+namespace dmap {
+
+namespace detail {
+
+template <class T>
+struct npy_type {
+  static constexpr bool known = false;
+};
+template <class T>
+struct npy_type_of_size {
+  static constexpr bool known = true;
+  static constexpr char endian = sizeof(T) == 1 ? '|' : (std::endian::native == std::endian::little ? '<' : '>');
+};
+#define DMAP_NPY_TYPE(T, kind)                                        \
+  template <>                                                         \
+  struct npy_type<T> : npy_type_of_size<T> {                          \
+    static std::string descr() {                                      \
+      return std::string(1, endian) + kind + std::to_string(sizeof(T)); \
+    }                                                                 \
+  };
+DMAP_NPY_TYPE(std::int8_t, 'i')
+DMAP_NPY_TYPE(std::uint8_t, 'u')
+DMAP_NPY_TYPE(std::int16_t, 'i')
+DMAP_NPY_TYPE(std::uint16_t, 'u')
+DMAP_NPY_TYPE(std::int32_t, 'i')
+DMAP_NPY_TYPE(std::uint32_t, 'u')
+DMAP_NPY_TYPE(std::int64_t, 'i')
+DMAP_NPY_TYPE(std::uint64_t, 'u')
+DMAP_NPY_TYPE(float, 'f')
+DMAP_NPY_TYPE(double, 'f')
+DMAP_NPY_TYPE(std::complex<float>, 'c')
+DMAP_NPY_TYPE(std::complex<double>, 'c')
+#undef DMAP_NPY_TYPE
+
+/// The largest .npy header dmap reads (numpy's own limit for untrusted files is 10000 bytes).
+inline constexpr index_t npy_header_limit = index_t{1} << 20;
+
+}  // namespace detail
+
+/// An element type with a NumPy dtype: the fixed-width integers, float, double,
+/// std::complex<float> and std::complex<double>.
+template <class T>
+concept npy_element = detail::npy_type<T>::known;
+
+/// The NumPy dtype string of T in this machine's byte order ("<f8" for double).
+template <npy_element T>
+std::string npy_descr() {
+  return detail::npy_type<T>::descr();
+}
+
+/// What an .npy file's header says.
+struct npy_header {
+  std::string descr;           ///< the dtype, as NumPy writes it ("<f8")
+  bool fortran_order = false;  ///< true: the elements are in column-major order
+  std::vector<index_t> shape;  ///< the extent of each dimension
+  index_t data_offset = 0;     ///< the byte where the elements start
+  /// The number of elements (the product of the shape).
+  index_t elements() const noexcept {
+    index_t n = 1;
+    for (const auto e : shape) n *= e;
+    return n;
+  }
+};
+
+namespace detail {
+
+/// Reads the dictionary of an .npy header (`{'descr': '<f8', 'fortran_order': False, 'shape':
+/// (2, 3), }`), rejecting anything else with format_error naming `shown` (the file).
+class npy_dict_reader {
+ public:
+  npy_dict_reader(const std::string& text, const std::string& who, const std::string& shown)
+      : s_(text), who_(who), shown_(shown) {}
+
+  npy_header read() {
+    npy_header h;
+    bool seen_descr = false, seen_order = false, seen_shape = false;
+    expect('{');
+    while (true) {
+      skip();
+      if (peek() == '}') break;
+      const std::string key = quoted();
+      expect(':');
+      skip();
+      if (key == "descr") {
+        if (peek() != '\'' && peek() != '"') fail("the dtype is not a simple type (a structured dtype?)");
+        h.descr = quoted();
+        seen_descr = true;
+      } else if (key == "fortran_order") {
+        h.fortran_order = boolean();
+        seen_order = true;
+      } else if (key == "shape") {
+        h.shape = tuple();
+        seen_shape = true;
+      } else {
+        fail("unexpected key '" + key + "' in the header");
+      }
+      skip();
+      if (peek() == ',') {
+        ++at_;
+        continue;
+      }
+      skip();
+      if (peek() != '}') fail("expected ',' or '}' in the header");
+    }
+    ++at_;
+    if (!seen_descr || !seen_order || !seen_shape)
+      fail("the header lacks one of 'descr', 'fortran_order' and 'shape'");
+    return h;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    throw format_error(who_ + ": '" + shown_ + "' is not a valid .npy file: " + why);
+  }
+  char peek() const { return at_ < s_.size() ? s_[at_] : '\0'; }
+  void skip() {
+    while (at_ < s_.size() && (s_[at_] == ' ' || s_[at_] == '\t' || s_[at_] == '\n' || s_[at_] == '\r')) ++at_;
+  }
+  void expect(char c) {
+    skip();
+    if (peek() != c) fail(std::string("expected '") + c + "' in the header");
+    ++at_;
+  }
+  std::string quoted() {
+    skip();
+    const char q = peek();
+    if (q != '\'' && q != '"') fail("expected a quoted string in the header");
+    const auto end = s_.find(q, at_ + 1);
+    if (end == std::string::npos) fail("an unterminated string in the header");
+    std::string out = s_.substr(at_ + 1, end - at_ - 1);
+    at_ = end + 1;
+    return out;
+  }
+  bool boolean() {
+    if (s_.compare(at_, 4, "True") == 0) return at_ += 4, true;
+    if (s_.compare(at_, 5, "False") == 0) return at_ += 5, false;
+    fail("'fortran_order' is neither True nor False");
+  }
+  std::vector<index_t> tuple() {
+    expect('(');
+    std::vector<index_t> out;
+    while (true) {
+      skip();
+      if (peek() == ')') break;
+      if (peek() < '0' || peek() > '9') fail("a shape entry is not a non-negative integer");
+      index_t v = 0;
+      while (peek() >= '0' && peek() <= '9') {
+        const index_t digit = peek() - '0';
+        if (v > (std::numeric_limits<index_t>::max() - digit) / 10) fail("a shape entry exceeds 2^63 - 1");
+        v = v * 10 + digit;
+        ++at_;
+      }
+      if (peek() == 'L') ++at_;  // Python 2 wrote long integers so
+      out.push_back(v);
+      if (out.size() > 64) fail("the shape has more than 64 dimensions");
+      skip();
+      if (peek() == ',') {
+        ++at_;
+        continue;
+      }
+      skip();
+      if (peek() != ')') fail("expected ',' or ')' in the shape");
+    }
+    ++at_;
+    return out;
+  }
+
+  const std::string& s_;
+  const std::string& who_;
+  const std::string& shown_;
+  std::size_t at_ = 0;
+};
+
+/// Where an .npy file's header dictionary lies: after `prefix` bytes, `length` of them.
+struct npy_preamble {
+  index_t prefix = 0;
+  index_t length = 0;
+};
+
+/// The preamble of the .npy file whose first bytes (at least the first 12, or all there are)
+/// are `start`; format_error naming `shown` unless they are .npy magic and a known version.
+inline npy_preamble read_npy_preamble(const std::string& start, const std::string& who, const std::string& shown) {
+  const auto bad = [&](const std::string& why) {
+    throw format_error(who + ": '" + shown + "' is not a valid .npy file: " + why);
+  };
+  if (start.size() < 10 || start.compare(0, 6, "\x93NUMPY") != 0) bad("it does not start with the .npy magic bytes");
+  const auto byte = [&](std::size_t k) { return static_cast<index_t>(static_cast<unsigned char>(start[k])); };
+  const index_t major = byte(6);
+  if (major < 1 || major > 3) bad("unknown format version " + std::to_string(major) + "." + std::to_string(byte(7)));
+  if (major == 1) return {10, byte(8) | byte(9) << 8};
+  if (start.size() < 12) bad("the header is cut short");
+  return {12, byte(8) | byte(9) << 8 | byte(10) << 16 | byte(11) << 24};
+}
+
+/// The header of the .npy file whose first bytes (the preamble and the dictionary) are
+/// `start`; format_error naming `shown` for anything NumPy would not have written.
+inline npy_header parse_npy_header(const std::string& start, const std::string& who, const std::string& shown) {
+  const npy_preamble p = read_npy_preamble(start, who, shown);
+  npy_header h = npy_dict_reader(start.substr(static_cast<std::size_t>(p.prefix)), who, shown).read();
+  h.data_offset = p.prefix + p.length;
+  index_t n = 1;
+  for (const auto e : h.shape) {
+    if (e != 0 && n > std::numeric_limits<index_t>::max() / e)
+      throw format_error(who + ": '" + shown + "' is not a valid .npy file: its shape has more than 2^63 - 1 elements");
+    n *= e;
+  }
+  return h;
+}
+
+/// The header of an .npy file of `shape` and dtype `descr`, padded as NumPy pads it (the
+/// elements start at a multiple of 64 bytes).
+inline std::string npy_header_bytes(const std::string& descr, const std::vector<index_t>& shape) {
+  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (";
+  for (std::size_t d = 0; d < shape.size(); ++d) dict += std::to_string(shape[d]) + (shape.size() == 1 ? "," : (d + 1 < shape.size() ? ", " : ""));
+  dict += "), }";
+  std::size_t prefix = 10;
+  std::size_t total = prefix + dict.size() + 1;
+  if (total > 65535) prefix = 12, total = prefix + dict.size() + 1;
+  dict.append((64 - total % 64) % 64, ' ');
+  dict += '\n';
+  std::string out = "\x93NUMPY";
+  const std::size_t length = dict.size();
+  out += static_cast<char>(prefix == 10 ? 1 : 2);
+  out += '\0';
+  out += static_cast<char>(length & 0xff);
+  out += static_cast<char>((length >> 8) & 0xff);
+  if (prefix == 12) {
+    out += static_cast<char>((length >> 16) & 0xff);
+    out += static_cast<char>((length >> 24) & 0xff);
+  }
+  return out + dict;
+}
+
+/// Collective. The header of the open .npy file `file` (`bytes` long), read by locale 0 and
+/// told to all: every locale throws the same error for a bad one.
+inline npy_header read_npy_header(mpi_file& file, index_t bytes, const std::string& who, const std::string& path) {
+  std::string start;
+  agreed([&] {
+    if (here() != 0) return;
+    start = file.read_at(0, std::min<index_t>(bytes, 12));
+    const npy_preamble p = read_npy_preamble(start, who, path);
+    if (p.length > npy_header_limit)
+      throw format_error(who + ": '" + path + "' is not a valid .npy file: its header claims " +
+                         std::to_string(p.length) + " bytes, more than 1 MiB");
+    if (p.prefix + p.length > bytes) throw io_error(who + ": '" + path + "' is truncated: it ends inside its header");
+    start = file.read_at(0, p.prefix + p.length);
+  });
+  broadcast(start, 0);
+  return parse_npy_header(start, who, path);
+}
+
+/// Throws (the same error on every locale, from the same header) unless the .npy file `path`
+/// holds elements of T in C order with `shape`, all of them present in its `bytes`.
+template <class T, std::size_t N>
+void check_npy_fits(const npy_header& h, index_t bytes, const std::array<index_t, N>& shape, const std::string& who,
+                    const std::string& path) {
+  const std::string want = npy_descr<T>();
+  const bool same_type = h.descr == want || (sizeof(T) > 1 && h.descr.size() == want.size() && h.descr[0] == '=' &&
+                                             h.descr.compare(1, std::string::npos, want, 1) == 0);
+  if (!same_type)
+    throw format_error(who + ": '" + path + "' holds elements of dtype '" + h.descr + "', the array's are '" + want +
+                       "'; dmap reads no conversions");
+  if (h.fortran_order)
+    throw format_error(who + ": '" + path + "' stores its elements in Fortran (column-major) order; dmap reads C order");
+  std::ostringstream s;
+  bool same = h.shape.size() == N;
+  for (std::size_t d = 0; same && d < N; ++d) same = h.shape[d] == shape[d];
+  if (!same) {
+    s << who << ": '" << path << "' holds an array of shape (";
+    for (std::size_t d = 0; d < h.shape.size(); ++d) s << (d ? ", " : "") << h.shape[d];
+    s << "), the array has shape (";
+    for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << shape[d];
+    s << ")";
+    throw shape_error(s.str());
+  }
+  const index_t n = h.elements();
+  if (n > (std::numeric_limits<index_t>::max() - h.data_offset) / static_cast<index_t>(sizeof(T)) ||
+      bytes < h.data_offset + n * static_cast<index_t>(sizeof(T)))
+    throw io_error(who + ": '" + path + "' is truncated: its header announces " + std::to_string(n) +
+                   " elements of " + std::to_string(sizeof(T)) + " bytes after byte " + std::to_string(h.data_offset) +
+                   ", the file has " + std::to_string(bytes) + " bytes");
+}
+
+template <class X>
+void check_live_operand(const X& x, const char* who) {
+  if constexpr (array_traits_of<X>::is_array)
+    check_array_live(x, who, "it has no elements to move to or from a file");
+}
+
+}  // namespace detail
+
+/// Collective. The header of the .npy file `path` (read by locale 0, told to all): use it to
+/// make the domain before reading. Throws io_error when the file cannot be read and
+/// format_error when it is not an .npy file.
+inline npy_header read_npy_header(const std::string& path) {
+  const std::string who = "dmap::read_npy_header";
+  detail::mpi_file file(path, MPI_MODE_RDONLY, who, path);
+  npy_header h = detail::read_npy_header(file, file.size(), who, path);
+  file.close();
+  return h;
+}
+
+namespace detail {
+
+/// write_npy with the route of every locale's share chosen (tests take both).
+template <class X>
+void write_npy(const std::string& path, const X& x, file_route route) {
+  using T = array_value_t<X>;
+  constexpr std::size_t N = array_traits_of<X>::rank;
+  const std::string who = "dmap::write_npy";
+  check_live_operand(x, who.c_str());
+  const auto part = file_part<T, N>::for_writing(x, route);
+  const auto shape = part.shape();
+  const std::string header = npy_header_bytes(npy_descr<T>(), std::vector<index_t>(shape.begin(), shape.end()));
+  file_commit out(path, who);
+  mpi_file file(out.temporary(), MPI_MODE_CREATE | MPI_MODE_WRONLY, who, path);
+  agreed([&] {
+    if (here() == 0) file.write_at(0, header);
+  });
+  file.write_part(static_cast<index_t>(header.size()), part);
+  file.close();
+  out.publish();
+}
+
+/// read_npy with the route of every locale's share chosen (tests take both).
+template <class X>
+void read_npy(const std::string& path, X& x, file_route route) {
+  using T = array_value_t<X>;
+  constexpr std::size_t N = array_traits_of<X>::rank;
+  const std::string who = "dmap::read_npy";
+  check_live_operand(x, who.c_str());
+  mpi_file file(path, MPI_MODE_RDONLY, who, path);
+  const index_t bytes = file.size();
+  const npy_header h = read_npy_header(file, bytes, who, path);
+  auto part = file_part<T, N>::for_reading(x, route);
+  check_npy_fits<T, N>(h, bytes, part.shape(), who, path);
+  file.read_part(h.data_offset, part);
+  part.finish_reading();
+  file.close();
+}
+
+}  // namespace detail
+
+/// Collective. Writes array or view `x` to the .npy file `path` in C order, its shape that of
+/// x's index set: every locale writes its own elements (one collective MPI-IO write through a
+/// file view), locale 0 the header too. The file is written under a temporary name in the
+/// same directory and renamed when complete, so an existing `path` is replaced whole or left
+/// untouched. Throws io_error (on every locale) when the file cannot be written.
+template <array_source X>
+  requires npy_element<detail::array_value_t<X>>
+void write_npy(const std::string& path, const X& x) {
+  detail::write_npy(path, x, detail::file_route::automatic);
+}
+
+/// Collective. Reads the .npy file `path` into array or view `x`, whose shape it must have
+/// (the file's positions fill x's indices in row-major order): every locale reads its own
+/// elements. Throws on every locale: io_error when the file cannot be opened or is truncated,
+/// format_error when it is not an .npy file or holds another dtype or Fortran order,
+/// shape_error when the shapes differ. On failure x is unchanged unless the read itself
+/// failed part way.
+template <array_target X>
+  requires npy_element<detail::array_value_t<X>>
+void read_npy(const std::string& path, X&& x) {
+  detail::read_npy(path, x, detail::file_route::automatic);
+}
+
+}  // namespace dmap

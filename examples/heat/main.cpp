@@ -1,7 +1,9 @@
 // The 2-D heat equation (Laplace's equation at steady state) by Jacobi iteration with the
-// 5-point stencil, on a dmap::stencil domain, written out as a PNG heat map.
+// 5-point stencil, on a dmap::stencil domain, written out as a PNG heat map, an .npy file and
+// an HDF5 file; it can checkpoint its state and resume from a checkpoint.
 //
 //   heat [--n=256] [--tol=1e-4] [--max-iter=20000] [--every=500] [--check=10] [--out=heat]
+//        [--checkpoint-every=0] [--restart=FILE]
 //
 // The picture is n x n cells: the (n-2) x (n-2) interior is the distributed domain, the
 // outer ring holds fixed (Dirichlet) temperatures. Each locale stores its block of the
@@ -17,9 +19,30 @@
 // so the field, the iteration count and the PNG are bit-identical for any number of locales
 // and threads.
 //
-// Run it as one locale (./heat) or under mpirun -n P; locale 0 prints progress and writes
-// <out>.png.
+// Files (all locales write each one together, through MPI-IO / parallel HDF5):
+//   <out>.png             the final field framed by the boundary ring, n x n pixels;
+//   <out>.npy             the final interior field, (n-2) x (n-2) float64 in C order (row 0 at
+//                         the top, as in the PNG): numpy.load opens it;
+//   <out>.h5              the same interior as dataset /heat/u, with the attributes below;
+//   <out>-checkpoint.h5   with --checkpoint-every=K, every K iterations: the state to resume
+//                         from, in the layout of <out>.h5 (replaced whole each time: written
+//                         under a temporary name, then renamed).
+// Attributes of /heat/u: "iteration" (iterations done), "converged" (1 when the run has
+// stopped on the tolerance), "delta" (the last max |change| measured), and the options the
+// result depends on, "n", "tol", "check", "every". The boundary ring is not stored: it is a
+// function of n (boundary_value below).
+//
+// --restart=FILE reads such a file (its interior must be (n-2) x (n-2) for this --n) and
+// continues from its iteration. The loop depends only on the field and the iteration number
+// (whether an iteration tests for convergence is a function of the iteration number), so with
+// the same --n, --tol, --check and --every the final PNG and .npy are byte-identical to those
+// of an uninterrupted run, whatever the locale counts of the two halves (the .h5 holds the same
+// field and iteration; its dmap_map attribute names the writer's map). A missing or
+// unusable restart file ends the run with status 2 on every locale (locale 0 says why).
+//
+// Run it as one locale (./heat) or under mpirun -n P; locale 0 prints progress.
 #include <dmap/dmap.hpp>
+#include <dmap/io/hdf5.hpp>
 
 #include <array>
 #include <charconv>
@@ -52,17 +75,30 @@ struct options {
   long long max_iter = 20000;
   long long every = 500;    // progress line every this many iterations (0: none)
   long long check = 10;     // convergence test every this many iterations
-  std::string out = "heat"; // writes <out>.png
+  std::string out = "heat"; // writes <out>.png, <out>.npy, <out>.h5
+  long long checkpoint_every = 0;  // write <out>-checkpoint.h5 every this many iterations (0: never)
+  std::string restart;             // resume from this checkpoint (empty: start afresh)
 };
 
 constexpr const char* usage =
     "usage: heat [--n=N] [--tol=T] [--max-iter=K] [--every=E] [--check=C] [--out=PREFIX]\n"
+    "            [--checkpoint-every=K] [--restart=FILE]\n"
     "  --n=N         grid of N x N cells including the fixed boundary ring, 3 <= N <= 8192 (256)\n"
     "  --tol=T       stop once max |change| of an iteration is below T, T >= 0 (1e-4; 0: never)\n"
-    "  --max-iter=K  at most K iterations, 1 <= K <= 1e9 (20000)\n"
+    "  --max-iter=K  at most K iterations, 1 <= K <= 1e9 (20000); a restarted run counts those done\n"
+    "                before the restart\n"
     "  --every=E     locale 0 prints a progress line every E iterations, 0 = never (500)\n"
     "  --check=C     test for convergence every C iterations, 1 <= C <= 1e6 (10)\n"
-    "  --out=PREFIX  write the final field to PREFIX.png (heat)\n";
+    "  --out=PREFIX  write the final field to PREFIX.png (N x N, boundary ring included), and its\n"
+    "                (N-2) x (N-2) interior to PREFIX.npy (float64) and PREFIX.h5 (dataset /heat/u,\n"
+    "                attribute \"iteration\") (heat)\n"
+    "  --checkpoint-every=K\n"
+    "                every K iterations write the state to PREFIX-checkpoint.h5 (the interior as\n"
+    "                /heat/u with its iteration), replacing the previous one; 0 = never (0)\n"
+    "  --restart=FILE\n"
+    "                resume from FILE (a PREFIX-checkpoint.h5 or PREFIX.h5 of the same N); with the\n"
+    "                same --tol, --check and --every the result is bit-identical to an uninterrupted\n"
+    "                run. A missing or unusable FILE: exit status 2\n";
 
 template <class Int>
 std::optional<std::string> parse_int(std::string_view name, std::string_view text, Int lo, Int hi, Int& out) {
@@ -103,9 +139,14 @@ std::optional<std::string> parse(int argc, char** argv, options& o) {
     else if (name == "max-iter") problem = parse_int<long long>(name, value, 1, 1000000000, o.max_iter);
     else if (name == "every") problem = parse_int<long long>(name, value, 0, 1000000000, o.every);
     else if (name == "check") problem = parse_int<long long>(name, value, 1, 1000000, o.check);
+    else if (name == "checkpoint-every")
+      problem = parse_int<long long>(name, value, 0, 1000000000, o.checkpoint_every);
     else if (name == "out") {
       if (value.empty()) problem = "--out='': expected a non-empty file name prefix";
       else o.out = value;
+    } else if (name == "restart") {
+      if (value.empty()) problem = "--restart='': expected a file name";
+      else o.restart = value;
     } else {
       problem = "unknown option '--" + std::string(name) + "'";
     }
@@ -131,6 +172,100 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// Where the Jacobi loop stands: with the field, all it needs to go on bit-identically (whether
+/// an iteration tests for convergence depends on the iteration number alone).
+struct loop_state {
+  long long iterations = 0;                                  // iterations done
+  double delta = std::numeric_limits<double>::infinity();   // the last max |change| measured
+  bool converged = false;                                    // stopped on the tolerance
+};
+
+/// The dataset that holds the interior field in the .h5 files.
+constexpr const char* dataset = "/heat/u";
+
+/// Collective. Writes the interior field `A` and the loop state to the HDF5 file `path` (under
+/// a temporary name, renamed when complete: an earlier `path` is replaced whole).
+void write_state(const std::string& path, const dmap::array<double, 2>& A, const options& opt,
+                 const loop_state& s) {
+  dmap::hdf5_writer w{path};
+  w.write(dataset, A);
+  w.set_attribute(dataset, "iteration", static_cast<std::int64_t>(s.iterations));
+  w.set_attribute(dataset, "converged", std::int64_t{s.converged ? 1 : 0});
+  w.set_attribute(dataset, "delta", s.delta);
+  w.set_attribute(dataset, "n", static_cast<std::int64_t>(opt.n));
+  w.set_attribute(dataset, "tol", opt.tol);
+  w.set_attribute(dataset, "check", static_cast<std::int64_t>(opt.check));
+  w.set_attribute(dataset, "every", static_cast<std::int64_t>(opt.every));
+  w.commit();
+}
+
+/// Collective. Attribute `name` of the dataset, or nothing when the file lacks it (or holds
+/// another type): every locale reads the same file, so every locale gets the same answer.
+template <class T>
+std::optional<T> optional_attribute(dmap::hdf5_reader& r, const char* name) {
+  try {
+    return r.attribute<T>(dataset, name);
+  } catch (const dmap::error&) {
+    return std::nullopt;
+  }
+}
+
+/// Collective. Reads the restart file into `A` (its interior) and returns the state it was
+/// saved in. Throws a dmap::error on every locale when the file is missing, is no HDF5 file,
+/// lacks /heat/u or its "iteration", or holds a field of another shape than this --n.
+loop_state read_state(const options& opt, dmap::array<double, 2>& A) {
+  const index_t m = opt.n - 2;
+  dmap::hdf5_reader r{opt.restart};
+  const auto info = r.info(dataset);
+  dmap::agreed([&] {
+    if (info.shape == std::vector<index_t>{m, m}) return;
+    std::ostringstream s;
+    s << "its " << dataset << " has shape (";
+    for (std::size_t d = 0; d < info.shape.size(); ++d) s << (d ? ", " : "") << info.shape[d];
+    s << ")";
+    if (info.shape.size() == 2 && info.shape[0] == info.shape[1])
+      s << ", the interior of a grid of --n=" << info.shape[0] + 2;
+    s << "; this run has --n=" << opt.n << ", whose interior is (" << m << ", " << m << ")";
+    throw dmap::shape_error(s.str());
+  });
+  r.read(dataset, A);
+  loop_state state;
+  const std::int64_t iteration = r.attribute<std::int64_t>(dataset, "iteration");
+  const std::int64_t converged = optional_attribute<std::int64_t>(r, "converged").value_or(0);
+  state.delta = optional_attribute<double>(r, "delta").value_or(std::numeric_limits<double>::infinity());
+  dmap::agreed([&] {
+    if (iteration < 0 || (converged != 0 && converged != 1))
+      throw dmap::format_error("its attributes \"iteration\" (" + std::to_string(iteration) + ") and \"converged\" (" +
+                               std::to_string(converged) + ") are not a state this program writes");
+    if (iteration > opt.max_iter)
+      throw dmap::argument_error("it was saved at iteration " + std::to_string(iteration) + ", beyond --max-iter=" +
+                                 std::to_string(opt.max_iter));
+  });
+  state.iterations = iteration;
+  state.converged = converged == 1;
+
+  // The options the stopping iteration depends on: a different one is allowed, but then the
+  // run need not end where an uninterrupted one would.
+  const auto tol = optional_attribute<double>(r, "tol");
+  const auto check = optional_attribute<std::int64_t>(r, "check");
+  const auto every = optional_attribute<std::int64_t>(r, "every");
+  if (dmap::here() == 0) {
+    const auto note = [&](const char* name, const std::string& then, const std::string& now) {
+      std::cerr << "heat: note: '" << opt.restart << "' was written with --" << name << "=" << then << ", this run has --"
+                << name << "=" << now << ": it may stop at another iteration than an uninterrupted run\n";
+    };
+    const auto text = [](double x) {
+      std::ostringstream s;
+      s << x;
+      return s.str();
+    };
+    if (tol && *tol != opt.tol) note("tol", text(*tol), text(opt.tol));
+    if (check && *check != opt.check) note("check", std::to_string(*check), std::to_string(opt.check));
+    if (every && *every != opt.every) note("every", std::to_string(*every), std::to_string(opt.every));
+  }
+  return state;
+}
+
 int run(const options& opt) {
   const bool root = dmap::here() == 0;
   const index_t n = opt.n;
@@ -149,37 +284,59 @@ int run(const options& opt) {
         if (const dmap::idx<2> j = i + o; !D.contains(j)) (*X)[j] = boundary_value(j, n);
     });
 
-  if (root)
-    std::cout << "heat: " << n << " x " << n << " grid (interior " << interior << ") over " << D.name()
-              << ", " << dmap::num_locales() << " locale(s) x " << dmap::num_threads() << " thread(s); tol "
-              << opt.tol << ", at most " << opt.max_iter << " iterations" << std::endl;
+  // A restart replaces A's interior (the boundary ring is not stored: it is the same for
+  // every run of this n) and the loop state.
+  loop_state state;
+  if (!opt.restart.empty()) {
+    try {
+      state = read_state(opt, A);
+    } catch (const dmap::error& e) {  // on every locale alike
+      if (root) std::cerr << "heat: cannot restart from '" << opt.restart << "': " << e.what() << "\n";
+      return 2;
+    }
+  }
 
+  if (root) {
+    std::cout << "heat: " << n << " x " << n << " grid (interior " << interior << ") over " << D.name() << ", "
+              << dmap::num_locales() << " locale(s) x " << dmap::num_threads() << " thread(s); tol " << opt.tol
+              << ", at most " << opt.max_iter << " iterations" << std::endl;
+    if (!opt.restart.empty())
+      std::cout << "heat: restarting from " << opt.restart << " at iteration " << state.iterations
+                << (state.converged ? " (converged there)" : "") << std::endl;
+  }
+
+  const std::string checkpoint = opt.out + "-checkpoint.h5";
   const auto t0 = std::chrono::steady_clock::now();
   dmap::update_halos(A);
-  long long iterations = 0;
-  double delta = std::numeric_limits<double>::infinity();
-  bool converged = false;
-  while (iterations < opt.max_iter) {
-    ++iterations;
+  while (!state.converged && state.iterations < opt.max_iter) {
+    const long long k = ++state.iterations;
     dmap::forall(dmap::zip(B, dmap::neighbors(std::as_const(A), 1)), [](double& b, const auto& a) {
       b = 0.25 * (a(-1, 0) + a(1, 0) + a(0, -1) + a(0, 1));
     });
-    const bool progress = opt.every > 0 && iterations % opt.every == 0;
-    const bool check = iterations % opt.check == 0 || progress || iterations == opt.max_iter;
+    const bool progress = opt.every > 0 && k % opt.every == 0;
+    const bool check = k % opt.check == 0 || progress || k == opt.max_iter;
     // B's ghost cells travel while its owned cells are read for the convergence test.
     auto halo = dmap::start_halo_update(B);
     if (check)
-      delta = dmap::reduce(dmap::zip(std::as_const(A), std::as_const(B)), 0.0, dmap::maximum{},
-                           [](double a, double b) { return std::abs(a - b); });
+      state.delta = dmap::reduce(dmap::zip(std::as_const(A), std::as_const(B)), 0.0, dmap::maximum{},
+                                 [](double a, double b) { return std::abs(a - b); });
     halo.finish();
     std::swap(A, B);  // A is the newest field again
     if (progress && root) {
-      std::printf("  iteration %8lld  delta %.6e  %8.3f s\n", iterations, delta, seconds_since(t0));
+      std::printf("  iteration %8lld  delta %.6e  %8.3f s\n", k, state.delta, seconds_since(t0));
       std::fflush(stdout);
     }
-    if (check && delta < opt.tol) {
-      converged = true;
+    if (check && state.delta < opt.tol) {
+      state.converged = true;
       break;
+    }
+    // A checkpoint holds a state the loop goes on from (never a converged one).
+    if (opt.checkpoint_every > 0 && k % opt.checkpoint_every == 0) {
+      write_state(checkpoint, A, opt, state);
+      if (root) {
+        std::printf("  iteration %8lld  checkpoint %s\n", k, checkpoint.c_str());
+        std::fflush(stdout);
+      }
     }
   }
   const double compute_seconds = seconds_since(t0);
@@ -187,7 +344,7 @@ int run(const options& opt) {
   // The final field on locale 0, framed by the boundary ring (the fixed values the boundary
   // cells hold), as a heat map.
   const std::vector<double> field = A.gather();
-  const std::string path = opt.out + ".png";
+  const std::string png = opt.out + ".png", npy = opt.out + ".npy", h5 = opt.out + ".h5";
   dmap::agreed([&] {
     if (!root) return;
     const auto side = static_cast<std::size_t>(n), inner = static_cast<std::size_t>(n - 2);
@@ -203,15 +360,20 @@ int run(const options& opt) {
         p[1] = c.g;
         p[2] = c.b;
       }
-    heat::write_png(path, side, side, pixels);
+    heat::write_png(png, side, side, pixels);
   });
+  // The interior field itself, written by every locale: numpy.load(npy) and h5py's
+  // File(h5)["heat/u"] give the (n-2) x (n-2) array; the .h5 file can be restarted from.
+  dmap::write_npy(npy, A);
+  write_state(h5, A, opt, state);
 
   if (root) {
     std::printf("%s after %lld iterations: delta %.6e (tol %g), %.3f s, %d locale(s), %d thread(s) each\n",
-                converged ? "converged" : "stopped (max-iter)", iterations, delta, opt.tol, compute_seconds,
-                dmap::num_locales(), dmap::num_threads());
-    std::printf("wrote %s (%lld x %lld, 8-bit RGB)\n", path.c_str(), static_cast<long long>(n),
-                static_cast<long long>(n));
+                state.converged ? "converged" : "stopped (max-iter)", state.iterations, state.delta, opt.tol,
+                compute_seconds, dmap::num_locales(), dmap::num_threads());
+    std::printf("wrote %s (%lld x %lld, 8-bit RGB), %s and %s (the %lld x %lld interior, float64)\n", png.c_str(),
+                static_cast<long long>(n), static_cast<long long>(n), npy.c_str(), h5.c_str(),
+                static_cast<long long>(n - 2), static_cast<long long>(n - 2));
   }
   return 0;
 }

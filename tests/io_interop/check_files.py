@@ -7,6 +7,7 @@
 Values are value(k, dtype) of each element's row-major position k, as on the C++ side.
 Prints "check_files: ok" and exits 0 when every check passed.
 """
+import io
 import sys
 
 import h5py
@@ -55,6 +56,11 @@ def make(d):
 def check(d):
     for name, (dtype, shape) in CASES.items():
         same(np.load(f"{d}/dmap_{name}.npy"), expected(dtype, shape), f"dmap_{name}.npy")
+        serial = io.BytesIO()  # what a serial numpy.save writes: the same bytes, header included
+        np.save(serial, expected(dtype, shape))
+        with open(f"{d}/dmap_{name}.npy", "rb") as f:
+            if f.read() != serial.getvalue():
+                sys.exit(f"check_files: dmap_{name}.npy is not byte for byte what numpy.save writes")
     with h5py.File(f"{d}/dmap.h5", "r") as f:
         for name, (dtype, shape) in CASES.items():
             same(f[H5_PATHS[name]][...], expected(dtype, shape), f"dmap.h5:{H5_PATHS[name]}")

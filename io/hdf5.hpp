@@ -343,13 +343,14 @@ void h5_write_attribute(hid_t object, const std::string& name, const V& value, c
   H5Eclear2(H5E_DEFAULT);
   h5_id type, space;
   const void* data = nullptr;
-  std::vector<std::int64_t> ints;
-  if constexpr (std::is_same_v<V, std::string>) {
+  const char* text = nullptr;
+  if constexpr (std::is_same_v<V, std::string>) {  // variable-length UTF-8: Python reads a str
     type = h5_id(H5Tcopy(H5T_C_S1), H5Tclose);
-    H5Tset_size(type.get(), std::max<std::size_t>(value.size(), 1));
-    H5Tset_strpad(type.get(), H5T_STR_NULLPAD);
+    H5Tset_size(type.get(), H5T_VARIABLE);
+    H5Tset_cset(type.get(), H5T_CSET_UTF8);
     space = h5_id(H5Screate(H5S_SCALAR), H5Sclose);
-    data = value.empty() ? "" : value.data();
+    text = value.c_str();
+    data = &text;
   } else if constexpr (std::is_same_v<V, std::vector<std::int64_t>>) {
     type = h5_id(H5Tcopy(H5T_NATIVE_INT64), H5Tclose);
     const hsize_t n = value.size();
@@ -649,6 +650,7 @@ class hdf5_reader {
         char* text = nullptr;
         const detail::h5_id mem(H5Tcopy(H5T_C_S1), H5Tclose);
         H5Tset_size(mem.get(), H5T_VARIABLE);
+        H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
         detail::h5_status(H5Aread(a.get(), mem.get(), &text), who, "cannot read attribute '" + attribute + "'");
         std::string out = text == nullptr ? std::string() : std::string(text);
         H5free_memory(text);

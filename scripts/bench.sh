@@ -6,15 +6,15 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # Benchmarks to run: bench/<name>.cpp (or bench/<name>/main.cpp) -> target bench_<name>.
-BENCHES=(stream stencil dists redistribute soak scale spmv sparse_loops associative algorithms)
+BENCHES=(stream stencil dists redistribute soak scale spmv sparse_loops associative algorithms io)
 # Configurations "RANKSxTHREADS" per bench: MPI ranks (mpirun -n) times oneTBB threads per rank
 # (DMAP_NUM_THREADS).
-declare -A CONFIGS=([stream]="1x2 2x1" [stencil]="1x2 2x1 4x1" [dists]="1x2 2x1 4x1" [redistribute]="2x1 3x1 4x1" [soak]="4x1" [scale]="1x1 2x1 4x1 8x1" [spmv]="1x2 2x1 4x1" [sparse_loops]="1x2 2x1 4x1" [associative]="1x2 2x1 4x1" [algorithms]="1x2 2x1 4x1")
+declare -A CONFIGS=([stream]="1x2 2x1" [stencil]="1x2 2x1 4x1" [dists]="1x2 2x1 4x1" [redistribute]="2x1 3x1 4x1" [soak]="4x1" [scale]="1x1 2x1 4x1 8x1" [spmv]="1x2 2x1 4x1" [sparse_loops]="1x2 2x1 4x1" [associative]="1x2 2x1 4x1" [algorithms]="1x2 2x1 4x1" [io]="2x1 4x1")
 DEFAULT_CONFIGS="1x2 2x1"
 # Argument sets per bench (commas stand for spaces), each run in every configuration; none: one
 # run without arguments. A bench exits 77 when a set does not fit a configuration (skipped):
-# stencil's "n,iterations,RxC" runs where R * C is the rank count.
-declare -A ARGS=([stencil]="4096,40,1x1 4100,40,1x1 4096,40,1x2 4100,40,1x2 4096,40,2x1 4100,40,2x1 4096,40,4x1 4100,40,4x1" [algorithms]="scan scan_block2d partial_reduce sort histogram reverse_halo")
+# stencil's "n,iterations,RxC" runs where R * C is the rank count; io's "--grid=RxC" likewise.
+declare -A ARGS=([stencil]="4096,40,1x1 4100,40,1x1 4096,40,1x2 4100,40,1x2 4096,40,2x1 4100,40,2x1 4096,40,4x1 4100,40,4x1" [algorithms]="scan scan_block2d partial_reduce sort histogram reverse_halo" [io]="--grid=1x2 --grid=2x1 --grid=4x1")
 
 BUILD_DIR=${DMAP_BENCH_BUILD_DIR:-build}
 JOBS=${DMAP_JOBS:-2}

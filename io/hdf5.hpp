@@ -181,6 +181,7 @@ inline std::vector<std::string> h5_path_parts(const std::string& path, const std
   std::size_t at = path.empty() || path[0] != '/' ? 0 : 1;
   if (path.empty() || (path == "/" && !root_allowed))
     throw argument_error(who + ": the dataset name '" + path + "' names no dataset (give a path such as \"/field\")");
+  if (path.find('\0') != std::string::npos) throw argument_error(who + ": the object path '" + path + "' contains a NUL character");
   while (at < path.size()) {
     const auto end = std::min(path.find('/', at), path.size());
     std::string part = path.substr(at, end - at);
@@ -412,6 +413,7 @@ class hdf5_writer {
     live(who);
     const auto parts = detail::h5_path_parts(object, who, true);
     if (name.empty()) throw argument_error(who + ": the attribute name is empty");
+    if (name.find('\0') != std::string::npos) throw argument_error(who + ": the attribute name contains a NUL character");
     const std::string what = "'" + detail::h5_joined(parts) + "' in '" + commit_.path() + "'";
     agreed([&] {
       if (!detail::h5_exists(file_.get(), parts))
@@ -494,12 +496,14 @@ class hdf5_reader {
     detail::h5_quiet();
     const std::string who = "dmap::hdf5_reader";
     if (path_.empty()) throw argument_error(who + ": the file name is empty");
+    if (path_.find('\0') != std::string::npos) throw argument_error(who + ": the file name contains a NUL character");
     agreed([&] {
       if (here() != 0) return;
       struct stat st {};
       if (::stat(path_.c_str(), &st) != 0)
         throw io_error(who + ": cannot open '" + path_ + "': " + std::strerror(errno));
       if (S_ISDIR(st.st_mode)) throw io_error(who + ": cannot open '" + path_ + "': it is a directory");
+      if (S_ISFIFO(st.st_mode)) throw io_error(who + ": cannot open '" + path_ + "': it is a FIFO (named pipe), not a file");
       const htri_t is_hdf5 = H5Fis_hdf5(path_.c_str());
       if (is_hdf5 == 0) throw format_error(who + ": '" + path_ + "' is not an HDF5 file (no HDF5 signature)");
       if (is_hdf5 < 0) throw io_error(who + ": cannot read '" + path_ + "': " + detail::h5_error_text());
@@ -541,6 +545,7 @@ class hdf5_reader {
   V attribute(const std::string& object, const std::string& name) {
     const std::string who = "dmap::hdf5_reader::attribute";
     const auto parts = detail::h5_path_parts(object, who, true);
+    if (name.find('\0') != std::string::npos) throw argument_error(who + ": the attribute name contains a NUL character");
     return agreed([&] { return attribute_of<V>(detail::h5_joined(parts), parts, name, who); });
   }
 

@@ -7,10 +7,12 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../dsi/array_traits.hpp"
@@ -253,12 +255,15 @@ inline std::string npy_header_bytes(const std::string& descr, const std::vector<
   return out + dict;
 }
 
-/// Collective. The header of the open .npy file `file` (`bytes` long), read by locale 0 and
-/// told to all: every locale throws the same error for a bad one.
-inline npy_header read_npy_header(mpi_file& file, index_t bytes, const std::string& who, const std::string& path) {
+/// Collective. The header of the open .npy file `file` and the file's size in bytes, both read
+/// by locale 0 and told to all in one broadcast: every locale throws the same error for a bad
+/// header.
+inline std::pair<npy_header, index_t> read_npy_header(mpi_file& file, const std::string& who, const std::string& path) {
   std::string start;
+  index_t bytes = 0;
   agreed([&] {
     if (here() != 0) return;
+    bytes = file.size_here();
     start = file.read_at(0, std::min<index_t>(bytes, 12));
     const npy_preamble p = read_npy_preamble(start, who, path);
     if (p.length > npy_header_limit)
@@ -266,9 +271,12 @@ inline npy_header read_npy_header(mpi_file& file, index_t bytes, const std::stri
                          std::to_string(p.length) + " bytes, more than 1 MiB");
     if (p.prefix + p.length > bytes) throw io_error(who + ": '" + path + "' is truncated: it ends inside its header");
     start = file.read_at(0, p.prefix + p.length);
+    start.append(reinterpret_cast<const char*>(&bytes), sizeof bytes);  // travels with the header
   });
   broadcast(start, 0);
-  return parse_npy_header(start, who, path);
+  std::memcpy(&bytes, start.data() + start.size() - sizeof bytes, sizeof bytes);
+  start.resize(start.size() - sizeof bytes);
+  return {parse_npy_header(start, who, path), bytes};
 }
 
 /// Throws (the same error on every locale, from the same header) unless the .npy file `path`
@@ -304,9 +312,9 @@ void check_npy_fits(const npy_header& h, index_t bytes, const std::array<index_t
 }
 
 template <class X>
-void check_live_operand(const X& x, const char* who) {
+void check_live_operand(const X& x, const char* who) {  // collective: moved from on one locale fails on all
   if constexpr (array_traits_of<X>::is_array)
-    check_array_live(x, who, "it has no elements to move to or from a file");
+    agreed([&] { check_array_live(x, who, "it has no elements to move to or from a file"); });
 }
 
 }  // namespace detail
@@ -317,7 +325,7 @@ void check_live_operand(const X& x, const char* who) {
 inline npy_header read_npy_header(const std::string& path) {
   const std::string who = "dmap::read_npy_header";
   detail::mpi_file file(path, MPI_MODE_RDONLY, who, path);
-  npy_header h = detail::read_npy_header(file, file.size(), who, path);
+  npy_header h = detail::read_npy_header(file, who, path).first;
   file.close();
   return h;
 }
@@ -336,10 +344,9 @@ void write_npy(const std::string& path, const X& x, file_route route) {
   const std::string header = npy_header_bytes(npy_descr<T>(), std::vector<index_t>(shape.begin(), shape.end()));
   file_commit out(path, who);
   mpi_file file(out.temporary(), MPI_MODE_CREATE | MPI_MODE_WRONLY, who, path);
-  agreed([&] {
+  file.write_part(static_cast<index_t>(header.size()), part, [&] {
     if (here() == 0) file.write_at(0, header);
   });
-  file.write_part(static_cast<index_t>(header.size()), part);
   file.close();
   out.publish();
 }
@@ -352,8 +359,7 @@ void read_npy(const std::string& path, X& x, file_route route) {
   const std::string who = "dmap::read_npy";
   check_live_operand(x, who.c_str());
   mpi_file file(path, MPI_MODE_RDONLY, who, path);
-  const index_t bytes = file.size();
-  const npy_header h = read_npy_header(file, bytes, who, path);
+  const auto [h, bytes] = read_npy_header(file, who, path);
   auto part = file_part<T, N>::for_reading(x, route);
   check_npy_fits<T, N>(h, bytes, part.shape(), who, path);
   file.read_part(h.data_offset, part);

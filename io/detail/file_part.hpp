@@ -204,8 +204,8 @@ class file_part {
  private:
   file_part(const placed_elements<T, N>& x, bool writing, file_route route) : whole_(x.whole) {
     const locator<N> where = x.locate();
-    enum : int { can_be_direct = 1, must_stage = 2 };
-    const int mine = agreed([&] {
+    enum : int { can_be_direct = 1, must_stage = 2, failed = 4 };
+    const auto decide = [&] {
       if (route == file_route::staged || (writing && where.dir)) return int{must_stage};
       const bool silent = writing && where.layers &&
                           (*where.layers)[static_cast<std::size_t>(here())] != (*where.layers)[0];
@@ -223,8 +223,18 @@ class file_part {
       if (!order_runs(runs_)) return int{must_stage};
       elements_ = stored;
       return int{can_be_direct};
-    });
-    const bool stage = (num_locales() == 1 ? mine : all_reduce_max(mine)) == must_stage;
+    };
+    // One all-reduce carries both the vote and a failure (agreed only when there is one).
+    std::exception_ptr failure;
+    int mine = failed;
+    try {
+      mine = decide();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    const int all = num_locales() == 1 ? mine : all_reduce_max(mine);
+    if (all & failed) agree(failure);
+    const bool stage = all == must_stage;
     if (!stage) {
       base_ = x.data;
       return;

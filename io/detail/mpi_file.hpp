@@ -5,6 +5,7 @@
 #pragma once
 
 #include <mpi.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -158,6 +159,15 @@ class mpi_file {
   /// user named) go into error messages.
   mpi_file(const std::string& path, int mode, std::string who, std::string shown)
       : who_(std::move(who)), shown_(std::move(shown)) {
+    if (path.find('\0') != std::string::npos)
+      throw argument_error(who_ + ": the file name '" + shown_ + "' contains a NUL character");
+    if ((mode & MPI_MODE_CREATE) == 0)
+      agreed([&] {  // opening a FIFO would wait for a writer forever; a directory reads as garbage
+        struct stat st {};
+        if (here() == 0 && ::stat(path.c_str(), &st) == 0 && (S_ISDIR(st.st_mode) || S_ISFIFO(st.st_mode)))
+          throw io_error(who_ + ": cannot open '" + shown_ + "': it is " +
+                         (S_ISDIR(st.st_mode) ? "a directory" : "a FIFO (named pipe), not a file"));
+      });
     agreed([&] {
       const int code = MPI_File_open(env().comm(), path.c_str(), mode, MPI_INFO_NULL, &fh_);
       if (code != MPI_SUCCESS) {
@@ -175,13 +185,11 @@ class mpi_file {
     if (fh_ != MPI_FILE_NULL) MPI_File_close(&fh_);
   }
 
-  /// Collective. The file's size in bytes.
-  index_t size() {
-    return agreed([&] {
-      MPI_Offset bytes = 0;
-      check_mpi_io(MPI_File_get_size(fh_, &bytes), who_, "cannot get the size of '" + shown_ + "'");
-      return static_cast<index_t>(bytes);
-    });
+  /// Not collective. The file's size in bytes.
+  index_t size_here() {
+    MPI_Offset bytes = 0;
+    check_mpi_io(MPI_File_get_size(fh_, &bytes), who_, "cannot get the size of '" + shown_ + "'");
+    return static_cast<index_t>(bytes);
   }
 
   /// Not collective. Writes `bytes` at byte `offset` (a header, from one locale).
@@ -189,6 +197,7 @@ class mpi_file {
     MPI_Status status;
     check_mpi_io(MPI_File_write_at(fh_, offset, bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, &status),
                  who_, "cannot write to '" + shown_ + "'");
+    check_moved(status, MPI_BYTE, bytes.size(), true);
     auto& c = env().files();
     ++c.writes;
     c.bytes_written += bytes.size();
@@ -209,15 +218,16 @@ class mpi_file {
   }
 
   /// Collective. Writes each locale's share `part` of an array whose first element is at
-  /// byte `displacement`.
-  template <class T, std::size_t N>
-  void write_part(index_t displacement, const file_part<T, N>& part) {
-    move_part(displacement, part, true);
+  /// byte `displacement`, after `prologue` (a local step, such as locale 0 writing a header,
+  /// agreed with the preparation of the transfer).
+  template <class T, std::size_t N, class Prologue>
+  void write_part(index_t displacement, const file_part<T, N>& part, Prologue&& prologue) {
+    move_part(displacement, part, true, prologue);
   }
   /// Collective. Reads each locale's share `part` (finish_reading() is the caller's).
   template <class T, std::size_t N>
   void read_part(index_t displacement, const file_part<T, N>& part) {
-    move_part(displacement, part, false);
+    move_part(displacement, part, false, [] {});
   }
 
   /// Collective. Closes the file, flushing what was written.
@@ -230,12 +240,25 @@ class mpi_file {
   }
 
  private:
-  template <class T, std::size_t N>
-  void move_part(index_t displacement, const file_part<T, N>& part, bool writing) {
+  /// Throws io_error unless `status` (of a transfer of `type` items) moved `bytes` bytes: Open
+  /// MPI's OMPIO reports a failed or short write(2) (EFBIG, ENOSPC) as MPI_SUCCESS with a
+  /// smaller count.
+  void check_moved(const MPI_Status& status, MPI_Datatype type, std::uint64_t bytes, bool writing) const {
+    if (bytes == 0) return;
+    MPI_Count moved = 0;
+    if (MPI_Get_elements_x(&status, type, &moved) != MPI_SUCCESS || moved != static_cast<MPI_Count>(bytes))
+      throw io_error(who_ + ": cannot " + (writing ? "write to '" : "read '") + shown_ + "': " +
+                     std::to_string(moved < 0 ? 0 : moved) + " of " + std::to_string(bytes) + " bytes " +
+                     (writing ? "written" : "read") + " (file size limit, full disk or a short file?)");
+  }
+
+  template <class T, std::size_t N, class Prologue>
+  void move_part(index_t displacement, const file_part<T, N>& part, bool writing, const Prologue& prologue) {
     const auto& runs = part.runs();
     owned_datatype file_type, memory_type;
     const void* from = part.base();
     agreed([&] {
+      prologue();
       if (runs.empty()) return;
       file_type = run_type(runs, sizeof(T), true, who_);
       if (memory_in_file_order(runs)) {
@@ -259,11 +282,13 @@ class mpi_file {
       const auto bytes = static_cast<std::uint64_t>(part.elements()) * sizeof(T);
       if (writing) {
         check_mpi_io(MPI_File_write_all(fh_, from, count, type, &status), who_, "cannot write to '" + shown_ + "'");
+        check_moved(status, type, bytes, true);
         ++c.writes;
         c.bytes_written += bytes;
       } else {
         check_mpi_io(MPI_File_read_all(fh_, const_cast<void*>(from), count, type, &status), who_,
                      "cannot read '" + shown_ + "'");
+        check_moved(status, type, bytes, false);
         ++c.reads;
         c.bytes_read += bytes;
       }
@@ -281,6 +306,8 @@ class file_commit {
   /// Collective. Chooses the temporary name (locale 0's choice, told to all) for `path`.
   file_commit(std::string path, std::string who) : final_(std::move(path)), who_(std::move(who)) {
     if (final_.empty()) throw argument_error(who_ + ": the file name is empty");
+    if (final_.find('\0') != std::string::npos)
+      throw argument_error(who_ + ": the file name '" + final_ + "' contains a NUL character");
     if (here() == 0) {
       static std::atomic<unsigned> serial{0};
       const auto slash = final_.rfind('/');

@@ -50,6 +50,9 @@ def make(d):
     with h5py.File(f"{d}/h5py.h5", "w") as f:
         for name, (dtype, shape) in CASES.items():
             f.create_dataset(H5_PATHS[name], data=expected(dtype, shape))
+        # chunked and compressed, chunks not aligned with any locale's block, big-endian on disk
+        f.create_dataset("/chunked/f8", data=expected(np.float64, PLANE), chunks=(5, 7), compression="gzip",
+                         dtype=">f8")
         f["/group"].attrs["step"] = np.int64(7)
 
 

@@ -267,6 +267,8 @@ file_part<T, N> h5_part(const X& x, bool writing, file_route route) {
 template <class T, std::size_t N>
 void h5_move(hid_t dataset, hid_t type, file_part<T, N>& part, bool writing, const std::string& who,
              const std::string& what) {
+  const auto shape = part.shape();
+  if (std::find(shape.begin(), shape.end(), index_t{0}) != shape.end()) return;  // no storage: HDF5 refuses even an empty transfer
   h5_id file_space, memory_space, transfer;
   std::vector<T> packed;
   T* buffer = part.base();
@@ -382,6 +384,7 @@ class hdf5_writer {
     detail::h5_quiet();
     const std::string who = "dmap::hdf5_writer";
     const std::string& shown = commit_.path();
+    detail::check_mpi_file_name(commit_.temporary(), who, shown);
     detail::h5_id fapl;
     agreed([&] { fapl = detail::h5_file_access(who); });
     agreed([&] {
@@ -429,11 +432,16 @@ class hdf5_writer {
   }
 
   /// Collective. Closes the file and renames it to its final name. Throws io_error when that
-  /// fails (the temporary file is then removed).
+  /// fails, or when a write() failed after making its dataset (the file would hold it part
+  /// written); the temporary file is removed with the writer.
   void commit() {
     const std::string who = "dmap::hdf5_writer::commit";
     live(who);
-    agreed([&] { detail::h5_status(file_.reset(), who, "cannot close '" + commit_.path() + "'"); });
+    agreed([&] {
+      const herr_t closed = file_.reset();
+      if (!broken_.empty()) throw io_error(who + ": '" + commit_.path() + "' is not published: " + broken_);
+      detail::h5_status(closed, who, "cannot close '" + commit_.path() + "'");
+    });
     commit_.publish();
   }
 
@@ -455,6 +463,11 @@ class hdf5_writer {
     const auto shape = part.shape();
     const auto [map, dims] = detail::h5_origin(x);
     detail::h5_id type, set;
+    struct unless_done {  // a dataset created but not written whole must never be published
+      std::string& broken;
+      std::string why;
+      ~unless_done() { if (!why.empty()) broken = why; }
+    } guard{broken_, {}};
     agreed([&] {
       if (detail::h5_exists(file_.get(), parts))
         throw argument_error(who + ": " + what + " exists already; each dataset is written once");
@@ -468,6 +481,7 @@ class hdf5_writer {
       set = detail::h5_check(H5Dcreate2(file_.get(), name.c_str(), type.get(), space.get(), links.get(), H5P_DEFAULT,
                                         H5P_DEFAULT),
                              H5Dclose, who, "cannot create " + what);
+      guard.why = "writing its " + what + " failed";
       std::vector<std::int64_t> first, stride;
       for (const auto& [f, s] : dims) first.push_back(f), stride.push_back(s);
       detail::h5_write_attribute(set.get(), "dmap_map", map, who, what);
@@ -476,6 +490,7 @@ class hdf5_writer {
     });
     detail::h5_move(set.get(), type.get(), part, true, who, what);
     agreed([&] { detail::h5_status(set.reset(), who, "cannot close " + what); });
+    guard.why.clear();
   }
 
  private:
@@ -485,6 +500,7 @@ class hdf5_writer {
 
   detail::file_commit commit_;
   detail::h5_id file_;
+  std::string broken_;  ///< why commit() must refuse (a write failed part way), or ""
 };
 
 /// An existing HDF5 file read by every locale at once. Every member function is collective.
@@ -508,6 +524,7 @@ class hdf5_reader {
       if (is_hdf5 == 0) throw format_error(who + ": '" + path_ + "' is not an HDF5 file (no HDF5 signature)");
       if (is_hdf5 < 0) throw io_error(who + ": cannot read '" + path_ + "': " + detail::h5_error_text());
     });
+    detail::check_mpi_file_name(path_, who, path_);
     detail::h5_id fapl;
     agreed([&] { fapl = detail::h5_file_access(who); });
     agreed([&] {

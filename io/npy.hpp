@@ -348,7 +348,9 @@ void write_npy(const std::string& path, const X& x, file_route route) {
     if (here() == 0) file.write_at(0, header);
   });
   file.close();
-  out.publish();
+  index_t n = 1;
+  for (const auto e : shape) n *= e;
+  out.publish(static_cast<index_t>(header.size()) + n * static_cast<index_t>(sizeof(T)));
 }
 
 /// read_npy with the route of every locale's share chosen (tests take both).

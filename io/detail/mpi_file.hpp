@@ -75,6 +75,21 @@ inline void check_mpi_io(int code, const std::string& who, const std::string& wh
   if (code != MPI_SUCCESS) throw io_error(who + ": " + what + ": " + mpi_error_text(code));
 }
 
+/// Throws io_error naming `who` and `shown` (the user's name for it) unless MPI can open a file
+/// named `path`: Open MPI's OMPIO formats "<path>.locktest.<rank>" into a 256-byte buffer at
+/// every MPI_File_open (sharedfp/lockedfile) and aborts the process on a longer name.
+inline void check_mpi_file_name(const std::string& path, const std::string& who, const std::string& shown) {
+#ifdef OPEN_MPI
+  const std::size_t longest = 256 - 1 - 10 - std::to_string(num_locales() - 1).size();
+  if (path.size() > longest)
+    throw io_error(who + ": cannot open '" + shown + "': Open MPI's MPI-IO takes file names of at most " +
+                   std::to_string(longest) + " characters" +
+                   (path != shown ? " ('" + path + "' has " : " (it has ") + std::to_string(path.size()) + ")");
+#else
+  (void)path, (void)who, (void)shown;
+#endif
+}
+
 /// A committed datatype of the runs' elements: at their positions (`file`: byte displacement
 /// position * element bytes, ascending) or at their memory offsets. Runs longer than 2^31 - 1
 /// elements are split.
@@ -161,6 +176,7 @@ class mpi_file {
       : who_(std::move(who)), shown_(std::move(shown)) {
     if (path.find('\0') != std::string::npos)
       throw argument_error(who_ + ": the file name '" + shown_ + "' contains a NUL character");
+    check_mpi_file_name(path, who_, shown_);
     if ((mode & MPI_MODE_CREATE) == 0)
       agreed([&] {  // opening a FIFO would wait for a writer forever; a directory reads as garbage
         struct stat st {};
@@ -327,10 +343,16 @@ class file_commit {
   const std::string& temporary() const noexcept { return temp_; }
   /// The final name.
   const std::string& path() const noexcept { return final_; }
-  /// Collective, after the file was closed: renames it to its final name.
-  void publish() {
+  /// Collective, after the file was closed: renames it to its final name. With
+  /// `expected_bytes` >= 0, first checks the file has that size (OMPIO reports a collective
+  /// write cut short by EFBIG or ENOSPC as a success: the file then ends early).
+  void publish(index_t expected_bytes = -1) {
     agreed([&] {
       if (here() != 0) return;
+      struct stat st {};
+      if (expected_bytes >= 0 && (::stat(temp_.c_str(), &st) != 0 || st.st_size != expected_bytes))
+        throw io_error(who_ + ": cannot write '" + final_ + "': the written file has " + std::to_string(st.st_size) +
+                       " bytes, not " + std::to_string(expected_bytes) + " (file size limit or full disk?)");
       if (std::rename(temp_.c_str(), final_.c_str()) != 0)
         throw io_error(who_ + ": cannot rename the written file to '" + final_ + "': " + std::strerror(errno));
     });

@@ -212,18 +212,34 @@ TEST_CASE("bad npy files fail with the same error on every locale", "[npy]") {
   // The array is still usable and intact after every failure.
   CHECK_NO_FAILURE(check_by_position(a));
 
-  // Writing where no file can be made: a missing directory, then over a directory (the
-  // rename fails; the temporary file is removed).
+  // Writing where no file can be made: a missing directory, then over a directory (refused
+  // before anything is written).
   CHECK_NO_FAILURE(dmap::testing::throws_with<dmap::io_error>(
       [&] { dmap::write_npy(dir / "no/such/dir/x.npy", a); }, "cannot create"));
   if (dmap::here() == 0) std::filesystem::create_directory(dir / "taken");
   dmap::barrier();
   CHECK_NO_FAILURE(dmap::testing::throws_with<dmap::io_error>([&] { dmap::write_npy(dir / "taken", a); },
-                                                              "cannot rename"));
+                                                              "not a regular file"));
   index_t entries = 0;
   if (dmap::here() == 0)
     for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path)) ++entries;
   DMAP_CHECK_ALL(dmap::here() != 0 || entries == 6);  // the 5 files above and "taken", no temporary
+}
+
+TEST_CASE("writing through a symbolic link replaces its target and keeps the link", "[npy]") {
+  scratch_dir dir;
+  const rect<1> r{range{0, 10}};
+  dmap::array<std::int32_t, 1> a{dmap::domain<1>{dmap::block<1>{}, r}};
+  dmap::forall(a, [](std::int32_t& v) { v = 5; });
+  dmap::write_npy(dir / "target.npy", a);
+  if (dmap::here() == 0) std::filesystem::create_symlink("target.npy", dir / "link.npy");
+  dmap::barrier();
+  dmap::forall(a, [](std::int32_t& v) { v = 9; });
+  dmap::write_npy(dir / "link.npy", a);
+  DMAP_CHECK_ALL(dmap::here() != 0 || std::filesystem::is_symlink(dir / "link.npy"));
+  dmap::array<std::int32_t, 1> b{dmap::domain<1>{dmap::cyclic<1>{}, r}};
+  dmap::read_npy(dir / "target.npy", b);
+  DMAP_CHECK_ALL(dmap::reduce(b, std::int32_t{0}) == 90);
 }
 
 TEST_CASE("a failed write leaves an existing file as it was", "[npy]") {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <utility>
@@ -174,6 +175,7 @@ class mpi_file {
   /// user named) go into error messages.
   mpi_file(const std::string& path, int mode, std::string who, std::string shown)
       : who_(std::move(who)), shown_(std::move(shown)) {
+    if (path.empty()) throw argument_error(who_ + ": the file name is empty");
     if (path.find('\0') != std::string::npos)
       throw argument_error(who_ + ": the file name '" + shown_ + "' contains a NUL character");
     check_mpi_file_name(path, who_, shown_);
@@ -319,18 +321,33 @@ class mpi_file {
 /// only when every locale succeeded: an existing file is replaced whole or not at all.
 class file_commit {
  public:
-  /// Collective. Chooses the temporary name (locale 0's choice, told to all) for `path`.
+  /// Collective. Chooses the temporary name (locale 0's choice, told to all) for `path`. A
+  /// symbolic link is followed (its target is replaced, the link stays); an existing `path` that
+  /// is not a regular file (a directory, device, FIFO or socket) is an io_error on every locale,
+  /// as replacing it by renaming would remove it.
   file_commit(std::string path, std::string who) : final_(std::move(path)), who_(std::move(who)) {
     if (final_.empty()) throw argument_error(who_ + ": the file name is empty");
     if (final_.find('\0') != std::string::npos)
       throw argument_error(who_ + ": the file name '" + final_ + "' contains a NUL character");
-    if (here() == 0) {
+    agreed([&] {
+      if (here() != 0) return;
       static std::atomic<unsigned> serial{0};
-      const auto slash = final_.rfind('/');
-      const std::string dir = slash == std::string::npos ? std::string() : final_.substr(0, slash + 1);
-      const std::string base = slash == std::string::npos ? final_ : final_.substr(slash + 1);
+      target_ = final_;
+      std::error_code ec;
+      if (std::filesystem::is_symlink(final_, ec)) {
+        const auto resolved = std::filesystem::weakly_canonical(final_, ec);
+        if (ec) throw io_error(who_ + ": cannot follow the link '" + final_ + "': " + ec.message());
+        target_ = resolved.string();
+      }
+      const auto status = std::filesystem::status(target_, ec);
+      if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+        throw io_error(who_ + ": cannot write '" + final_ + "': it exists and is not a regular file (a directory, "
+                       "device, FIFO or socket); dmap replaces regular files only");
+      const auto slash = target_.rfind('/');
+      const std::string dir = slash == std::string::npos ? std::string() : target_.substr(0, slash + 1);
+      const std::string base = slash == std::string::npos ? target_ : target_.substr(slash + 1);
       temp_ = dir + "." + base + ".dmap-" + std::to_string(::getpid()) + "-" + std::to_string(serial++) + ".tmp";
-    }
+    });
     broadcast(temp_, 0);
   }
   file_commit(const file_commit&) = delete;
@@ -353,7 +370,7 @@ class file_commit {
       if (expected_bytes >= 0 && (::stat(temp_.c_str(), &st) != 0 || st.st_size != expected_bytes))
         throw io_error(who_ + ": cannot write '" + final_ + "': the written file has " + std::to_string(st.st_size) +
                        " bytes, not " + std::to_string(expected_bytes) + " (file size limit or full disk?)");
-      if (std::rename(temp_.c_str(), final_.c_str()) != 0)
+      if (std::rename(temp_.c_str(), target_.c_str()) != 0)
         throw io_error(who_ + ": cannot rename the written file to '" + final_ + "': " + std::strerror(errno));
     });
     published_ = true;
@@ -361,6 +378,7 @@ class file_commit {
 
  private:
   std::string final_, who_, temp_;
+  std::string target_;  ///< locale 0: the file replaced (final_, or the target of the link final_ names)
   bool published_ = false;
 };
 

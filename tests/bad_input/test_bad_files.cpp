@@ -858,6 +858,7 @@ TEST_CASE("bad input: files: bad arguments", "[bad_input][files]") {
     std::filesystem::create_directory(deep);
     std::filesystem::copy_file(dir / "a.npy", deep_npy);
     std::filesystem::copy_file(dir / "a.h5", deep_h5);
+    ::mkfifo((dir / "pipe").c_str(), 0600);
   }
   dmap::barrier();
   REQUIRE((deep_npy.size() == 250 || dir.path.size() > 200));
@@ -865,8 +866,8 @@ TEST_CASE("bad input: files: bad arguments", "[bad_input][files]") {
 
   // Paths.
   BAD_INPUT("write_npy: an empty path", dmap::argument_error, dmap::write_npy("", a));
-  BAD_INPUT("read_npy: an empty path", dmap::io_error, dmap::read_npy("", a));
-  BAD_INPUT("read_npy_header: an empty path", dmap::io_error, dmap::read_npy_header(""));
+  BAD_INPUT("read_npy: an empty path", dmap::argument_error, dmap::read_npy("", a));
+  BAD_INPUT("read_npy_header: an empty path", dmap::argument_error, dmap::read_npy_header(""));
   BAD_INPUT("hdf5_writer: an empty path", dmap::argument_error, dmap::hdf5_writer(""));
   BAD_INPUT("hdf5_reader: an empty path", dmap::argument_error, dmap::hdf5_reader(""));
   BAD_INPUT("write_npy: a path with a NUL byte", dmap::argument_error, dmap::write_npy(nul_path, a));
@@ -890,6 +891,10 @@ TEST_CASE("bad input: files: bad arguments", "[bad_input][files]") {
   BAD_INPUT("write_npy: a path naming the scratch directory itself", dmap::io_error, dmap::write_npy(dir.path, a));
   BAD_INPUT("write_npy: a path ending in '/'", dmap::io_error, dmap::write_npy(dir / "sub/", a));
   BAD_INPUT("write_hdf5: a path naming a directory", dmap::io_error, dmap::write_hdf5(dir / "sub", "/a", a));
+  // A FIFO (like a device) would be replaced by a regular file if renamed over (as root, nothing
+  // else stops it): refused. A FIFO in the scratch directory, not /dev/null, in case it is not.
+  BAD_INPUT("write_npy: a FIFO (not a regular file)", dmap::io_error, dmap::write_npy(dir / "pipe", a));
+  BAD_INPUT("write_hdf5: a FIFO (not a regular file)", dmap::io_error, dmap::write_hdf5(dir / "pipe", "/a", a));
   DMAP_CHECK_ALL(entries(dir.path) == before);  // nothing published, no temporary left
 
   // Dataset and object names.

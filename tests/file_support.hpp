@@ -89,4 +89,21 @@ std::string check_by_position(const dmap::array<T, N>& a) {
   return "";
 }
 
+/// The value the view tests store at index (i, j) of a 2-D array: i * 100 + j.
+inline double grid_value(const idx<2>& i) { return static_cast<double>(i[0] * 100 + i[1]); }
+
+/// Collective: "" when every element of `c` holds grid_value at the indices of `slice` and
+/// `outside` elsewhere (a file read into a slice, the rest untouched), else the first wrong index.
+inline std::string check_slice_read(const dmap::array<double, 2>& c, const dmap::rect<2>& slice, double outside) {
+  const std::vector<double> all = c.gather();
+  if (dmap::here() != 0) return "";
+  const dmap::rect<2> whole = c.domain().indices();
+  for (index_t k = 0; k < whole.size(); ++k) {
+    const idx<2> i = whole.index_at(k);
+    if (all[static_cast<std::size_t>(k)] != (slice.contains(i) ? grid_value(i) : outside))
+      return "index " + std::to_string(i[0]) + "," + std::to_string(i[1]);
+  }
+  return "";
+}
+
 }  // namespace dmap::testing::files

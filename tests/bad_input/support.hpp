@@ -5,6 +5,10 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include <cstdint>
 #include <exception>
@@ -41,6 +45,33 @@ std::string fails_from(int origin, F&& f) {
     seen = std::string("threw another exception: ") + e.what();
   }
   return seen;
+}
+
+/// Collective: what `f()` returns when run while locale `origin` may grow its address space by
+/// only `slack` bytes beyond what it maps now (RLIMIT_AS); the limit is lifted afterwards, also
+/// when `f` throws. (An allocation larger than any free block left in the heap then fails.)
+template <class F>
+auto with_memory_cap(int origin, std::size_t slack, F&& f) {
+  struct cap {
+    int origin;
+    rlimit old{};
+    cap(int o, std::size_t slack) : origin(o) {
+      getrlimit(RLIMIT_AS, &old);
+      if (dmap::here() != origin) return;
+      unsigned long pages = 0;
+      if (std::FILE* statm = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(statm, "%lu", &pages) != 1) pages = 0;
+        std::fclose(statm);
+      }
+      rlimit tight = old;
+      tight.rlim_cur = pages * static_cast<unsigned long>(::sysconf(_SC_PAGESIZE)) + slack;
+      setrlimit(RLIMIT_AS, &tight);
+    }
+    ~cap() {
+      if (dmap::here() == origin) setrlimit(RLIMIT_AS, &old);
+    }
+  } const capped(origin, slack);
+  return f();
 }
 
 inline constexpr index_t int64_min = std::numeric_limits<index_t>::min();

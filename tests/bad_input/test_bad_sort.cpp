@@ -160,28 +160,16 @@ TEST_CASE("bad input: one locale out of memory while sorting fails everywhere",
   dmap::array<std::int64_t, 1> A(D);
   fill(A);
   CHECK(dmap::bad_input::census().insert("sort: the last locale cannot allocate its copy").second);
-  rlimit old{};
-  getrlimit(RLIMIT_AS, &old);
-  const auto limited = [&](auto&& f) {
-    if (dmap::here() == origin) {
-      unsigned long pages = 0;
-      if (std::FILE* statm = std::fopen("/proc/self/statm", "r")) {
-        if (std::fscanf(statm, "%lu", &pages) != 1) pages = 0;
-        std::fclose(statm);
-      }
-      rlimit tight = old;
-      tight.rlim_cur = pages * 4096 + (2u << 20);
-      setrlimit(RLIMIT_AS, &tight);
-    }
-    f();
-    if (dmap::here() == origin) setrlimit(RLIMIT_AS, &old);
+  const auto limited = [&](auto&& f) {  // 2 MiB more than it maps now, on the last locale
+    return dmap::bad_input::with_memory_cap(origin, std::size_t{2} << 20, [&] { return fails_from<std::bad_alloc>(origin, f); });
   };
+
   std::string result;
-  limited([&] { result = fails_from<std::bad_alloc>(origin, [&] { dmap::sort(A); }); });
+  result = limited([&] { dmap::sort(A); });
   CHECK_NO_FAILURE(result);
   CHECK_NO_FAILURE(unchanged(A));
   CHECK(dmap::bad_input::census().insert("count_unique: the last locale cannot allocate its copy").second);
-  limited([&] { result = fails_from<std::bad_alloc>(origin, [&] { (void)dmap::count_unique(A); }); });
+  result = limited([&] { (void)dmap::count_unique(A); });
   CHECK_NO_FAILURE(result);
   CHECK_NO_FAILURE(dmap::bad_input::library_still_works());
 }

@@ -10,7 +10,8 @@ PACKAGES=(build-essential cmake pkg-config librange-v3-dev libtbb-dev libopenmpi
           libscalapack-openmpi-dev    # ScaLAPACK: oracle and interop target of tests/test_scalapack.cpp
           nlohmann-json3-dev          # JSON parsing of DAP descriptions (interop/dap_json.hpp): a tested parser for hostile text
           libhdf5-openmpi-dev         # parallel HDF5: io/hdf5.hpp (dmap::hdf5), the heat demo's checkpoints, bench_io
-          python3-numpy python3-h5py) # independent readers of dmap's .npy and HDF5 files in the tests (numpy.load, h5py)
+          python3-numpy python3-h5py  # independent readers of dmap's .npy and HDF5 files in the tests (numpy.load, h5py)
+          python3-mpi4py python3-pytest pybind11-dev python3-dev)  # the Python module `import dmap` (cmake/dmapPython.cmake) and its pytest suite
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

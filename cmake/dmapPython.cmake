@@ -1,0 +1,90 @@
+# The Python package `dmap` (issue 18): the pybind11 extension dmap._dmap (interop/python/*.cpp)
+# and the package files (interop/python/dmap/*.py), both placed in <build>/python/dmap, so that
+#
+#   PYTHONPATH=<build>/python mpirun -n 4 /usr/bin/python3 -c "import dmap"
+#
+# works. Needs Debian's python3-dev, pybind11-dev, python3-numpy, python3-mpi4py (and python3-pytest
+# for the tests); scripts/install-deps.sh installs them. Python is /usr/bin/python3 unless
+# Python3_EXECUTABLE says otherwise (an earlier python3 on PATH, e.g. pyenv's, lacks those packages).
+# The tests (tests/python, pytest) run under mpirun at 1-4 ranks: ctest python_np1 .. python_np4.
+option(DMAP_PYTHON "Build the Python module dmap (pybind11 + NumPy + mpi4py)" ON)
+if(NOT DMAP_PYTHON)
+  return()
+endif()
+if(DMAP_SANITIZE)
+  # An ASan/UBSan-instrumented extension needs the sanitizer runtime preloaded into python3; the
+  # sanitizer pass of scripts/test.sh runs the C++ tests only.
+  message(STATUS "dmap: no Python module in a sanitizer build (DMAP_SANITIZE=${DMAP_SANITIZE})")
+  return()
+endif()
+
+if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+  set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "The Python the dmap module is built for")
+endif()
+find_package(Python3 COMPONENTS Interpreter Development.Module NumPy)
+if(Python3_FOUND)
+  find_package(pybind11 CONFIG QUIET)
+endif()
+set(_dmap_mpi4py_include "")
+if(Python3_FOUND)
+  execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import mpi4py; print(mpi4py.get_include())"
+                  OUTPUT_VARIABLE _dmap_mpi4py_include OUTPUT_STRIP_TRAILING_WHITESPACE
+                  RESULT_VARIABLE _dmap_mpi4py_rc ERROR_QUIET)
+  if(NOT _dmap_mpi4py_rc EQUAL 0)
+    set(_dmap_mpi4py_include "")
+  endif()
+endif()
+if(NOT Python3_FOUND OR NOT pybind11_FOUND OR NOT _dmap_mpi4py_include)
+  message(WARNING "dmap: no Python module (needs python3-dev, python3-numpy, pybind11-dev and python3-mpi4py for "
+                  "${Python3_EXECUTABLE}; scripts/install-deps.sh installs them, -DDMAP_PYTHON=OFF silences this)")
+  return()
+endif()
+
+set(DMAP_PYTHON_DIR "${PROJECT_BINARY_DIR}/python")
+file(GLOB _dmap_py_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/interop/python/*.cpp")
+# NO_EXTRAS: no link-time optimisation (it would recompile the whole module at link time).
+pybind11_add_module(dmap_python MODULE NO_EXTRAS ${_dmap_py_sources})
+set_target_properties(dmap_python PROPERTIES
+  OUTPUT_NAME _dmap
+  LIBRARY_OUTPUT_DIRECTORY "${DMAP_PYTHON_DIR}/dmap")
+target_link_libraries(dmap_python PRIVATE dmap::dmap)
+target_include_directories(dmap_python SYSTEM PRIVATE "${_dmap_mpi4py_include}")
+dmap_project_options(dmap_python)
+
+# The package's Python files, copied next to the extension whenever they change.
+file(GLOB _dmap_py_files CONFIGURE_DEPENDS RELATIVE "${PROJECT_SOURCE_DIR}/interop/python/dmap"
+     "${PROJECT_SOURCE_DIR}/interop/python/dmap/*.py")
+set(_dmap_py_outputs "")
+foreach(_f IN LISTS _dmap_py_files)
+  add_custom_command(OUTPUT "${DMAP_PYTHON_DIR}/dmap/${_f}"
+                     COMMAND "${CMAKE_COMMAND}" -E copy "${PROJECT_SOURCE_DIR}/interop/python/dmap/${_f}"
+                             "${DMAP_PYTHON_DIR}/dmap/${_f}"
+                     DEPENDS "${PROJECT_SOURCE_DIR}/interop/python/dmap/${_f}"
+                     COMMENT "dmap python: ${_f}")
+  list(APPEND _dmap_py_outputs "${DMAP_PYTHON_DIR}/dmap/${_f}")
+endforeach()
+add_custom_target(dmap_python_files ALL DEPENDS ${_dmap_py_outputs})
+add_dependencies(dmap_python dmap_python_files)
+
+# pytest under mpirun: every rank runs the same tests (tests/python/conftest.py makes a failure on
+# one rank a failure on all, so none waits for the others). Same scheduling as the unit tests.
+if(DMAP_BUILD_TESTS)
+  execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import pytest"
+                  RESULT_VARIABLE _dmap_pytest_rc OUTPUT_QUIET ERROR_QUIET)
+  if(NOT _dmap_pytest_rc EQUAL 0)
+    message(WARNING "dmap: pytest is missing for ${Python3_EXECUTABLE} (python3-pytest): no python_np* tests")
+  else()
+    foreach(np 1 2 3 4)
+      add_test(NAME python_np${np}
+               COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${DMAP_MPIEXEC_FLAGS_ALL}
+                       "${Python3_EXECUTABLE}" -m pytest -q -p no:cacheprovider "${PROJECT_SOURCE_DIR}/tests/python"
+               WORKING_DIRECTORY "${PROJECT_BINARY_DIR}")
+      set_tests_properties(python_np${np} PROPERTIES
+                           ENVIRONMENT "${DMAP_MPI_ENV};PYTHONPATH=${DMAP_PYTHON_DIR};PYTHONDONTWRITEBYTECODE=1"
+                           RESOURCE_LOCK dmap_mpirun PROCESSORS 2 TIMEOUT 300 LABELS "python;mpi")
+      if(np GREATER 2)
+        set_tests_properties(python_np${np} PROPERTIES RUN_SERIAL ON)
+      endif()
+    endforeach()
+  endif()
+endif()

@@ -1,0 +1,79 @@
+// The arrays behind dmap.Array: one dmap::array<T, M> per Python array (T one of the five
+// dtypes, M = 1..3) behind a virtual interface, so that the bindings (module.cpp) name no
+// element type. Every operation takes the section the Python object looks at (common.h).
+// The implementations are instantiated one dtype per translation unit (array_<dtype>.cpp).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common.h"
+#include "domain.h"
+#include "runtime.h"
+
+namespace dmap::python {
+
+/// The reductions of dmap.Array.
+enum class reduction { sum, prod, min, max };
+
+/// One dmap array of some dtype and rank.
+class array_handle : public releasable {
+ public:
+  /// The element type.
+  virtual dtype_code dtype() const noexcept = 0;
+  /// The array's rank (M).
+  virtual std::size_t rank() const noexcept = 0;
+  /// The domain it was declared over.
+  virtual const std::shared_ptr<domain_handle>& domain() const noexcept = 0;
+  /// The section of the whole array.
+  virtual section whole() const = 0;
+
+  /// Collective: the elements of `src` (same dtype, same shape) into the section `dst`.
+  virtual void assign(const section& dst, const array_handle& src, const section& from) = 0;
+  /// Collective: every element of `dst` set to `value` (converted to the dtype; a value
+  /// that does not convert on one locale fails on every locale).
+  virtual void fill(const section& dst, py::handle value) = 0;
+  /// Collective: the elements of the NumPy array `values` (the view's shape; every locale
+  /// passes the whole array) into `dst`, each locale its own.
+  virtual void assign_numpy(const section& dst, py::handle values) = 0;
+  /// Collective: the reduction of the elements of `s`, a NumPy scalar on every locale.
+  virtual py::object reduce(const section& s, reduction r) = 0;
+  /// Collective: the elements of `s` as a NumPy array in C order, on every locale (root < 0)
+  /// or on `root` only (None elsewhere).
+  virtual py::object gather(const section& s, int root) = 0;
+  /// Not collective: this locale's owned elements of `s`, one NumPy view per piece into
+  /// dmap's storage (`owner` becomes each view's base and keeps the array alive).
+  virtual py::list local_blocks(const section& s, py::handle owner) = 0;
+  /// Not collective: for each of local_blocks, the positions of the view it covers (a tuple
+  /// of slices: gather()[slices] is the block).
+  virtual py::list local_slices(const section& s) = 0;
+  /// Not collective: this locale's stored blocks of the whole array (owned elements and
+  /// ghost cells: Stencil's frames), as NumPy views.
+  virtual py::list local_frames(py::handle owner) = 0;
+  /// Not collective: the global indices of each of local_frames (a tuple of Python ranges).
+  virtual py::list local_frame_indices() = 0;
+  /// Collective: refreshes the ghost cells (star: faces only).
+  virtual void update_halos(bool star) = 0;
+  /// Collective: writes `s` to the .npy file `path`.
+  virtual void write_npy(const section& s, const std::string& path) = 0;
+  /// Collective: reads the .npy file `path` into `s`.
+  virtual void read_npy(const section& s, const std::string& path) = 0;
+  /// Not collective: element `i` (array indices), local or remote.
+  virtual py::object get(const std::vector<index_t>& i) = 0;
+  /// Not collective: sets element `i` (array indices), local or remote.
+  virtual void set(const std::vector<index_t>& i, py::handle value) = 0;
+  /// Collective: a new array over the same domain with the same elements.
+  virtual std::shared_ptr<array_handle> copy() = 0;
+};
+
+/// Collective: a new array of `dtype` over `domain`, every element zero.
+std::shared_ptr<array_handle> make_array(const std::shared_ptr<domain_handle>& domain, dtype_code dtype);
+
+/// The factories, one per dtype (array_<dtype>.cpp).
+std::shared_ptr<array_handle> make_array_f64(const std::shared_ptr<domain_handle>& domain);
+std::shared_ptr<array_handle> make_array_f32(const std::shared_ptr<domain_handle>& domain);
+std::shared_ptr<array_handle> make_array_i64(const std::shared_ptr<domain_handle>& domain);
+std::shared_ptr<array_handle> make_array_i32(const std::shared_ptr<domain_handle>& domain);
+std::shared_ptr<array_handle> make_array_c128(const std::shared_ptr<domain_handle>& domain);
+
+}  // namespace dmap::python

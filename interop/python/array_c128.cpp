@@ -1,0 +1,11 @@
+// dmap.Array of dtype complex128: typed_array<std::complex<double>, M> for M = 1, 2, 3 (one
+// translation unit per dtype keeps each compile small and lets them build in parallel).
+#include "array_impl.h"
+
+namespace dmap::python {
+
+std::shared_ptr<array_handle> make_array_c128(const std::shared_ptr<domain_handle>& domain) {
+  return make_typed<std::complex<double>>(domain);
+}
+
+}  // namespace dmap::python

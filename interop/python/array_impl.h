@@ -1,0 +1,448 @@
+// typed_array<T, M>: the implementation of array_handle for one element type and rank.
+// Included by one translation unit per dtype (array_<dtype>.cpp), which instantiates it for
+// M = 1, 2, 3 through make_typed<T>.
+#pragma once
+
+#include <pybind11/complex.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <type_traits>
+
+#include <dmap/algorithms/halos.hpp>
+#include <dmap/dsi/array.hpp>
+#include <dmap/dsi/array_view.hpp>
+#include <dmap/io/npy.hpp>
+#include <dmap/iterators/reduce.hpp>
+#include <dmap/runtime/collectives.hpp>
+
+#include "array.h"
+
+namespace dmap::python {
+
+template <class T>
+struct dtype_of;
+template <>
+struct dtype_of<double> : std::integral_constant<dtype_code, dtype_code::f64> {};
+template <>
+struct dtype_of<float> : std::integral_constant<dtype_code, dtype_code::f32> {};
+template <>
+struct dtype_of<std::int64_t> : std::integral_constant<dtype_code, dtype_code::i64> {};
+template <>
+struct dtype_of<std::int32_t> : std::integral_constant<dtype_code, dtype_code::i32> {};
+template <>
+struct dtype_of<std::complex<double>> : std::integral_constant<dtype_code, dtype_code::c128> {};
+
+template <class T>
+inline constexpr bool is_complex_v = false;
+template <class T>
+inline constexpr bool is_complex_v<std::complex<T>> = true;
+
+/// The rank of an array or view type.
+template <class X>
+struct rank_of;
+template <class T, std::size_t N>
+struct rank_of<dmap::array<T, N>> : std::integral_constant<std::size_t, N> {};
+template <class T, std::size_t N, std::size_t M>
+struct rank_of<dmap::array_view<T, N, M>> : std::integral_constant<std::size_t, N> {};
+template <class X>
+inline constexpr std::size_t rank_of_v = rank_of<std::remove_cvref_t<X>>::value;
+
+/// The text of a shape, "(3, 4)".
+inline std::string shape_text(const std::vector<index_t>& s) {
+  std::ostringstream m;
+  m << "(";
+  for (std::size_t d = 0; d < s.size(); ++d) m << (d ? ", " : "") << s[d];
+  m << (s.size() == 1 ? ",)" : ")");
+  return m.str();
+}
+
+/// A Python number as a T, as NumPy would store it, refusing what NumPy would mangle: an
+/// integer outside T's range, a float that is not finite (or outside the range) into an
+/// integer dtype, a complex into a real dtype (argument_error naming `who`).
+template <class T>
+T scalar_of(py::handle v, const std::string& who) {
+  const auto shown = [&] { return py::repr(v).cast<std::string>(); };
+  if constexpr (std::is_integral_v<T>) {
+    if (PyIndex_Check(v.ptr()) || PyBool_Check(v.ptr())) {
+      const index_t x = PyBool_Check(v.ptr()) ? (v.ptr() == Py_True ? 1 : 0) : to_index(v, who + ": the value");
+      if (x < std::numeric_limits<T>::min() || x > std::numeric_limits<T>::max())
+        throw argument_error(who + ": the value " + shown() + " does not fit " + dtype_name(dtype_of<T>::value));
+      return static_cast<T>(x);
+    }
+    if (PyComplex_Check(v.ptr()) || py::isinstance(v, py::module_::import("numpy").attr("complexfloating")))
+      throw argument_error(who + ": the value " + shown() + " is complex; the array holds " + dtype_name(dtype_of<T>::value));
+    const double d = PyFloat_AsDouble(v.ptr());
+    if (d == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw argument_error(who + ": the value " + shown() + " is not a number");
+    }
+    if (!std::isfinite(d) || d < static_cast<double>(std::numeric_limits<T>::min()) ||
+        d >= -static_cast<double>(std::numeric_limits<T>::min()))
+      throw argument_error(who + ": the value " + shown() + " does not fit " + dtype_name(dtype_of<T>::value));
+    return static_cast<T>(d);
+  } else if constexpr (is_complex_v<T>) {
+    const Py_complex c = PyComplex_AsCComplex(v.ptr());
+    if (c.real == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw argument_error(who + ": the value " + shown() + " is not a number");
+    }
+    return T(c.real, c.imag);
+  } else {
+    if (PyComplex_Check(v.ptr()) || py::isinstance(v, py::module_::import("numpy").attr("complexfloating")))
+      throw argument_error(who + ": the value " + shown() + " is complex; the array holds " + dtype_name(dtype_of<T>::value));
+    const double d = PyFloat_AsDouble(v.ptr());
+    if (d == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw argument_error(who + ": the value " + shown() + " is not a real number");
+    }
+    return static_cast<T>(d);
+  }
+}
+
+/// A T as a NumPy scalar of dtype `code`.
+template <class T>
+py::object numpy_scalar(const T& v, dtype_code code) {
+  return numpy_dtype(code).attr("type")(py::cast(v));
+}
+
+/// Calls f(offset_a, offset_b) for every element of a block of `ext` elements, in row-major
+/// order, stepping by `sa` and `sb` elements per dimension.
+template <std::size_t K, class F>
+void for_each_offset(const std::array<index_t, K>& ext, const std::array<index_t, K>& sa,
+                     const std::array<index_t, K>& sb, F&& f) {
+  for (index_t e : ext)
+    if (e == 0) return;
+  if constexpr (K == 1) {
+    for (index_t i = 0; i < ext[0]; ++i) f(i * sa[0], i * sb[0]);
+  } else if constexpr (K == 2) {
+    for (index_t i = 0; i < ext[0]; ++i)
+      for (index_t j = 0; j < ext[1]; ++j) f(i * sa[0] + j * sa[1], i * sb[0] + j * sb[1]);
+  } else {
+    static_assert(K == 3);
+    for (index_t i = 0; i < ext[0]; ++i)
+      for (index_t j = 0; j < ext[1]; ++j)
+        for (index_t k = 0; k < ext[2]; ++k)
+          f(i * sa[0] + j * sa[1] + k * sa[2], i * sb[0] + j * sb[1] + k * sb[2]);
+  }
+}
+
+/// One owned piece of a view as NumPy sees it: the first element, the element steps per
+/// dimension, the extents, and where it sits in the view (first position, position step).
+template <class T, std::size_t K>
+struct piece {
+  T* data = nullptr;
+  std::array<index_t, K> extents{}, steps{}, first_position{}, position_steps{};
+};
+
+/// The piece `owned` of a view whose indices are `whole`, stored as `block`.
+template <class T, std::size_t K>
+piece<T, K> piece_of(const rect<K>& owned, const local_block<T, K>& block, const rect<K>& whole) {
+  piece<T, K> p;
+  p.extents = owned.shape();
+  const idx<K> first = owned.first();
+  p.data = block.base + block.layout.offset_of(first);
+  for (std::size_t d = 0; d < K; ++d) {
+    p.first_position[d] = whole.dim(d).order_of(first[d]);
+    if (owned.dim(d).size() > 1) {
+      idx<K> next = first;
+      next[d] = owned.dim(d).index_at(1);
+      p.steps[d] = block.layout.offset_of(next) - block.layout.offset_of(first);
+      p.position_steps[d] = whole.dim(d).order_of(next[d]) - p.first_position[d];
+    } else {
+      p.steps[d] = block.layout.strides[d];
+      p.position_steps[d] = 1;
+    }
+  }
+  return p;
+}
+
+template <class T, std::size_t M>
+class typed_array final : public array_handle {
+  using acc_sum_t = std::conditional_t<std::is_same_v<T, float>, double,
+                                       std::conditional_t<std::is_same_v<T, std::int32_t>, std::int64_t, T>>;
+  using out_sum_t = std::conditional_t<std::is_same_v<T, std::int32_t>, std::int64_t, T>;
+
+ public:
+  explicit typed_array(std::shared_ptr<domain_handle> d) : dom_(std::move(d)) {
+    a_ = std::make_shared<dmap::array<T, M>>(dom_->template get<M>());
+  }
+  ~typed_array() override { bury(); }
+  std::shared_ptr<void> take() noexcept override { return std::move(a_); }
+
+  dtype_code dtype() const noexcept override { return dtype_of<T>::value; }
+  std::size_t rank() const noexcept override { return M; }
+  const std::shared_ptr<domain_handle>& domain() const noexcept override { return dom_; }
+  section whole() const override { return section::of<M>(arr().domain().indices()); }
+
+  /// The dmap array; runtime_error once released.
+  dmap::array<T, M>& arr() const {
+    check_running("dmap.Array");
+    if (!a_) throw runtime_error("dmap.Array: this array has been released");
+    return *a_;
+  }
+
+  /// f(the whole array) or f(a view of rank s.rank()).
+  template <class F>
+  decltype(auto) visit(const section& s, F&& f) const {
+    if (s.whole) return f(arr());
+    return visit_view(s, f);
+  }
+  template <class F>
+  decltype(auto) visit_view(const section& s, F&& f) const {
+    if (s.rank() == 1) return f(view<1>(s));
+    if constexpr (M >= 2)
+      if (s.rank() == 2) return f(view<2>(s));
+    if constexpr (M >= 3)
+      if (s.rank() == 3) return f(view<3>(s));
+    throw argument_error("dmap.Array: a view of rank " + std::to_string(s.rank()) + " of a " + std::to_string(M) +
+                         "-D array");
+  }
+  template <std::size_t K>
+  dmap::array_view<T, K, M> view(const section& s) const {
+    return dmap::array_view<T, K, M>(arr(), s.target_rect<M>(), s.view_rect<K>(), s.dims_array<K>());
+  }
+
+  /// f(piece) for each non-empty owned piece of `s`, in the order dmap lists them.
+  template <class F>
+  void for_each_piece(const section& s, F&& f) const {
+    visit(s, [&](auto&& x) {
+      constexpr std::size_t K = rank_of_v<decltype(x)>;
+      const rect<K> whole = s.view_rect<K>();
+      if constexpr (std::is_same_v<std::remove_cvref_t<decltype(x)>, dmap::array<T, M>>) {
+        const auto& owned = x.domain().local_subdomains();
+        const auto& blocks = x.local_blocks();
+        for (std::size_t b = 0; b < owned.size() && b < blocks.size(); ++b)
+          if (!owned[b].empty()) f(piece_of<T, K>(owned[b], blocks[b], whole));
+      } else {
+        const auto& owned = x.local_subdomains();
+        const auto blocks = x.local_blocks();
+        for (std::size_t b = 0; b < owned.size() && b < blocks.size(); ++b)
+          if (!owned[b].empty()) f(piece_of<T, K>(owned[b], blocks[b], whole));
+      }
+    });
+  }
+
+  void assign(const section& dst, const array_handle& src, const section& from) override {
+    if (src.dtype() != dtype())
+      throw argument_error(std::string("dmap.Array: cannot assign a ") + dtype_name(src.dtype()) + " array to a " +
+                           dtype_name(dtype()) + " array; dmap assigns between arrays of one dtype");
+    if (dst.shape() != from.shape())
+      throw shape_error("dmap.Array: cannot assign an array of shape " + shape_text(from.shape()) +
+                        " to one of shape " + shape_text(dst.shape()));
+    with_rank(src.rank(), [&]<std::size_t M2>() {
+      const auto& other = dynamic_cast<const typed_array<T, M2>&>(src);
+      visit(dst, [&](auto&& x) {
+        other.visit(from, [&](auto&& y) {
+          if constexpr (rank_of_v<decltype(x)> == rank_of_v<decltype(y)>) x = y;
+        });
+      });
+    });
+  }
+
+  void fill(const section& dst, py::handle value) override {
+    // Agreed: a value that is wrong on one locale only fails on every locale.
+    const T v = agreed_local("dmap.Array.fill", [&] { return scalar_of<T>(value, "dmap.Array.fill"); });
+    if (dst.whole) {
+      dmap::view_of(arr()) = v;
+    } else {
+      visit_view(dst, [&](auto&& x) { x = v; });
+    }
+  }
+
+  void assign_numpy(const section& dst, py::handle values) override {
+    const std::vector<index_t> shape = dst.shape();
+    py::array_t<T, py::array::c_style | py::array::forcecast> c = agreed_local("dmap.Array[...] = ndarray", [&] {
+      py::array a = py::module_::import("numpy").attr("asarray")(values);
+      const char kind = a.dtype().kind();
+      if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f' && kind != 'c')
+        throw argument_error("dmap.Array[...] = ndarray: the NumPy array has dtype " +
+                             py::str(a.dtype()).cast<std::string>() + "; it must hold numbers");
+      if (kind == 'c' && !is_complex_v<T>)
+        throw argument_error(std::string("dmap.Array[...] = ndarray: a complex array into a ") + dtype_name(dtype()) +
+                             " array would drop the imaginary parts");
+      std::vector<index_t> given(a.shape(), a.shape() + a.ndim());
+      if (given != shape)
+        throw shape_error("dmap.Array[...] = ndarray: the NumPy array has shape " + shape_text(given) +
+                          ", the target " + shape_text(shape) + "; every locale passes the whole array");
+      return py::array_t<T, py::array::c_style | py::array::forcecast>(a);
+    });
+    const T* in = c.data();
+    std::vector<index_t> cstrides(shape.size(), 1);
+    for (std::size_t d = shape.size(); d-- > 1;) cstrides[d - 1] = cstrides[d] * shape[d];
+    for_each_piece(dst, [&](const auto& p) {
+      constexpr std::size_t K = std::tuple_size_v<std::remove_cvref_t<decltype(p.extents)>>;
+      index_t start = 0;
+      std::array<index_t, K> sa{};
+      for (std::size_t d = 0; d < K; ++d) {
+        start += p.first_position[d] * cstrides[d];
+        sa[d] = p.position_steps[d] * cstrides[d];
+      }
+      T* out = p.data;
+      for_each_offset<K>(p.extents, sa, p.steps, [&](index_t a, index_t b) { out[b] = in[start + a]; });
+    });
+  }
+
+  py::object reduce(const section& s, reduction r) override {
+    if constexpr (is_complex_v<T>) {
+      if (r == reduction::min || r == reduction::max)
+        throw unsupported_error("dmap.Array.min/max: complex128 elements have no order; reduce the real or "
+                                "imaginary parts instead");
+    }
+    if ((r == reduction::min || r == reduction::max) && s.size() == 0)
+      throw argument_error(std::string("dmap.Array.") + (r == reduction::min ? "min" : "max") +
+                           ": the array is empty; an empty array has no minimum or maximum");
+    const auto widen = [](const T& v) { return static_cast<acc_sum_t>(v); };
+    switch (r) {
+      case reduction::sum: {
+        const acc_sum_t v = visit(s, [&](auto&& x) { return dmap::reduce(x, acc_sum_t{}, std::plus<>{}, widen); });
+        return numpy_scalar(static_cast<out_sum_t>(v), dtype_of<out_sum_t>::value);
+      }
+      case reduction::prod: {
+        const acc_sum_t v =
+            visit(s, [&](auto&& x) { return dmap::reduce(x, acc_sum_t{1}, std::multiplies<>{}, widen); });
+        return numpy_scalar(static_cast<out_sum_t>(v), dtype_of<out_sum_t>::value);
+      }
+      case reduction::min:
+      case reduction::max:
+        if constexpr (!is_complex_v<T>) {
+          const bool low = r == reduction::min;
+          // NaN wins, as in NumPy.
+          const auto pick = [low](const T& a, const T& b) -> T {
+            if constexpr (std::is_floating_point_v<T>) {
+              if (a != a) return a;
+              if (b != b) return b;
+            }
+            return low ? (b < a ? b : a) : (a < b ? b : a);
+          };
+          const T init = low ? (std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                                     : std::numeric_limits<T>::max())
+                             : (std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                                     : std::numeric_limits<T>::lowest());
+          const T v = visit(s, [&](auto&& x) { return dmap::reduce(x, init, pick); });
+          return numpy_scalar(v, dtype());
+        }
+        break;
+    }
+    throw argument_error("dmap.Array: unknown reduction");
+  }
+
+  py::object gather(const section& s, int root) override {
+    const int p = num_locales();
+    if (root >= p)
+      throw argument_error("dmap.Array.gather: root is " + std::to_string(root) + "; it must be a locale in [0, " +
+                           std::to_string(p) + ") or None (every locale)");
+    const std::vector<index_t> shape = s.shape();
+    std::vector<T> v = visit(s, [](auto&& x) { return x.gather(); });
+    std::vector<py::ssize_t> np_shape(shape.begin(), shape.end());
+    py::array_t<T> out(np_shape);
+    const auto bytes = static_cast<std::size_t>(s.size()) * sizeof(T);
+    if (here() == 0 && bytes > 0) std::memcpy(out.mutable_data(), v.data(), bytes);
+    if (root == 0) return here() == 0 ? py::object(out) : py::object(py::none());
+    auto* raw = reinterpret_cast<char*>(out.mutable_data());
+    constexpr std::size_t chunk = std::size_t{1} << 30;
+    for (std::size_t at = 0; at < bytes; at += chunk) broadcast_bytes(raw + at, std::min(chunk, bytes - at), 0);
+    if (root > 0 && here() != root) return py::none();
+    return out;
+  }
+
+  py::list local_blocks(const section& s, py::handle owner) override {
+    py::list out;
+    const py::dtype dt = numpy_dtype(dtype());
+    for_each_piece(s, [&](const auto& p) {
+      std::vector<py::ssize_t> shape(p.extents.begin(), p.extents.end()), strides;
+      for (index_t st : p.steps) strides.push_back(static_cast<py::ssize_t>(st * static_cast<index_t>(sizeof(T))));
+      out.append(py::array(dt, shape, strides, p.data, owner));
+    });
+    return out;
+  }
+
+  py::list local_slices(const section& s) override {
+    py::list out;
+    for_each_piece(s, [&](const auto& p) {
+      py::tuple t(p.extents.size());
+      for (std::size_t d = 0; d < p.extents.size(); ++d) {
+        const index_t start = p.first_position[d], step = p.position_steps[d];
+        const index_t stop = start + step * p.extents[d];
+        t[d] = py::reinterpret_steal<py::object>(
+            PySlice_New(py::int_(start).ptr(), stop < 0 ? Py_None : py::int_(stop).ptr(), py::int_(step).ptr()));
+      }
+      out.append(t);
+    });
+    return out;
+  }
+
+  py::list local_frames(py::handle owner) override {
+    py::list out;
+    const py::dtype dt = numpy_dtype(dtype());
+    for (const auto& b : arr().local_blocks()) {
+      if (b.layout.indices.empty()) continue;
+      const auto ext = b.extents();
+      std::vector<py::ssize_t> shape(ext.begin(), ext.end()), strides;
+      for (index_t st : b.strides()) strides.push_back(static_cast<py::ssize_t>(st * static_cast<index_t>(sizeof(T))));
+      out.append(py::array(dt, shape, strides, b.data(), owner));
+    }
+    return out;
+  }
+
+  py::list local_frame_indices() override {
+    py::list out;
+    for (const auto& b : arr().local_blocks()) {
+      if (b.layout.indices.empty()) continue;
+      py::tuple t(M);
+      for (std::size_t d = 0; d < M; ++d) t[d] = to_py_range(b.layout.indices.dim(d));
+      out.append(t);
+    }
+    return out;
+  }
+
+  void update_halos(bool star) override {
+    dmap::update_halos(arr(), star ? halo_shape::star : halo_shape::box);
+  }
+
+  void write_npy(const section& s, const std::string& path) override {
+    visit(s, [&](auto&& x) { dmap::write_npy(path, x); });
+  }
+  void read_npy(const section& s, const std::string& path) override {
+    visit(s, [&](auto&& x) { dmap::read_npy(path, x); });
+  }
+
+  py::object get(const std::vector<index_t>& i) override {
+    const T v = arr()[element(i)];
+    return numpy_scalar(v, dtype());
+  }
+  void set(const std::vector<index_t>& i, py::handle value) override {
+    arr()[element(i)] = scalar_of<T>(value, "dmap.Array[...] = value");
+  }
+
+  std::shared_ptr<array_handle> copy() override {
+    auto made = std::make_shared<typed_array<T, M>>(dom_);
+    made->arr() = arr();
+    return made;
+  }
+
+ private:
+  static idx<M> element(const std::vector<index_t>& i) {
+    idx<M> at{};
+    for (std::size_t d = 0; d < M && d < i.size(); ++d) at[d] = i[d];
+    return at;
+  }
+
+  std::shared_ptr<domain_handle> dom_;
+  std::shared_ptr<dmap::array<T, M>> a_;
+};
+
+/// Collective: a typed array of T over `d`, of d's rank.
+template <class T>
+std::shared_ptr<array_handle> make_typed(const std::shared_ptr<domain_handle>& d) {
+  return with_rank(d->rank(), [&]<std::size_t M>() -> std::shared_ptr<array_handle> {
+    return std::make_shared<typed_array<T, M>>(d);
+  });
+}
+
+}  // namespace dmap::python

@@ -1,0 +1,198 @@
+"""dmap: Chapel-style distributed domains and arrays over MPI, from Python.
+
+Run under MPI like any mpi4py program::
+
+    mpirun -n 4 python3 -c "import dmap; ..."
+
+Every rank is a *locale*. mpi4py starts MPI (``from mpi4py import MPI`` happens here, before
+the compiled module loads); dmap attaches to ``MPI.COMM_WORLD`` when the first domain or array
+is made, or to the communicator passed to ``dmap.init(comm)`` first. dmap never finalises MPI:
+its own state is released at interpreter exit (an ``atexit`` handler registered after mpi4py's
+import, so it runs before mpi4py finalises MPI) or by ``dmap.finalize()``.
+
+The surface:
+
+* maps (descriptions; a Domain reads them): :class:`Block`, :class:`Cyclic`,
+  :class:`BlockCyclic`, :class:`Stencil`, :class:`Irregular`, :class:`Unstructured`,
+  :class:`Hashed`;
+* ``Domain(map, shape_or_bounds)`` and ``Array(domain, dtype)`` (float64, float32, int64, int32,
+  complex128), NumPy-style indexing and views, ``B[...] = A`` between any maps, ``fill``,
+  ``sum/prod/min/max``, ``gather``, ``local_blocks`` (NumPy views of dmap's storage),
+  ``local_frames`` (with ghost cells), ``update_halos``, ``write_npy/read_npy``;
+* ``here()``, ``num_locales()``, ``num_threads()``, ``barrier()``, ``init``, ``finalize``,
+  ``collect``;
+* errors: :class:`Error` and its subclasses ArgumentError, ShapeError, NotLocalError,
+  OutOfBoundsError, UnsupportedError, RuntimeError, FileError, FormatError. An error in a
+  collective call is raised on every locale: ``e.origin`` names the locale that raised it
+  first, ``e.remote`` is True elsewhere.
+
+Collective calls (making domains and arrays, assignments between arrays, fill, reductions,
+gather, update_halos, files) must be made by every locale in the same order.
+"""
+
+from mpi4py import MPI  # noqa: F401  (initialises MPI before dmap attaches to it)
+
+import atexit as _atexit
+import sys as _sys
+
+from . import _dmap
+from ._dmap import (  # noqa: F401
+    Array,
+    Domain,
+    Error,
+    ArgumentError,
+    ShapeError,
+    NotLocalError,
+    OutOfBoundsError,
+    UnsupportedError,
+    RuntimeError,
+    FileError,
+    FormatError,
+    init,
+    finalize,
+    started,
+    collect,
+    here,
+    num_locales,
+    num_threads,
+    barrier,
+    update_halos,
+)
+
+__all__ = [
+    "Array", "Domain", "Block", "Cyclic", "BlockCyclic", "Stencil", "Irregular", "Unstructured", "Hashed",
+    "Error", "ArgumentError", "ShapeError", "NotLocalError", "OutOfBoundsError", "UnsupportedError",
+    "FileError", "FormatError", "init", "finalize", "started", "collect", "here", "num_locales",
+    "num_threads", "barrier", "update_halos",
+]
+
+
+class Map:
+    """Base of the map descriptions. A map only describes; dmap.Domain places indices with it.
+
+    Common fields: ``grid`` (a tuple of locale counts per dimension, default: all locales
+    factorised like MPI_Dims_create) and ``locales`` (the locale ids at the grid's positions in
+    C order, for a subset of the locales; default: all).
+    """
+
+    kind = None
+
+    def _fields(self):
+        return {k: v for k, v in vars(self).items() if v is not None}
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self._fields().items())
+        return f"dmap.{type(self).__name__}({args})"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self._fields() == other._fields()
+
+    __hash__ = None
+
+
+class Block(Map):
+    """One rectangular chunk per locale (Chapel's Block). ``order``: 'C' (row-major) or 'F'.
+    ``row_padding``: None / 'none' (compact), 'automatic' or a number of elements per row."""
+
+    kind = "block"
+
+    def __init__(self, grid=None, locales=None, order="C", row_padding=None):
+        self.grid, self.locales, self.order, self.row_padding = grid, locales, order, row_padding
+
+
+class Cyclic(Map):
+    """Index i to locale (i - start) mod p per dimension. ``start``: default the low bounds."""
+
+    kind = "cyclic"
+
+    def __init__(self, start=None, grid=None, locales=None, order="C"):
+        self.start, self.grid, self.locales, self.order = start, grid, locales, order
+
+
+class BlockCyclic(Map):
+    """Blocks of ``blocks`` indices (an int, or one per dimension) dealt round robin (ScaLAPACK)."""
+
+    kind = "block_cyclic"
+
+    def __init__(self, blocks, start=None, grid=None, locales=None, order="C"):
+        self.blocks, self.start, self.grid, self.locales, self.order = blocks, start, grid, locales, order
+
+
+class Stencil(Map):
+    """Block plus ``fluff`` ghost cells on both sides of every chunk (an int, or one per
+    dimension); ``periodic`` (a bool, or one per dimension) wraps the ghost cells around.
+    ``dmap.update_halos(A)`` refreshes them; ``A.local_frames()`` shows them."""
+
+    kind = "stencil"
+
+    def __init__(self, fluff=1, periodic=False, grid=None, locales=None, order="C", row_padding=None):
+        self.fluff, self.periodic, self.grid, self.locales = fluff, periodic, grid, locales
+        self.order, self.row_padding = order, row_padding
+
+
+class Irregular(Map):
+    """Explicit cut points: ``cuts[d]`` holds grid extent - 1 nondecreasing cut points of
+    dimension d (in 1-D a flat list is accepted)."""
+
+    kind = "irregular"
+
+    def __init__(self, cuts, grid=None, locales=None, order="C"):
+        self.cuts, self.grid, self.locales, self.order = cuts, grid, locales, order
+
+
+class Unstructured(Map):
+    """Each locale lists the global indices it stores, in storage order: ``indices`` is this
+    locale's own list (shape (k,) in 1-D or (k, N)). With ``one_to_one`` no index is listed
+    twice; otherwise the lowest listing locale owns it and the others hold copies."""
+
+    kind = "unstructured"
+
+    def __init__(self, indices, one_to_one=True):
+        self.indices, self.one_to_one = indices, one_to_one
+
+    def __eq__(self, other):
+        return self is other
+
+    __hash__ = None
+
+
+class Hashed(Map):
+    """A user mapper names the owner of every index.
+
+    ``mapper(indices, num_locales)`` is called in bulk: ``indices`` is an int64 NumPy array of
+    shape (k,) in 1-D, (k, N) otherwise (at most ``batch`` indices per call); it returns k
+    integers in [0, num_locales). Each locale evaluates the mapper for its share of the
+    indices only, once, when the domain is made. A mapper that raises or returns anything else
+    (another shape, non-integers, a locale out of range) on any locale is a dmap.ArgumentError
+    on every locale. ``mapper=None`` uses dmap's own hash (splitmix64 of the index).
+    """
+
+    kind = "hashed"
+
+    def __init__(self, mapper=None, label=None, batch=1 << 20):
+        self.mapper, self.label, self.batch = mapper, label, batch
+
+
+#: When the interpreter exits because of an uncaught exception while dmap runs on more than one
+#: locale, abort the MPI job (MPI.COMM_WORLD.Abort(1), as ``python -m mpi4py`` does) instead of
+#: releasing dmap's state: that release, and MPI's finalisation after it, are collective, and
+#: the other locales may be waiting in a collective call this locale will never make, so the
+#: job would hang. An error dmap raised on every locale also ends here on every locale.
+abort_on_uncaught_exception = True
+
+
+def _shutdown():
+    uncaught = getattr(_sys, "last_exc", None) or getattr(_sys, "last_value", None)
+    if uncaught is not None and abort_on_uncaught_exception and _dmap.started():
+        if MPI.COMM_WORLD.Get_size() > 1:
+            _sys.stderr.flush()
+            MPI.COMM_WORLD.Abort(1)
+    try:
+        _dmap.finalize()
+    except Exception:  # the interpreter is going away; nothing is left to report to
+        pass
+
+
+# Registered after mpi4py's import: atexit runs handlers last-in first-out, so dmap's state
+# (MPI windows, communicators) is released while MPI still runs.
+_atexit.register(_shutdown)

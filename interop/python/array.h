@@ -6,6 +6,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
+
+#include <dmap/interop/dap.hpp>
 
 #include "common.h"
 #include "domain.h"
@@ -64,7 +67,53 @@ class array_handle : public releasable {
   virtual void set(const std::vector<index_t>& i, py::handle value) = 0;
   /// Collective: a new array over the same domain with the same elements.
   virtual std::shared_ptr<array_handle> copy() = 0;
+
+  // ---- protocols (protocols.cpp parses and checks the Python side)
+  /// Not collective: this locale's DAP 0.10 dictionary of the whole array (dmap::dap_export):
+  /// `__version__`, `buffer` (a NumPy view of the local buffer, ghost cells included; `owner`
+  /// keeps the array alive) and `dim_data`.
+  virtual py::dict distarray(py::handle owner) = 0;
+  /// Not collective: this locale's __partitioned__ dictionary without `get`
+  /// (dmap::partitioned_export): `location` entries from `locations` (one per locale).
+  virtual py::dict partitioned(py::handle owner, const py::list& locations) = 0;
+  /// Not collective: the elements of the tiles at `positions` (one message per other locale
+  /// holding some), each a NumPy array of the tile's shape.
+  virtual py::list partitioned_fetch(const std::vector<std::vector<index_t>>& positions) = 0;
 };
+
+/// A producer's DAP description on this locale, with its element type erased.
+struct dap_input {
+  std::string version;
+  void* data = nullptr;
+  std::vector<index_t> shape, strides;  // strides in elements
+  std::vector<dap_dimension> dims;
+  py::object keep;  // the producer's buffer, kept alive while the array adopts it
+};
+
+/// A producer's __partitioned__ description on this locale, with its element type erased.
+struct partitioned_input {
+  struct tile {
+    std::vector<index_t> position, start, shape, strides;
+    void* data = nullptr;
+    std::vector<int> location;
+  };
+  std::vector<index_t> shape, tiling;
+  std::vector<tile> tiles;
+  std::vector<std::vector<index_t>> locals;
+  py::object keep;  // the local partitions, kept alive while the array adopts them
+};
+
+/// The importers, one per dtype (array_<dtype>.cpp): collective, an array adopting the
+/// described buffers (dmap::dap_import) or partitions (dmap::partitioned_import).
+#define DMAP_PYTHON_IMPORTERS(suffix)                                                     \
+  std::shared_ptr<array_handle> import_dap_##suffix(const dap_input& in);                 \
+  std::shared_ptr<array_handle> import_partitioned_##suffix(const partitioned_input& in);
+DMAP_PYTHON_IMPORTERS(f64)
+DMAP_PYTHON_IMPORTERS(f32)
+DMAP_PYTHON_IMPORTERS(i64)
+DMAP_PYTHON_IMPORTERS(i32)
+DMAP_PYTHON_IMPORTERS(c128)
+#undef DMAP_PYTHON_IMPORTERS
 
 /// Collective: a new array of `dtype` over `domain`, every element zero.
 std::shared_ptr<array_handle> make_array(const std::shared_ptr<domain_handle>& domain, dtype_code dtype);

@@ -8,4 +8,10 @@ std::shared_ptr<array_handle> make_array_c128(const std::shared_ptr<domain_handl
   return make_typed<std::complex<double>>(domain);
 }
 
+std::shared_ptr<array_handle> import_dap_c128(const dap_input& in) { return import_dap_typed<std::complex<double>>(in); }
+
+std::shared_ptr<array_handle> import_partitioned_c128(const partitioned_input& in) {
+  return import_partitioned_typed<std::complex<double>>(in);
+}
+
 }  // namespace dmap::python

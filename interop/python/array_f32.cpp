@@ -8,4 +8,10 @@ std::shared_ptr<array_handle> make_array_f32(const std::shared_ptr<domain_handle
   return make_typed<float>(domain);
 }
 
+std::shared_ptr<array_handle> import_dap_f32(const dap_input& in) { return import_dap_typed<float>(in); }
+
+std::shared_ptr<array_handle> import_partitioned_f32(const partitioned_input& in) {
+  return import_partitioned_typed<float>(in);
+}
+
 }  // namespace dmap::python

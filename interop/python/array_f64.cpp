@@ -8,4 +8,10 @@ std::shared_ptr<array_handle> make_array_f64(const std::shared_ptr<domain_handle
   return make_typed<double>(domain);
 }
 
+std::shared_ptr<array_handle> import_dap_f64(const dap_input& in) { return import_dap_typed<double>(in); }
+
+std::shared_ptr<array_handle> import_partitioned_f64(const partitioned_input& in) {
+  return import_partitioned_typed<double>(in);
+}
+
 }  // namespace dmap::python

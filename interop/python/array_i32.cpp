@@ -8,4 +8,10 @@ std::shared_ptr<array_handle> make_array_i32(const std::shared_ptr<domain_handle
   return make_typed<std::int32_t>(domain);
 }
 
+std::shared_ptr<array_handle> import_dap_i32(const dap_input& in) { return import_dap_typed<std::int32_t>(in); }
+
+std::shared_ptr<array_handle> import_partitioned_i32(const partitioned_input& in) {
+  return import_partitioned_typed<std::int32_t>(in);
+}
+
 }  // namespace dmap::python

@@ -17,6 +17,9 @@
 #include <dmap/algorithms/halos.hpp>
 #include <dmap/dsi/array.hpp>
 #include <dmap/dsi/array_view.hpp>
+#include <dmap/interop/dap_export.hpp>
+#include <dmap/interop/dap_import.hpp>
+#include <dmap/interop/partitioned.hpp>
 #include <dmap/io/npy.hpp>
 #include <dmap/iterators/reduce.hpp>
 #include <dmap/runtime/collectives.hpp>
@@ -172,8 +175,22 @@ class typed_array final : public array_handle {
   explicit typed_array(std::shared_ptr<domain_handle> d) : dom_(std::move(d)) {
     a_ = std::make_shared<dmap::array<T, M>>(dom_->template get<M>());
   }
+  /// An array made by an import (`adopted` uses the producer's buffers; `keep` holds the
+  /// Python objects owning them, released after the array).
+  typed_array(std::shared_ptr<domain_handle> d, dmap::array<T, M>&& adopted, py::object keep)
+      : dom_(std::move(d)), keep_(std::move(keep)) {
+    a_ = std::make_shared<dmap::array<T, M>>(std::move(adopted));
+  }
   ~typed_array() override { bury(); }
-  std::shared_ptr<void> take() noexcept override { return std::move(a_); }
+  std::shared_ptr<void> take() noexcept override {
+    if (!keep_) return std::move(a_);
+    // The array goes first (members are destroyed in reverse order), then the producer's buffers.
+    struct holder {
+      py::object keep;
+      std::shared_ptr<dmap::array<T, M>> a;
+    };
+    return std::make_shared<holder>(holder{std::move(keep_), std::move(a_)});
+  }
 
   dtype_code dtype() const noexcept override { return dtype_of<T>::value; }
   std::size_t rank() const noexcept override { return M; }
@@ -434,7 +451,109 @@ class typed_array final : public array_handle {
   }
 
   std::shared_ptr<domain_handle> dom_;
+  py::object keep_;
   std::shared_ptr<dmap::array<T, M>> a_;
+
+ public:
+  py::dict distarray(py::handle owner) override {
+    const dmap::dap_description<T, M> x = dmap::dap_export(arr());
+    py::dict out;
+    out["__version__"] = x.version;
+    std::vector<py::ssize_t> shape, strides;
+    for (std::size_t d = 0; d < M; ++d) {
+      shape.push_back(static_cast<py::ssize_t>(x.shape[d]));
+      strides.push_back(static_cast<py::ssize_t>(x.strides[d] * static_cast<index_t>(sizeof(T))));
+    }
+    const py::dtype dt = numpy_dtype(dtype());
+    if (x.buffer != nullptr) out["buffer"] = py::array(dt, shape, strides, x.buffer, owner);
+    else out["buffer"] = py::array(dt, shape);  // no element here: an empty array
+    py::tuple dims(M);
+    for (std::size_t d = 0; d < M; ++d) {
+      const dap_dimension& dim = x.dim_data[d];
+      py::dict dd;
+      dd["dist_type"] = std::string(1, dim.dist_type);
+      dd["size"] = dim.size;
+      dd["proc_grid_size"] = dim.proc_grid_size;
+      dd["proc_grid_rank"] = dim.proc_grid_rank;
+      if (dim.dist_type == 'b') {
+        dd["start"] = dim.start;
+        dd["stop"] = dim.stop;
+        dd["padding"] = py::make_tuple(dim.padding[0], dim.padding[1]);
+        dd["periodic"] = dim.periodic;
+      } else if (dim.dist_type == 'c') {
+        dd["start"] = dim.start;
+        dd["block_size"] = dim.block_size;
+      } else if (dim.dist_type == 'u') {
+        py::array_t<std::int64_t> idx(static_cast<py::ssize_t>(dim.indices.size()));
+        std::copy(dim.indices.begin(), dim.indices.end(), idx.mutable_data());
+        dd["indices"] = idx;
+        dd["one_to_one"] = dim.one_to_one;
+      }
+      dims[d] = dd;
+    }
+    out["dim_data"] = dims;
+    return out;
+  }
+
+  py::dict partitioned(py::handle owner, const py::list& locations) override {
+    const dmap::partitioned<T, M> x = dmap::partitioned_export(arr());
+    const auto tuple = [](const auto& v) {
+      py::tuple t(v.size());
+      for (std::size_t k = 0; k < v.size(); ++k) t[k] = v[k];
+      return t;
+    };
+    py::dict out, parts;
+    out["shape"] = tuple(x.shape);
+    out["partition_tiling"] = tuple(x.partition_tiling);
+    const py::dtype dt = numpy_dtype(dtype());
+    for (const auto& [position, tile] : x.partitions) {
+      py::dict t;
+      t["start"] = tuple(tile.start);
+      t["shape"] = tuple(tile.shape);
+      if (tile.data != nullptr) {
+        std::vector<py::ssize_t> shape, strides;
+        for (std::size_t d = 0; d < M; ++d) {
+          shape.push_back(static_cast<py::ssize_t>(tile.shape[d]));
+          strides.push_back(static_cast<py::ssize_t>(tile.strides[d] * static_cast<index_t>(sizeof(T))));
+        }
+        t["data"] = py::array(dt, shape, strides, tile.data, owner);
+      } else {
+        t["data"] = py::none();
+      }
+      py::list where;
+      for (const int q : tile.location) where.append(locations[static_cast<std::size_t>(q)]);
+      t["location"] = where;
+      parts[tuple(position)] = t;
+    }
+    out["partitions"] = parts;
+    py::list locals;
+    for (const auto& position : x.locals) locals.append(tuple(position));
+    out["locals"] = locals;
+    return out;
+  }
+
+  py::list partitioned_fetch(const std::vector<std::vector<index_t>>& positions) override {
+    const dmap::partitioned<T, M> x = dmap::partitioned_export(arr());
+    std::vector<dmap::tile_position<M>> at;
+    for (const auto& p : positions) {
+      if (p.size() != M)
+        throw argument_error("dmap.Array.__partitioned__['get']: a position has " + std::to_string(p.size()) +
+                             " entries; the partition grid has " + std::to_string(M) + " dimensions");
+      dmap::tile_position<M> t{};
+      for (std::size_t d = 0; d < M; ++d) t[d] = p[d];
+      at.push_back(t);
+    }
+    const auto got = x.get(at);
+    py::list out;
+    for (std::size_t k = 0; k < at.size(); ++k) {
+      const auto& tile = x.partitions.at(at[k]);
+      std::vector<py::ssize_t> shape(tile.shape.begin(), tile.shape.end());
+      py::array_t<T> a(shape);
+      if (!got[k].empty()) std::copy(got[k].begin(), got[k].end(), a.mutable_data());
+      out.append(a);
+    }
+    return out;
+  }
 };
 
 /// Collective: a typed array of T over `d`, of d's rank.
@@ -442,6 +561,55 @@ template <class T>
 std::shared_ptr<array_handle> make_typed(const std::shared_ptr<domain_handle>& d) {
   return with_rank(d->rank(), [&]<std::size_t M>() -> std::shared_ptr<array_handle> {
     return std::make_shared<typed_array<T, M>>(d);
+  });
+}
+
+/// Collective: the array adopting a DAP producer's buffers, of T and the description's rank.
+template <class T>
+std::shared_ptr<array_handle> import_dap_typed(const dap_input& in) {
+  return with_rank(in.dims.size(), [&]<std::size_t M>() -> std::shared_ptr<array_handle> {
+    dmap::dap_description<T, M> x;
+    x.version = in.version;
+    x.buffer = static_cast<T*>(in.data);
+    for (std::size_t d = 0; d < M; ++d) {
+      x.shape[d] = in.shape[d];
+      x.strides[d] = in.strides[d];
+      x.dim_data[d] = in.dims[d];
+    }
+    dmap::array<T, M> a = dmap::dap_import(x);
+    auto dom = std::make_shared<domain_handle>(M, py::str("dap"), std::make_shared<dmap::domain<M>>(a.domain()));
+    return std::make_shared<typed_array<T, M>>(dom, std::move(a), in.keep);
+  });
+}
+
+/// Collective: the array adopting a __partitioned__ producer's partitions.
+template <class T>
+std::shared_ptr<array_handle> import_partitioned_typed(const partitioned_input& in) {
+  return with_rank(in.shape.size(), [&]<std::size_t M>() -> std::shared_ptr<array_handle> {
+    dmap::partitioned<T, M> x;
+    for (std::size_t d = 0; d < M; ++d) x.shape[d] = in.shape[d], x.partition_tiling[d] = in.tiling[d];
+    for (const auto& t : in.tiles) {
+      dmap::partition<T, M> p;
+      dmap::tile_position<M> key{};
+      for (std::size_t d = 0; d < M; ++d) {
+        key[d] = t.position[d];
+        p.start[d] = t.start[d];
+        p.shape[d] = t.shape[d];
+        p.strides[d] = t.strides.empty() ? 0 : t.strides[d];
+      }
+      p.data = static_cast<T*>(t.data);
+      p.location = t.location;
+      x.partitions.emplace(key, std::move(p));
+    }
+    for (const auto& l : in.locals) {
+      dmap::tile_position<M> key{};
+      for (std::size_t d = 0; d < M; ++d) key[d] = l[d];
+      x.locals.push_back(key);
+    }
+    dmap::array<T, M> a = dmap::partitioned_import(x);
+    auto dom =
+        std::make_shared<domain_handle>(M, py::str("partitioned"), std::make_shared<dmap::domain<M>>(a.domain()));
+    return std::make_shared<typed_array<T, M>>(dom, std::move(a), in.keep);
   });
 }
 

@@ -19,6 +19,10 @@ class domain_handle final : public releasable {
   /// int, a tuple of ints, or a tuple whose entries are ints n ([0, n)), (lo, hi) pairs or
   /// Python ranges). Every failure is raised on every locale.
   domain_handle(py::object map, py::object shape_or_bounds);
+  /// The domain `payload` (a dmap::domain<rank>, made by an import: every locale makes it
+  /// at the same point), described to Python by `map` (a string naming the import).
+  domain_handle(std::size_t rank, py::object map, std::shared_ptr<void> payload)
+      : rank_(rank), map_(std::move(map)), payload_(std::move(payload)) {}
   ~domain_handle() override { bury(); }
 
   /// The number of dimensions.

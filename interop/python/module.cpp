@@ -13,6 +13,7 @@
 
 #include "array.h"
 #include "domain.h"
+#include "protocols.h"
 #include "runtime.h"
 
 namespace dmap::python {
@@ -20,6 +21,7 @@ namespace dmap::python {
 std::shared_ptr<array_handle> make_array(const std::shared_ptr<domain_handle>& domain, dtype_code dtype) {
   ensure_started();
   collect();
+  ensure_locations();
   switch (dtype) {
     case dtype_code::f64: return make_array_f64(domain);
     case dtype_code::f32: return make_array_f32(domain);
@@ -118,6 +120,26 @@ PYBIND11_MODULE(_dmap, m) {
       py::arg("array"), py::arg("star") = false,
       "Collective: refreshes the ghost cells of a Stencil array from their owners (star=True: the faces only). "
       "dmap.ArgumentError on an array without ghost cells.");
+
+  // ------------------------------------------------------------------ protocols
+  m.def(
+      "from_distarray",
+      [](py::handle obj) {
+        auto h = from_distarray(obj);
+        return py_array{h, h->whole()};
+      },
+      py::arg("obj"),
+      "Collective: a dmap.Array adopting (no copy) the local buffers of a DAP producer: an object with "
+      "__distarray__() (or its dictionary), on every locale. Errors are raised on every locale.");
+  m.def(
+      "from_partitioned",
+      [](py::handle obj) {
+        auto h = from_partitioned(obj);
+        return py_array{h, h->whole()};
+      },
+      py::arg("obj"),
+      "Collective: a dmap.Array adopting (no copy) the local partitions of a __partitioned__ producer (an object "
+      "with __partitioned__, or the dictionary), on every locale. Errors are raised on every locale.");
 
   // ------------------------------------------------------------------ Domain
   py::class_<domain_handle, std::shared_ptr<domain_handle>>(m, "Domain", R"doc(
@@ -308,6 +330,32 @@ with a scalar fills; with a NumPy array (every locale passes the whole array) sc
             return py_array{h, h->whole()};
           },
           "Collective: a new array over the same domain with the same elements.")
+      .def(
+          "__distarray__",
+          [](py::object self) {
+            auto& a = self.cast<py_array&>();
+            if (!a.s.whole)
+              throw dmap::unsupported_error("dmap.Array.__distarray__: a view; DAP describes whole arrays (copy the view "
+                                            "into an array of its own first)");
+            return a.h->distarray(self);
+          },
+          "Not collective: this locale's DAP 0.10 dictionary: '__version__', 'buffer' (a NumPy view of the local "
+          "buffer, no copy) and 'dim_data'. dmap.UnsupportedError for maps DAP cannot describe.")
+      .def(
+          "_partitioned",
+          [](py::object self) {
+            auto& a = self.cast<py_array&>();
+            if (!a.s.whole)
+              throw dmap::unsupported_error("dmap.Array.__partitioned__: a view; __partitioned__ describes whole arrays");
+            return a.h->partitioned(self, locations());
+          },
+          "The __partitioned__ dictionary without 'get' (see dmap.Array.__partitioned__).")
+      .def(
+          "_partitioned_fetch",
+          [](py_array& a, const std::vector<std::vector<dmap::index_t>>& positions) {
+            return a.h->partitioned_fetch(positions);
+          },
+          "The elements of the tiles at the positions, from wherever they live (not collective).")
       .def("__repr__", [](const py_array& a) {
         std::string s = std::string("dmap.Array(shape=") + py::repr(tuple_of(a.s.shape())).cast<std::string>() +
                         ", dtype=" + dtype_name(a.h->dtype()) + (a.s.whole ? "" : ", view") + ")";

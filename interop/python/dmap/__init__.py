@@ -21,6 +21,9 @@ The surface:
   ``local_frames`` (with ghost cells), ``update_halos``, ``write_npy/read_npy``;
 * ``here()``, ``num_locales()``, ``num_threads()``, ``barrier()``, ``init``, ``finalize``,
   ``collect``;
+* protocols: ``A.__distarray__()`` (DAP 0.10), ``A.__partitioned__`` (the draft), and
+  ``from_distarray(obj)`` / ``from_partitioned(obj)``, which adopt a producer's local buffers
+  without copying;
 * errors: :class:`Error` and its subclasses ArgumentError, ShapeError, NotLocalError,
   OutOfBoundsError, UnsupportedError, RuntimeError, FileError, FormatError. An error in a
   collective call is raised on every locale: ``e.origin`` names the locale that raised it
@@ -57,13 +60,15 @@ from ._dmap import (  # noqa: F401
     num_threads,
     barrier,
     update_halos,
+    from_distarray,
+    from_partitioned,
 )
 
 __all__ = [
     "Array", "Domain", "Block", "Cyclic", "BlockCyclic", "Stencil", "Irregular", "Unstructured", "Hashed",
     "Error", "ArgumentError", "ShapeError", "NotLocalError", "OutOfBoundsError", "UnsupportedError",
     "FileError", "FormatError", "init", "finalize", "started", "collect", "here", "num_locales",
-    "num_threads", "barrier", "update_halos",
+    "num_threads", "barrier", "update_halos", "from_distarray", "from_partitioned",
 ]
 
 
@@ -171,6 +176,51 @@ class Hashed(Map):
 
     def __init__(self, mapper=None, label=None, batch=1 << 20):
         self.mapper, self.label, self.batch = mapper, label, batch
+
+
+class _PartitionGet:
+    """The ``get`` of ``A.__partitioned__``: handles to data (not collective).
+
+    A handle is a partition's ``data`` (a NumPy array: returned as it is) or a partition's
+    position in the grid (a tuple of ints: its elements fetched from wherever the partition
+    lives, a new NumPy array). A list of handles gives a list.
+    """
+
+    def __init__(self, array=None):
+        self._array = array
+
+    def __call__(self, handles):
+        import numpy as np
+
+        if isinstance(handles, list):
+            return [self(h) for h in handles]
+        if isinstance(handles, np.ndarray):
+            return handles
+        if isinstance(handles, tuple) and all(isinstance(k, (int, np.integer)) for k in handles):
+            if self._array is None:
+                raise ArgumentError("dmap.Array.__partitioned__['get']: an unpickled description has no array "
+                                    "to fetch a position from; pass a partition's 'data'")
+            return self._array._partitioned_fetch([list(handles)])[0]
+        raise ArgumentError(
+            f"dmap.Array.__partitioned__['get']: {handles!r} is not a handle; pass a partition's 'data' "
+            "(a NumPy array), its position (a tuple of ints) or a list of those")
+
+    def __reduce__(self):
+        # The draft wants the dictionary pickle'able: the data arrays travel as copies, and the
+        # unpickled get resolves them (it cannot reach the array to fetch positions).
+        return (_PartitionGet, ())
+
+
+def _partitioned(self):
+    """This locale's ``__partitioned__`` dictionary (the draft): ``shape``, ``partition_tiling``,
+    ``partitions`` (position -> ``start``, ``shape``, ``data``: a NumPy view of the local tile or
+    None, ``location``: ``[(host, pid)]``), ``locals`` and ``get``. Not collective."""
+    d = self._partitioned()
+    d["get"] = _PartitionGet(self)
+    return d
+
+
+Array.__partitioned__ = property(_partitioned)
 
 
 #: When the interpreter exits because of an uncaught exception while dmap runs on more than one

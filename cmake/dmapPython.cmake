@@ -88,3 +88,32 @@ if(DMAP_BUILD_TESTS)
     endforeach()
   endif()
 endif()
+
+# The heat example in Python (examples/python/heat.py, issue 18): NumPy on dmap's local blocks and
+# dmap's halo exchange; its picture goes through the C++ demo's own colour map and PNG encoder, the
+# pybind11 module heat_png (examples/python/heat_png.cpp over examples/heat/png_writer.hpp, libpng),
+# placed in <build>/python next to the package. ctest example_python_heat_identical runs the C++
+# demo and heat.py at 1 and 3 locales and fails unless their PNG and .npy files are byte-identical
+# (the driver is cmake/dmapPythonHeatTest.cmake).
+if(TARGET heat)
+  find_package(PNG REQUIRED)
+  pybind11_add_module(heat_png MODULE NO_EXTRAS "${PROJECT_SOURCE_DIR}/examples/python/heat_png.cpp")
+  set_target_properties(heat_png PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${DMAP_PYTHON_DIR}")
+  target_link_libraries(heat_png PRIVATE PNG::PNG)
+  dmap_project_options(heat_png)
+  string(JOIN "|" _pyheat_mpi_flags ${DMAP_MPIEXEC_FLAGS_ALL})    # ';' does not survive the ctest command line
+  add_test(NAME example_python_heat_identical
+           COMMAND "${CMAKE_COMMAND}"
+                   "-DHEAT_EXE=$<TARGET_FILE:heat>"
+                   "-DPYTHON=${Python3_EXECUTABLE}"
+                   "-DHEAT_PY=${PROJECT_SOURCE_DIR}/examples/python/heat.py"
+                   "-DWORK_DIR=${PROJECT_BINARY_DIR}/python_heat_test"
+                   "-DMPIEXEC=${MPIEXEC_EXECUTABLE}"
+                   "-DMPIEXEC_NUMPROC_FLAG=${MPIEXEC_NUMPROC_FLAG}"
+                   "-DMPIEXEC_FLAGS=${_pyheat_mpi_flags}"
+                   -P "${PROJECT_SOURCE_DIR}/cmake/dmapPythonHeatTest.cmake")
+  set_tests_properties(example_python_heat_identical PROPERTIES
+                       ENVIRONMENT "${DMAP_MPI_ENV};PYTHONPATH=${DMAP_PYTHON_DIR};PYTHONDONTWRITEBYTECODE=1"
+                       RESOURCE_LOCK dmap_mpirun PROCESSORS 2 RUN_SERIAL ON TIMEOUT 300
+                       LABELS "example;python;mpi")
+endif()

@@ -5,11 +5,12 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-# Benchmarks to run: bench/<name>.cpp (or bench/<name>/main.cpp) -> target bench_<name>.
-BENCHES=(stream stencil dists redistribute soak scale spmv sparse_loops associative algorithms io)
+# Benchmarks to run: bench/<name>.cpp (or bench/<name>/main.cpp) -> target bench_<name>; python:
+# bench/python/bench_python.py (Python calls against the same C++ calls, see below).
+BENCHES=(stream stencil dists redistribute soak scale spmv sparse_loops associative algorithms io python)
 # Configurations "RANKSxTHREADS" per bench: MPI ranks (mpirun -n) times oneTBB threads per rank
 # (DMAP_NUM_THREADS).
-declare -A CONFIGS=([stream]="1x2 2x1" [stencil]="1x2 2x1 4x1" [dists]="1x2 2x1 4x1" [redistribute]="2x1 3x1 4x1" [soak]="4x1" [scale]="1x1 2x1 4x1 8x1" [spmv]="1x2 2x1 4x1" [sparse_loops]="1x2 2x1 4x1" [associative]="1x2 2x1 4x1" [algorithms]="1x2 2x1 4x1" [io]="2x1 4x1")
+declare -A CONFIGS=([stream]="1x2 2x1" [stencil]="1x2 2x1 4x1" [dists]="1x2 2x1 4x1" [redistribute]="2x1 3x1 4x1" [soak]="4x1" [scale]="1x1 2x1 4x1 8x1" [spmv]="1x2 2x1 4x1" [sparse_loops]="1x2 2x1 4x1" [associative]="1x2 2x1 4x1" [algorithms]="1x2 2x1 4x1" [io]="2x1 4x1" [python]="1x2 2x1")
 DEFAULT_CONFIGS="1x2 2x1"
 # Argument sets per bench (commas stand for spaces), each run in every configuration; none: one
 # run without arguments. A bench exits 77 when a set does not fit a configuration (skipped):
@@ -25,7 +26,11 @@ if [[ $# -gt 0 ]]; then BENCHES=("$@"); fi
 bash scripts/install-deps.sh
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
 targets=()
-for b in "${BENCHES[@]}"; do targets+=("bench_$b"); done
+# python: bench/python/bench_python.py, which starts mpirun itself (the Python calls and the C++
+# program bench_python_baseline, alternately); it needs the module dmap_python.
+for b in "${BENCHES[@]}"; do
+  if [[ $b == python ]]; then targets+=(bench_python_baseline dmap_python); else targets+=("bench_$b"); fi
+done
 cmake --build "$BUILD_DIR" --target "${targets[@]}" -j "$JOBS"
 
 status=0
@@ -38,7 +43,11 @@ for b in "${BENCHES[@]}"; do
       args=()
       if [[ $set != none ]]; then IFS=, read -r -a args <<<"$set"; fi
       rc=0
-      out=$(DMAP_NUM_THREADS=$threads mpirun -n "$ranks" --oversubscribe --bind-to none "$exe" ${args[@]+"${args[@]}"} 2>&1) || rc=$?
+      if [[ $b == python ]]; then
+        out=$(/usr/bin/python3 bench/python/bench_python.py --build="$BUILD_DIR" --ranks="$ranks" --threads="$threads" 2>&1) || rc=$?
+      else
+        out=$(DMAP_NUM_THREADS=$threads mpirun -n "$ranks" --oversubscribe --bind-to none "$exe" ${args[@]+"${args[@]}"} 2>&1) || rc=$?
+      fi
       if [[ $rc -eq 77 ]]; then continue; fi
       echo "== bench_$b ${args[*]+${args[*]}}: $ranks rank(s) x $threads thread(s) =="
       if [[ $rc -eq 0 ]]; then

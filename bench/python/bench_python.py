@@ -1,0 +1,159 @@
+"""Redistribution and reduce of 2^24 doubles called from Python against the same C++ calls
+(issue 18; target ratio >= 0.95: the binding costs nothing at that size).
+
+    /usr/bin/python3 bench/python/bench_python.py [--build=build] [--ranks=2] [--threads=1]
+                                                  [--log2n=24] [--reps=9] [--rounds=5]
+
+Cases (1-D, n = 2^log2n float64 elements, B over Block, C over Cyclic, B[i] = 0.25 + i mod 1000003):
+
+  python_redistribute_block_to_cyclic_1d   Python: C[...] = B     C++: C = B
+  python_reduce_sum_1d                     Python: B.sum()        C++: dmap::reduce(B, 0.0, std::plus<>{}, widen)
+
+(the module runs exactly those C++ calls). The C++ side is bench/python_baseline.cpp (target
+bench_python_baseline); the Python side is this script run with --worker under mpirun. This
+driver (not under mpirun) starts them alternately, `rounds` times each
+(mpirun -n RANKS --oversubscribe --bind-to none, DMAP_NUM_THREADS=THREADS), so that drifting
+machine load hits both alike; each run times every call `reps` times after a warm-up,
+synchronised (barrier, then the slowest locale's time), as bench/timing.hpp does. It prints one
+line per case in docs/design.md section 10's format, with medians over all timed calls:
+
+  bench <case> ranks=P threads=T n=N dmap=<Python s> baseline=<C++ s> unit=s ratio=<C++ s / Python s>
+        msgs=.. bytes=.. node_bytes=.. min_bytes=..
+
+msgs/bytes/node_bytes are dmap's counters of one call on locale 0, from the C++ run (the Python
+module does not expose the counters; both sides make the same call); node_bytes is what locale 0
+copied straight into node peers' memory (MPI-3 shared windows) instead of sending it, as in
+bench_redistribute. The Python run checks its results
+against the C++ run's checksums (sum of C after the redistribution, and the sum itself).
+Needs <build>/python (dmap_python) and <build>/bench/bench_python_baseline.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def parse_time_line(line):
+    """'time <case> k=v ... seconds=a,b,c' -> (case, {k: v}, [seconds])"""
+    words = line.split()
+    fields = dict(w.split("=", 1) for w in words[2:])
+    seconds = [float(s) for s in fields.pop("seconds").split(",")]
+    return words[1], fields, seconds
+
+
+# ------------------------------------------------------------------------------------ worker
+def worker(log2n, reps):
+    """Under mpirun: the two calls from Python, printed as bench_python_baseline prints them."""
+    import numpy as np
+    from mpi4py import MPI
+
+    import dmap
+
+    n = 1 << log2n
+    B = dmap.Array(dmap.Domain(dmap.Block(), n), "float64")
+    C = dmap.Array(dmap.Domain(dmap.Cyclic(), n), "float64")
+    for block, where in zip(B.local_blocks(), B.local_slices()):
+        s = where[0]
+        block[...] = 0.25 + (np.arange(s.start, s.stop, s.step, dtype=np.int64) % 1000003).astype(np.float64)
+
+    def timed(f):
+        dmap.barrier()
+        t0 = time.perf_counter()
+        f()
+        return MPI.COMM_WORLD.allreduce(time.perf_counter() - t0, op=MPI.MAX)
+
+    def times(f):
+        t = [timed(f) for _ in range(reps + 1)]
+        return t[1:]  # the first is the warm-up
+
+    def redistribute():
+        C[...] = B
+
+    result = {}
+
+    def reduce():
+        result["sum"] = B.sum()
+
+    redistribute()  # as the C++ side: a first run before the timed ones (plans)
+    t1 = times(redistribute)
+    check1 = float(C.sum())
+    reduce()
+    t2 = times(reduce)
+    check2 = float(result["sum"])
+    if dmap.here() == 0:
+        for name, t, check in (("redistribute", t1, check1), ("reduce", t2, check2)):
+            print(f"time {name} ranks={dmap.num_locales()} threads={dmap.num_threads()} n={n} check={check!r} "
+                  f"seconds={','.join(f'{x:.6f}' for x in t)}", flush=True)
+    return 0
+
+
+# ------------------------------------------------------------------------------------ driver
+def run(command, env):
+    done = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.returncode != 0:
+        sys.stdout.write(done.stdout)
+        raise SystemExit(f"bench_python: {' '.join(command)} failed (exit {done.returncode})")
+    return [parse_time_line(line) for line in done.stdout.splitlines() if line.startswith("time ")]
+
+
+def driver(args):
+    build = os.path.abspath(args.build)
+    exe = os.path.join(build, "bench", "bench_python_baseline")
+    pydir = os.path.join(build, "python")
+    if not os.path.exists(exe) or not os.path.isdir(os.path.join(pydir, "dmap")):
+        raise SystemExit(f"bench_python: needs {exe} and {pydir}/dmap "
+                         f"(cmake --build {args.build} --target bench_python_baseline dmap_python)")
+    env = dict(os.environ)
+    env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+                "DMAP_NUM_THREADS": str(args.threads), "PYTHONDONTWRITEBYTECODE": "1"})
+    env["PYTHONPATH"] = pydir + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    mpirun = ["mpirun", "-n", str(args.ranks), "--oversubscribe", "--bind-to", "none"]
+    cpp_cmd = mpirun + [exe, str(args.log2n), str(args.reps)]
+    py_cmd = mpirun + [args.python, os.path.abspath(__file__), "--worker", f"--log2n={args.log2n}",
+                       f"--reps={args.reps}"]
+
+    cpp, py, fields = {}, {}, {}
+    for _ in range(args.rounds):
+        for case, f, t in run(cpp_cmd, env):
+            cpp.setdefault(case, []).extend(t)
+            fields[case] = f
+        for case, f, t in run(py_cmd, env):
+            py.setdefault(case, []).extend(t)
+            if float(f["check"]) != float(fields[case]["check"]):
+                raise SystemExit(f"bench_python: {case}: Python's checksum {f['check']} differs from C++'s "
+                                 f"{fields[case]['check']}")
+
+    names = {"redistribute": "python_redistribute_block_to_cyclic_1d", "reduce": "python_reduce_sum_1d"}
+    for case in ("redistribute", "reduce"):
+        f = fields[case]
+        tp, tc = statistics.median(py[case]), statistics.median(cpp[case])
+        print(f"bench {names[case]} ranks={f['ranks']} threads={f['threads']} n={f['n']} dmap={tp:.6f} "
+              f"baseline={tc:.6f} unit=s ratio={tc / tp:.3f} msgs={f['msgs']} bytes={f['bytes']} "
+              f"node_bytes={f['node_bytes']} min_bytes={f['min_bytes']}", flush=True)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="the CMake build directory (build)")
+    ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1, help="DMAP_NUM_THREADS of every rank (1)")
+    ap.add_argument("--log2n", type=int, default=24)
+    ap.add_argument("--reps", type=int, default=9, help="timed calls per run, after a warm-up (9)")
+    ap.add_argument("--rounds", type=int, default=5, help="alternating runs of each side (5)")
+    ap.add_argument("--python", default=sys.executable, help="the Python the workers run (this one)")
+    ap.add_argument("--worker", action="store_true", help="(internal) the Python side, under mpirun")
+    args = ap.parse_args()
+    if args.worker:
+        return worker(args.log2n, args.reps)
+    return driver(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

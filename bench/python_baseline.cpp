@@ -1,0 +1,96 @@
+// The C++ side of bench/python/bench_python.py (issue 18): the two dmap calls that script times
+// from Python, made here from C++ with the same arguments, on the same arrays, in the same order:
+//   redistribute   C = B with B over Block and C over Cyclic, n doubles (Python: C[...] = B)
+//   reduce         dmap::reduce(B, 0.0, std::plus<>{}, identity), n doubles (Python: B.sum(), which
+//                  the module runs as exactly this call)
+// Each is timed `repetitions` times after a warm-up, synchronised, by the slowest locale
+// (bench::timed). Prints, on locale 0, one machine-readable line per case for the driver,
+//   time <case> ranks=<P> threads=<T> n=<n> msgs=<sent by locale 0> bytes=<...> node_bytes=<...>
+//        min_bytes=<...> check=<a checksum> seconds=<t1,t2,...>
+// (msgs/bytes: dmap's counters of one run after a first one, node_bytes: what locale 0 copied
+// straight into node peers' memory instead of sending it; min_bytes: what locale 0 must send).
+// bench_python.py runs this program and the Python calls alternately and prints the
+// `bench ...` lines (docs/design.md section 10).
+//   mpirun -n P --bind-to none ./bench_python_baseline [log2_n=24] [repetitions=9]
+#include <dmap/dmap.hpp>
+
+#include "timing.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+using dmap::idx;
+using dmap::index_t;
+
+/// The values both sides fill B with: 0.25 + i mod 1000003 (exact in double, so every sum
+/// order gives the same checksum to a few ulps).
+double value(index_t i) { return 0.25 + static_cast<double>(i % 1000003); }
+
+void report(const char* name, index_t n, const std::vector<double>& t, const dmap::comm_counters& c,
+            unsigned long long min_bytes, double check) {
+  if (dmap::here() != 0) return;
+  std::string list;
+  for (double s : t) list += (list.empty() ? "" : ",") + std::to_string(s);
+  std::printf("time %s ranks=%d threads=%d n=%lld msgs=%llu bytes=%llu node_bytes=%llu min_bytes=%llu check=%.17g "
+              "seconds=%s\n",
+              name, dmap::num_locales(), dmap::num_threads(), static_cast<long long>(n),
+              static_cast<unsigned long long>(c.messages_sent), static_cast<unsigned long long>(c.bytes_sent),
+              static_cast<unsigned long long>(c.node_bytes), min_bytes, check, list.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dmap::environment env{argc, argv};
+  const int log2n = argc > 1 ? std::atoi(argv[1]) : 24;
+  const int reps = argc > 2 ? std::atoi(argv[2]) : 9;
+  if (log2n < 1 || log2n > 34 || reps < 1) {
+    if (dmap::here() == 0) std::fprintf(stderr, "usage: bench_python_baseline [log2_n=24] [repetitions=9]\n");
+    return 2;
+  }
+  const index_t n = index_t{1} << log2n;
+  const dmap::rect<1> space{dmap::range(0, n)};
+  dmap::domain<1> DB{dmap::block<1>{}, space}, DC{dmap::cyclic<1>{}, space};
+  dmap::array<double, 1> B(DB), C(DC);
+  dmap::forall(dmap::zip(B, DB), [](double& b, const idx<1>& i) { b = value(i[0]); });
+
+  const int p = dmap::num_locales();
+  // Locale 0 holds Block's first n/p-ish indices; Cyclic keeps those = 0 mod p there.
+  unsigned long long min_redistribute = 0;
+  for (const auto& r : DB.local_subdomains())
+    for (index_t i = r.dim(0).first(); i <= r.dim(0).last(); ++i) min_redistribute += DC.locale_of(idx<1>{i}) != 0;
+  min_redistribute *= sizeof(double);
+
+  const auto times = [reps](auto&& f) {
+    std::vector<double> t;
+    for (int r = 0; r <= reps; ++r) {
+      const double s = bench::timed(f);
+      if (r > 0) t.push_back(s);
+    }
+    return t;
+  };
+
+  // What the module's C[...] = B runs (typed_array::assign: x = y on the two arrays).
+  const auto redistribute = [&] { C = B; };
+  const auto c1 = bench::counters_of_repeat(redistribute);
+  const auto t1 = times(redistribute);
+  // The checksum of the redistributed array: sum of C (Cyclic), the same call as below.
+  const auto widen = [](const double& v) { return static_cast<double>(v); };  // the module's widen for float64
+  const double check1 = dmap::reduce(C, 0.0, std::plus<>{}, widen);
+  report("redistribute", n, t1, c1, dmap::here() == 0 ? min_redistribute : 0, check1);
+
+  // What the module's B.sum() runs (typed_array::reduce, reduction::sum).
+  double sum = 0;
+  const auto reduce = [&] { sum = dmap::reduce(B, 0.0, std::plus<>{}, widen); };
+  const auto c2 = bench::counters_of_repeat(reduce);
+  const auto t2 = times(reduce);
+  // A reduction's result must leave locale 0 once at least (8 bytes) when there are others.
+  report("reduce", n, t2, c2, p > 1 ? sizeof(double) : 0, sum);
+  return 0;
+}

@@ -7,35 +7,16 @@
 #   [-DMPIEXEC_FLAGS=a|b|c]  ('|'-separated, e.g. --oversubscribe|--bind-to|none)
 cmake_minimum_required(VERSION 3.21)
 
-foreach(_v HEAT_EXE WORK_DIR MPIEXEC)
-  if(NOT ${_v})
-    message(FATAL_ERROR "dmapHeatImageTest.cmake: -D${_v}=... is required")
-  endif()
-endforeach()
-if(NOT MPIEXEC_NUMPROC_FLAG)
-  set(MPIEXEC_NUMPROC_FLAG -n)
-endif()
-string(REPLACE "|" ";" _mpi_flags "${MPIEXEC_FLAGS}")
+include("${CMAKE_CURRENT_LIST_DIR}/dmapTestDriver.cmake")
+dmap_driver_start(dmapHeatImageTest.cmake HEAT_EXE WORK_DIR MPIEXEC)
 
 # Small enough for a few seconds in all; tight enough that it stops on the tolerance after
 # a few thousand iterations, with convergence tests and progress lines along the way.
 set(_args --n=96 --tol=1e-5 --max-iter=6000 --every=1000 --check=7)
 
-file(REMOVE_RECURSE "${WORK_DIR}")
-file(MAKE_DIRECTORY "${WORK_DIR}")
-
-function(run_heat label)
-  string(REPLACE ";" " " _pretty "${ARGN}")
-  message(STATUS "[heat] ${label}: ${_pretty}")
-  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE _rc)
-  if(NOT _rc EQUAL 0)
-    message(FATAL_ERROR "[heat] ${label} failed (${_rc})")
-  endif()
-endfunction()
-
-run_heat("1 locale" "${HEAT_EXE}" ${_args} --out=heat_np1)
-run_heat("2 locales" "${MPIEXEC}" ${MPIEXEC_NUMPROC_FLAG} 2 ${_mpi_flags} "${HEAT_EXE}" ${_args} --out=heat_np2)
-run_heat("3 locales" "${MPIEXEC}" ${MPIEXEC_NUMPROC_FLAG} 3 ${_mpi_flags} "${HEAT_EXE}" ${_args} --out=heat_np3)
+dmap_driver_run(heat "1 locale" "${HEAT_EXE}" ${_args} --out=heat_np1)
+dmap_driver_run(heat "2 locales" "${MPIEXEC}" ${MPIEXEC_NUMPROC_FLAG} 2 ${_mpi_flags} "${HEAT_EXE}" ${_args} --out=heat_np2)
+dmap_driver_run(heat "3 locales" "${MPIEXEC}" ${MPIEXEC_NUMPROC_FLAG} 3 ${_mpi_flags} "${HEAT_EXE}" ${_args} --out=heat_np3)
 
 foreach(_np 1 2 3)
   if(NOT EXISTS "${WORK_DIR}/heat_np${_np}.png")

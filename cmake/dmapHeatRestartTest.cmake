@@ -9,15 +9,8 @@
 #   [-DMPIEXEC_FLAGS=a|b|c]  ('|'-separated, e.g. --oversubscribe|--bind-to|none)
 cmake_minimum_required(VERSION 3.21)
 
-foreach(_v HEAT_EXE WORK_DIR MPIEXEC)
-  if(NOT ${_v})
-    message(FATAL_ERROR "dmapHeatRestartTest.cmake: -D${_v}=... is required")
-  endif()
-endforeach()
-if(NOT MPIEXEC_NUMPROC_FLAG)
-  set(MPIEXEC_NUMPROC_FLAG -n)
-endif()
-string(REPLACE "|" ";" _mpi_flags "${MPIEXEC_FLAGS}")
+include("${CMAKE_CURRENT_LIST_DIR}/dmapTestDriver.cmake")
+dmap_driver_start(dmapHeatRestartTest.cmake HEAT_EXE WORK_DIR MPIEXEC)
 
 # A 64 x 64 grid that stops on the tolerance after about 2500 iterations (a fraction of a second
 # of computing); the last checkpoint (K = 1000: two of them, the second replacing the first) is
@@ -26,9 +19,6 @@ string(REPLACE "|" ";" _mpi_flags "${MPIEXEC_FLAGS}")
 set(_n 64)
 set(_k 1000)
 set(_args --n=${_n} --tol=2e-5 --max-iter=6000 --every=400 --check=7)
-
-file(REMOVE_RECURSE "${WORK_DIR}")
-file(MAKE_DIRECTORY "${WORK_DIR}")
 
 # run_heat(<label> <expected exit status> <output variable> <command...>): runs the command in
 # WORK_DIR (60 s at most: a hang fails), echoes its output and checks its exit status.

@@ -9,37 +9,18 @@
 # The environment must give PYTHONPATH=<build>/python (the packages dmap and heat_png).
 cmake_minimum_required(VERSION 3.21)
 
-foreach(_v HEAT_EXE PYTHON HEAT_PY WORK_DIR MPIEXEC)
-  if(NOT ${_v})
-    message(FATAL_ERROR "dmapPythonHeatTest.cmake: -D${_v}=... is required")
-  endif()
-endforeach()
-if(NOT MPIEXEC_NUMPROC_FLAG)
-  set(MPIEXEC_NUMPROC_FLAG -n)
-endif()
-string(REPLACE "|" ";" _mpi_flags "${MPIEXEC_FLAGS}")
+include("${CMAKE_CURRENT_LIST_DIR}/dmapTestDriver.cmake")
+dmap_driver_start(dmapPythonHeatTest.cmake HEAT_EXE PYTHON HEAT_PY WORK_DIR MPIEXEC)
 
 # Small: it stops on the tolerance after a few thousand iterations, with convergence tests
 # (every 7th iteration) and progress lines along the way.
 set(_args --n=64 --tol=1e-5 --max-iter=6000 --every=1000 --check=7)
 
-file(REMOVE_RECURSE "${WORK_DIR}")
-file(MAKE_DIRECTORY "${WORK_DIR}")
-
-function(run_heat label)
-  string(REPLACE ";" " " _pretty "${ARGN}")
-  message(STATUS "[python-heat] ${label}: ${_pretty}")
-  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY "${WORK_DIR}" RESULT_VARIABLE _rc)
-  if(NOT _rc EQUAL 0)
-    message(FATAL_ERROR "[python-heat] ${label} failed (${_rc})")
-  endif()
-endfunction()
-
-run_heat("C++, 1 locale" "${HEAT_EXE}" ${_args} --out=cpp_np1)
-run_heat("C++, 3 locales" "${MPIEXEC}" ${MPIEXEC_NUMPROC_FLAG} 3 ${_mpi_flags} "${HEAT_EXE}" ${_args} --out=cpp_np3)
-run_heat("Python, 1 locale" "${MPIEXEC}" ${MPIEXEC_NUMPROC_FLAG} 1 ${_mpi_flags} "${PYTHON}" "${HEAT_PY}" ${_args}
+dmap_driver_run(python-heat "C++, 1 locale" "${HEAT_EXE}" ${_args} --out=cpp_np1)
+dmap_driver_run(python-heat "C++, 3 locales" "${MPIEXEC}" ${MPIEXEC_NUMPROC_FLAG} 3 ${_mpi_flags} "${HEAT_EXE}" ${_args} --out=cpp_np3)
+dmap_driver_run(python-heat "Python, 1 locale" "${MPIEXEC}" ${MPIEXEC_NUMPROC_FLAG} 1 ${_mpi_flags} "${PYTHON}" "${HEAT_PY}" ${_args}
          --out=py_np1)
-run_heat("Python, 3 locales" "${MPIEXEC}" ${MPIEXEC_NUMPROC_FLAG} 3 ${_mpi_flags} "${PYTHON}" "${HEAT_PY}" ${_args}
+dmap_driver_run(python-heat "Python, 3 locales" "${MPIEXEC}" ${MPIEXEC_NUMPROC_FLAG} 3 ${_mpi_flags} "${PYTHON}" "${HEAT_PY}" ${_args}
          --out=py_np3)
 
 foreach(_ext png npy)

@@ -3,7 +3,11 @@
 # public entity fails the test suite.
 find_package(Doxygen QUIET)
 if(NOT DOXYGEN_FOUND)
-  message(STATUS "dmap: Doxygen not found; no `docs` target (scripts/install-deps.sh installs it)")
+  if(DMAP_BUILD_TESTS)
+    dmap_missing_test_tool("Doxygen not found (doxygen): no `docs` target and no docs_api_reference test")
+  else()
+    message(STATUS "dmap: Doxygen not found; no `docs` target (scripts/install-deps.sh installs it)")
+  endif()
   return()
 endif()
 

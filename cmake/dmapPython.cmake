@@ -35,8 +35,8 @@ if(Python3_FOUND)
   endif()
 endif()
 if(NOT Python3_FOUND OR NOT pybind11_FOUND OR NOT _dmap_mpi4py_include)
-  message(WARNING "dmap: no Python module (needs python3-dev, python3-numpy, pybind11-dev and python3-mpi4py for "
-                  "${Python3_EXECUTABLE}; scripts/install-deps.sh installs them, -DDMAP_PYTHON=OFF silences this)")
+  dmap_missing_test_tool("no Python module (needs python3-dev, python3-numpy, pybind11-dev and python3-mpi4py for "
+                         "${Python3_EXECUTABLE}; scripts/install-deps.sh installs them, -DDMAP_PYTHON=OFF silences this)")
   return()
 endif()
 
@@ -72,7 +72,7 @@ if(DMAP_BUILD_TESTS)
   execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import pytest"
                   RESULT_VARIABLE _dmap_pytest_rc OUTPUT_QUIET ERROR_QUIET)
   if(NOT _dmap_pytest_rc EQUAL 0)
-    message(WARNING "dmap: pytest is missing for ${Python3_EXECUTABLE} (python3-pytest): no python_np* tests")
+    dmap_missing_test_tool("pytest is missing for ${Python3_EXECUTABLE} (python3-pytest): no python_np* tests")
   else()
     foreach(np 1 2 3 4)
       add_test(NAME python_np${np}

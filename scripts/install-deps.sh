@@ -1,17 +1,39 @@
 #!/usr/bin/env bash
-# Install the Debian 12 packages dmap needs to build and test. Installs only what is missing and runs
+# Install the Debian 12 packages dmap needs, on anything from a minimal system (debootstrap
+# --variant=minbase) to a ready developer machine. Installs only what is missing and runs
 # `apt-get update` only then; a no-op on a ready machine. Works as root (no sudo needed) or via sudo.
+#
+#   bash scripts/install-deps.sh demo   # what scripts/demo.sh needs: build the heat example and run it
+#   bash scripts/install-deps.sh        # everything (= test): the whole test suite, benchmarks, Python, docs
+#
+# Nothing a script of ours runs may come from the machine's image instead of from these lists:
+# scripts/check-fresh-debian.sh runs the README's two commands in a fresh minimal Debian 12 to prove it.
 set -euo pipefail
 
-# Add packages here (one list for build, test and demo).
-PACKAGES=(build-essential cmake pkg-config librange-v3-dev libtbb-dev libopenmpi-dev openmpi-bin catch2
-          doxygen       # doxygen: the API reference (docs target, checked by the test suite)
-          libpng-dev    # libpng-dev: the heat example writes PNG images
-          libscalapack-openmpi-dev    # ScaLAPACK: oracle and interop target of tests/test_scalapack.cpp
-          nlohmann-json3-dev          # JSON parsing of DAP descriptions (interop/dap_json.hpp): a tested parser for hostile text
-          libhdf5-openmpi-dev         # parallel HDF5: io/hdf5.hpp (dmap::hdf5), the heat demo's checkpoints, bench_io
-          python3-numpy python3-h5py  # independent readers of dmap's .npy and HDF5 files in the tests (numpy.load, h5py)
-          python3-mpi4py python3-pytest pybind11-dev python3-dev)  # the Python module `import dmap` (cmake/dmapPython.cmake) and its pytest suite
+profile=${1:-test}
+
+# Building and running the heat demo (scripts/demo.sh): a C++20 compiler, CMake, pkg-config, dmap's
+# three dependencies, libpng (the picture) and parallel HDF5 (its checkpoints).
+DEMO_PACKAGES=(g++ make cmake pkg-config        # a minimal system has neither compiler nor build tools
+               librange-v3-dev libtbb-dev libopenmpi-dev openmpi-bin
+               libpng-dev                       # the heat example writes PNG images
+               libhdf5-openmpi-dev)             # parallel HDF5: io/hdf5.hpp (dmap::hdf5), the demo's checkpoints
+
+# Everything else the test suite (scripts/test.sh), the benchmarks, the docs and the Python module use.
+TEST_PACKAGES=(catch2
+               doxygen                          # the API reference (docs target, checked by the test suite)
+               libscalapack-openmpi-dev         # ScaLAPACK: oracle and interop target of tests/test_scalapack.cpp
+               libblas-dev liblapack-dev        # scalapack-openmpi.pc requires blas.pc and lapack.pc, which only these carry
+               nlohmann-json3-dev               # JSON parsing of DAP descriptions (interop/dap_json.hpp)
+               hdf5-tools                       # h5dump: the heat restart test checks the HDF5 file it wrote
+               python3 python3-numpy python3-h5py  # independent readers of dmap's .npy and HDF5 files in the tests
+               python3-mpi4py python3-pytest pybind11-dev python3-dev)  # the Python module `import dmap` and its pytest suite
+
+case "$profile" in
+  demo) PACKAGES=("${DEMO_PACKAGES[@]}") ;;
+  test) PACKAGES=("${DEMO_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  *) echo "install-deps: unknown profile '$profile' (expected 'demo' or 'test')" >&2; exit 2 ;;
+esac
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
@@ -22,11 +44,11 @@ for pkg in "${PACKAGES[@]}"; do
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
-  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  echo "install-deps: all ${#PACKAGES[@]} packages of the '$profile' profile present"
   exit 0
 fi
 
-echo "install-deps: installing ${missing[*]}"
+echo "install-deps ($profile): installing ${missing[*]}"
 if [[ $(id -u) -eq 0 ]]; then
   SUDO=()
 elif command -v sudo >/dev/null 2>&1; then
@@ -36,6 +58,5 @@ else
   exit 1
 fi
 
-export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
-"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"

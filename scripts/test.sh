@@ -12,7 +12,7 @@ JOBS=${DMAP_JOBS:-2}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 bash scripts/install-deps.sh
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DDMAP_WERROR=ON
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DDMAP_WERROR=ON -DDMAP_COMPLETE_TESTS=ON
 cmake --build "$BUILD_DIR" -j "$JOBS"
 # MPI tests carry PROCESSORS 2 + a resource lock, so -j2 never runs two mpirun jobs at once.
 ctest --test-dir "$BUILD_DIR" --output-on-failure --no-label-summary -j "$JOBS"

@@ -283,6 +283,7 @@ class aggregator {
   /// set since the handle was made (argument_error) or the map keeps copies
   /// (unsupported_error).
   void finish() {
+    const detail::collective_scope scope;
     struct clear_at_exit {
       aggregator* self;
       ~clear_at_exit() { self->clear(); }
@@ -485,6 +486,7 @@ template <class T, std::size_t N>
 /// (argument_error) or some locale cannot allocate (its allocation error).
 template <class T, std::size_t N>
 [[nodiscard]] std::vector<T> gather(const array<T, N>& a, const std::vector<idx<N>>& indices) {
+  const detail::collective_scope scope;
   const auto p = static_cast<std::size_t>(num_locales());
   std::vector<T> result;
   std::vector<std::vector<std::size_t>> slots(p);

@@ -32,6 +32,7 @@ struct copies_plans {
 /// directory or a moved-from array.
 template <class T, std::size_t N>
 void update_copies(array<T, N>& a) {
+  const detail::collective_scope scope;
   detail::check_array_live(a, "dmap::update_copies", "it has no copies to refresh");
   auto& st = *detail::state_of(a.domain());
   if (!st.dir)
@@ -62,6 +63,7 @@ void update_copies(array<T, N>& a) {
 /// array was moved from.
 template <class T, std::size_t N>
 void replicate_from(array<T, N>& a, int root) {
+  const detail::collective_scope scope;
   detail::check_array_live(a, "dmap::replicate_from", "it has no copies to make consistent");
   const auto& st = *detail::state_of(a.domain());
   if (!st.layers)

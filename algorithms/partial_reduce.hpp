@@ -137,6 +137,7 @@ template <std::size_t... Reduced, class Iterand, class T, std::size_t K, class O
           class Transform = detail::identity_transform>
   requires loop_iterand<Iterand> && reduction_op<Op, T> && reduction_transform<Transform, Iterand, T>
 void partial_reduce(Iterand&& in, array<T, K>& out, T init, Op op = {}, Transform transform = {}) {
+  const detail::collective_scope scope;
   static_assert(std::is_trivially_copyable_v<T>, "dmap::partial_reduce: the element type must be trivially copyable");
   using ops_type = decltype(detail::operands_of(in));
   constexpr std::size_t N = ops_type::N;

@@ -44,6 +44,7 @@ class [[nodiscard]] halo_reduction {
   /// failure on one locale is thrown on every locale; a noexcept one, none. Throws
   /// argument_error when the reduction was already finished (or moved from).
   void finish() {
+    const detail::collective_scope scope;
     if (!plan_)
       throw argument_error(
           "dmap::halo_reduction::finish: this reduction was already finished or moved from; each "

@@ -442,6 +442,7 @@ array<T, N>& scan_staging(domain_state<N>& state, const std::array<index_t, N>& 
 /// Collective: the whole scan of `in` into `out` (see inclusive_scan / exclusive_scan).
 template <bool Exclusive, class T, class In, class Out, class Op, class Tr>
 T scan(const char* who, In& in, Out& out, const T& init, Op& op, Tr& tr) {
+  const collective_scope scope;
   using in_t = std::remove_const_t<In>;
   using U = scan_value_t<In>;
   using V = scan_value_t<Out>;

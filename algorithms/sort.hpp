@@ -445,6 +445,7 @@ void check_sortable(const array<T, 1>& a, const char* who, const char* name) {
 
 template <class T, class Comp>
 void sort_array(array<T, 1>& a, const Comp& comp, bool stable, const char* who) {
+  const detail::collective_scope scope;
   check_sortable(a, who, "the array");
   auto src = in_position_order(a);
   auto sorted = sample_sort<T>(
@@ -462,6 +463,7 @@ struct key_value {
 
 template <class K, class V, class Comp>
 void sort_by_key(array<K, 1>& keys, array<V, 1>& values, const Comp& comp, bool stable, const char* who) {
+  const detail::collective_scope scope;
   check_sortable(keys, who, "keys");
   check_sortable(values, who, "values");
   const index_t n = keys.domain().size();
@@ -622,6 +624,7 @@ void sort(array<T, 1>& a, Comp comp = {}) {
 template <class T, std::size_t M, class Comp = std::less<>>
   requires(!std::is_const_v<T> && transferable<T> && sort_comparator<Comp, T>)
 void sort(const array_view<T, 1, M>& v, Comp comp = {}) {
+  const detail::collective_scope scope;
   auto copy = detail::copy_of_view(v);
   detail::sort_array(copy, comp, false, "dmap::sort");
   v = copy;
@@ -631,6 +634,7 @@ void sort(const array_view<T, 1, M>& v, Comp comp = {}) {
 template <class T, std::size_t M, class Comp = std::less<>>
   requires(!std::is_const_v<T> && transferable<T> && sort_comparator<Comp, T>)
 void stable_sort(const array_view<T, 1, M>& v, Comp comp = {}) {
+  const detail::collective_scope scope;
   auto copy = detail::copy_of_view(v);
   detail::sort_array(copy, comp, true, "dmap::stable_sort");
   v = copy;

@@ -654,6 +654,7 @@ namespace dmap {
 /// makes no collective call once its plan is built (building the plan agrees on failure).
 template <class T>
 void multiply(const sparse_array<T, 2>& a, const array<T, 1>& x, array<T, 1>& y) {
+  const detail::collective_scope scope;
   const char* who = "dmap::multiply";
   {
     detail::check_array_live(x, who, "x must be an array");

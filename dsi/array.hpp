@@ -67,11 +67,16 @@ class array {
   explicit array(const dmap::domain<N>& d) : array(d, T{}) {}
   /// Collective: an array over `d`, every element set to `value`.
   array(const dmap::domain<N>& d, const T& value)
-      : dom_(d), st_(agreed([&, shared = detail::state_of(d) && detail::node_storage_wanted<T>(*detail::state_of(d))] {
-          if (!detail::state_of(d))
-            throw argument_error("dmap::array: the domain was moved from; an array needs a domain with indices");
-          return std::make_unique<detail::array_storage<T, N>>(detail::state_of(d), value, shared);
-        })) {
+      : dom_(d),
+        st_(agreed({"dmap::array", value_fingerprint(d, value),
+                    [] { return std::string("an array of ") + std::to_string(sizeof(T)) + "-byte elements and its initial value"; }},
+                   [&, shared = detail::state_of(d) && detail::node_storage_wanted<T>(*detail::state_of(d))] {
+                     if (!detail::state_of(d))
+                       throw argument_error("dmap::array: the domain was moved from; an array needs a domain with indices");
+                     return std::make_unique<detail::array_storage<T, N>>(detail::state_of(d), value, shared);
+                   })) {
+    const detail::collective_scope scope;
+    st_->serial = detail::env().new_serial();
     st_->expose();
   }
   /// Collective: an array over `d` whose elements are the ones already in `buffer` (this
@@ -87,6 +92,8 @@ class array {
           detail::check_foreign_buffer(*st, buffer, "dmap::array (adopting)");
           return std::make_unique<detail::array_storage<T, N>>(st, buffer.data);
         })) {
+    const detail::collective_scope scope;
+    st_->serial = detail::env().new_serial();
     st_->expose();
   }
   /// Collective: a copy over the same domain.
@@ -102,8 +109,7 @@ class array {
     if (this == &other) return *this;
     checked_live("dmap::array::operator= (left-hand side)");
     other.checked_live("dmap::array::operator= (right-hand side)");
-    detail::check_assignment_shapes(other.domain().indices(), domain().indices(), "dmap::array::operator=");
-    detail::assign_elements<T, N>(other.placed_elements_of(), placed_elements_of());
+    detail::assign_elements<T, N>(other.placed_elements_of(), placed_elements_of(), "dmap::array::operator=");
     return *this;
   }
   /// Collective: copies the elements of a view of the same shape (see operator=(const array&)).
@@ -238,8 +244,19 @@ class array {
   detail::placed_elements<T, N> placed_elements_of() const {
     const auto& s = detail::state_of(domain());
     return {detail::key_of(s), [s] { return s->locate(); }, s->whole, st_->data(), st_->size(),
-            &s->caches.template get<detail::assignment_plans<N>>(), st_->segment()};
+            &s->caches.template get<detail::assignment_plans<N>>(), st_->segment(), st_->serial};
   }
+  // The fingerprint of an initial or fill value every locale must agree on: the element size,
+  // and the value unless the map keeps copies (each locale's copy of a Replicated array is its
+  // own to fill).
+  static std::uint64_t value_fingerprint(const dmap::domain<N>& d, const T& value) {
+    detail::fingerprint f;
+    f.add(sizeof(T));
+    if (const auto& s = detail::state_of(d); !s || !s->layers) f.add_value(value);
+    return f.value();
+  }
+  // The collective serial number of the array (0 when moved from).
+  std::uint64_t serial() const noexcept { return st_ ? st_->serial : 0; }
   // The node-shared memory holding the elements, or null.
   const detail::node_segment* node_segment() const noexcept { return st_ ? st_->segment() : nullptr; }
   // Throws argument_error when the array was moved from (it has no domain any more).

@@ -118,27 +118,41 @@ class array_view {
   const array_view& operator=(const array_view& other) const
     requires(!std::is_const_v<T>)
   {
-    assign_from(detail::access::placed_elements_of(other), other.indices(), "dmap::array_view::operator=");
+    assign_from(detail::access::placed_elements_of(other), "dmap::array_view::operator=");
     return *this;
   }
   /// Collective: the same from another view.
   template <class U, std::size_t K>
     requires(!std::is_const_v<T> && std::is_same_v<std::remove_const_t<U>, V>)
   const array_view& operator=(const array_view<U, N, K>& other) const {
-    assign_from(detail::access::placed_elements_of(other), other.indices(), "dmap::array_view::operator=");
+    assign_from(detail::access::placed_elements_of(other), "dmap::array_view::operator=");
     return *this;
   }
   /// Collective: the same from an array.
   const array_view& operator=(const array<V, N>& other) const
     requires(!std::is_const_v<T>)
   {
-    assign_from(detail::access::placed_elements_of(other), other.domain().indices(), "dmap::array_view::operator=");
+    assign_from(detail::access::placed_elements_of(other), "dmap::array_view::operator=");
     return *this;
   }
-  /// Sets every viewed element to `value` (each locale its own; no messages).
+  /// Collective: sets every viewed element to `value` (each locale its own elements; no
+  /// messages). One agreement: every locale must pass the same view and value
+  /// (argument_error on every locale otherwise, and nothing is written).
   const array_view& operator=(const V& value) const
     requires(!std::is_const_v<T>)
   {
+    const detail::collective_scope scope;
+    const auto me = placed_elements_of();
+    detail::fingerprint f;
+    f.add(me.identity());
+    if (!detail::state_of(base_->domain())->layers) f.add_value(value);  // a copy is each locale's own to fill
+    agreed({"dmap::array_view::operator= (value)", f.value(),
+            [&] {
+              std::ostringstream s;
+              s << "array #" << me.serial << " indices " << whole_ << " = a value";
+              return s.str();
+            }},
+           [] {});
     V* data = base_->local_data();
     for (const auto& l : placed().layouts)
       detail::for_each_run(l.indices, l, [&](index_t offset, index_t step, index_t count) {
@@ -216,7 +230,7 @@ class array_view {
     const array_view self = *this;
     return {key(), [self] { return self.placed().where; }, whole_, const_cast<V*>(base_->local_data()),
             base_->local_size(), &detail::state_of(base_->domain())->caches.template get<detail::assignment_plans<N>>(),
-            detail::access::segment(*base_)};
+            detail::access::segment(*base_), detail::access::serial(*base_)};
   }
 
   void check() const {
@@ -253,9 +267,8 @@ class array_view {
     s << "dmap::array_view: index " << i << " is not in the view's indices " << whole_;
     throw out_of_bounds_error(s.str());
   }
-  void assign_from(const detail::placed_elements<V, N>& from, const rect<N>& source, const char* who) const {
-    detail::check_assignment_shapes(source, whole_, who);
-    detail::assign_elements<V, N>(from, placed_elements_of());
+  void assign_from(const detail::placed_elements<V, N>& from, const char* who) const {
+    detail::assign_elements<V, N>(from, placed_elements_of(), who);
   }
 
   base_type* base_;
@@ -398,8 +411,7 @@ template <transferable T, std::size_t N>
 template <class U, std::size_t M>
   requires std::is_same_v<std::remove_const_t<U>, T>
 array<T, N>& array<T, N>::operator=(const array_view<U, N, M>& other) {
-  detail::check_assignment_shapes(other.indices(), domain().indices(), "dmap::array::operator=");
-  detail::assign_elements<T, N>(detail::access::placed_elements_of(other), placed_elements_of());
+  detail::assign_elements<T, N>(detail::access::placed_elements_of(other), placed_elements_of(), "dmap::array::operator=");
   return *this;
 }
 /// \endcond

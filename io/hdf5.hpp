@@ -572,6 +572,7 @@ class hdf5_reader {
   /// read() with the route of every locale's share chosen (tests take both).
   template <class X>
   void read_dataset(const std::string& dataset, X& x, detail::file_route route) {
+    const detail::collective_scope scope;
     using T = detail::array_value_t<X>;
     constexpr std::size_t N = detail::array_traits_of<X>::rank;
     const std::string who = "dmap::hdf5_reader::read";

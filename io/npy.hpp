@@ -356,6 +356,7 @@ void write_npy(const std::string& path, const X& x, file_route route) {
 /// read_npy with the route of every locale's share chosen (tests take both).
 template <class X>
 void read_npy(const std::string& path, X& x, file_route route) {
+  const collective_scope scope;
   using T = array_value_t<X>;
   constexpr std::size_t N = array_traits_of<X>::rank;
   const std::string who = "dmap::read_npy";

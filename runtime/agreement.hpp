@@ -2,9 +2,14 @@
 // reaches every locale with the original message, so no locale is left waiting.
 #pragma once
 
+#include <complex>
+#include <cstddef>
+#include <cstdint>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -43,17 +48,98 @@ namespace detail {
 }
 }  // namespace detail
 
+namespace detail {
+/// A 64-bit fingerprint of a collective call's arguments (FNV-1a over their bytes), which
+/// every locale compares: values, index sets, the identities of the arrays involved.
+class fingerprint {
+ public:
+  /// Adds the bytes of `v` (a trivially copyable value).
+  template <class V>
+    requires std::is_trivially_copyable_v<V>
+  fingerprint& add(const V& v) {
+    return add_bytes(&v, sizeof(V));
+  }
+  /// Adds `n` bytes at `p`.
+  fingerprint& add_bytes(const void* p, std::size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (std::size_t k = 0; k < n; ++k) h_ = (h_ ^ b[k]) * 1099511628211ull;
+    return *this;
+  }
+  /// Adds an element value: its bytes when they say everything about it (arithmetic types,
+  /// std::complex, types without padding); nothing for other types, whose padding bytes may
+  /// differ between locales holding equal values.
+  template <class V>
+  fingerprint& add_value(const V& v) {
+    if constexpr (std::is_arithmetic_v<V> || std::has_unique_object_representations_v<V> ||
+                  std::is_same_v<V, std::complex<float>> || std::is_same_v<V, std::complex<double>>)
+      return add_bytes(&v, sizeof(V));
+    else
+      return *this;
+  }
+  /// Adds the characters of `text`.
+  fingerprint& add(std::string_view text) { return add_bytes(text.data(), text.size()); }
+  /// The fingerprint so far.
+  std::uint64_t value() const noexcept { return h_; }
+
+ private:
+  std::uint64_t h_ = 1469598103934665603ull;
+};
+
+/// The arguments of one collective call as this locale passed them: the call's name, their
+/// fingerprint, and a description for the error when locales disagree.
+struct call_arguments {
+  const char* who = nullptr;                  ///< the call, e.g. "dmap::array::operator="
+  std::uint64_t fingerprint = 0;              ///< of every argument that must agree
+  std::function<std::string()> describe;      ///< this locale's arguments, in words
+};
+}  // namespace detail
+
 /// Collective: if `failure` is set on any locale, the lowest such locale's error is thrown
 /// on every locale: the original exception where it was raised, a `remote_failure` of the
 /// same dmap error family with the same message elsewhere. Returns normally otherwise.
-inline void agree(std::exception_ptr failure) {
+/// When `args` names a call, every locale's argument fingerprint is compared in the same
+/// reduction: locales that passed different arguments throw argument_error on every locale
+/// (naming the call, the lowest locale that differs from locale 0 and this locale's
+/// arguments), before any failure is reported. Returns the bitwise or of every locale's
+/// `bits` (flags a caller agrees on in the same reduction).
+inline std::uint64_t agree(std::exception_ptr failure, const detail::call_arguments& args = {},
+                           std::uint64_t bits = 0) {
   const int p = num_locales();
   if (p == 1) {
     if (failure) std::rethrow_exception(failure);
-    return;
+    return bits;
   }
-  const int first_failed = all_reduce_min(failure ? here() : p);
-  if (first_failed == p) return;
+  // Every agreement is one reduction of the same record: the lowest failing locale, the
+  // least and greatest number of collective operations the locales have completed (equal at
+  // every collective call, else some one-sided read would wait for an operation that never
+  // completes), the least and greatest argument fingerprint, and the callers' flags. Two
+  // locales that reach different agreements (a call on one, another on the other) still
+  // pair them up, and see different fingerprints instead of waiting for each other.
+  auto& e = detail::env();
+  const std::uint64_t done = e.collectives_completed();
+  const std::uint64_t mine[6] = {static_cast<std::uint64_t>(failure ? here() : p), done, ~done, args.fingerprint,
+                                 ~args.fingerprint, bits};
+  std::uint64_t all[6] = {0, 0, 0, 0, 0, 0};
+  detail::count_collective();
+  detail::check_mpi(MPI_Allreduce(mine, all, 6, MPI_UINT64_T, e.agreement_op(), e.comm()), "MPI_Allreduce(agreement)");
+  if (all[1] != ~all[2])
+    throw runtime_error("dmap: the locales have completed different numbers of collective operations (from " +
+                        std::to_string(all[1]) + " to " + std::to_string(~all[2]) +
+                        ") at an agreement: a collective operation of dmap's was not entered by every locale "
+                        "(this is a bug in dmap; please report it)");
+  if (all[3] != ~all[4]) {
+    // Only on this error path: who differs from locale 0.
+    std::uint64_t first = args.fingerprint;
+    broadcast(first, 0);
+    const int q = all_reduce_min(args.fingerprint != first ? here() : p);
+    std::string message = std::string(args.who ? args.who : "dmap") + ": locales 0 and " + std::to_string(q) +
+                          " passed different arguments";
+    if (args.describe) message += " (here, on locale " + std::to_string(here()) + ": " + args.describe() + ")";
+    message += "; it is a collective call and every locale must pass the same arguments";
+    throw argument_error(message);
+  }
+  const int first_failed = static_cast<int>(all[0]);
+  if (first_failed == p) return all[5];
   std::string message;
   auto kind = static_cast<std::int32_t>(error_kind::generic);
   if (here() == first_failed) {
@@ -74,10 +160,10 @@ inline void agree(std::exception_ptr failure) {
   detail::throw_remote(static_cast<error_kind>(kind), message, first_failed);
 }
 
-/// Collective: runs `local_part` (which must not communicate), then agrees on failure:
-/// if it threw on any locale, every locale throws (see `agree`). Returns its result.
+/// Collective: agreed(local_part), comparing the call's `args` in the same reduction (see
+/// agree): different arguments on some locale are an argument_error on every locale.
 template <class F>
-auto agreed(F&& local_part) -> std::invoke_result_t<F&> {
+auto agreed(const detail::call_arguments& args, F&& local_part) -> std::invoke_result_t<F&> {
   using result = std::invoke_result_t<F&>;
   std::exception_ptr failure;
   if constexpr (std::is_void_v<result>) {
@@ -86,7 +172,7 @@ auto agreed(F&& local_part) -> std::invoke_result_t<F&> {
     } catch (...) {
       failure = std::current_exception();
     }
-    agree(failure);
+    agree(failure, args);
   } else {
     std::optional<result> value;
     try {
@@ -94,9 +180,16 @@ auto agreed(F&& local_part) -> std::invoke_result_t<F&> {
     } catch (...) {
       failure = std::current_exception();
     }
-    agree(failure);
+    agree(failure, args);
     return std::move(*value);
   }
+}
+
+/// Collective: runs `local_part` (which must not communicate), then agrees on failure:
+/// if it threw on any locale, every locale throws (see `agree`). Returns its result.
+template <class F>
+auto agreed(F&& local_part) -> std::invoke_result_t<F&> {
+  return agreed(detail::call_arguments{}, std::forward<F>(local_part));
 }
 
 }  // namespace dmap

@@ -11,7 +11,9 @@ namespace dmap {
 /// collectives (error agreement, scalar reductions, count exchanges) are counted in
 /// `collectives` only. Locales of one node move elements into each other's node-shared
 /// storage without messages: counted in `node_copies` and `node_bytes` by the locale that
-/// copies, with the zero-byte `signals` that order each copy.
+/// copies, with the zero-byte `signals` that order each copy. Before a one-sided read or write
+/// of a peer's memory, a locale checks once per collective operation that the peer has
+/// finished the operations it has (`progress_checks`, when that takes a message).
 struct comm_counters {
   std::uint64_t messages_sent = 0;      ///< point-to-point messages and RMA puts issued
   std::uint64_t bytes_sent = 0;         ///< payload bytes of those messages
@@ -21,6 +23,7 @@ struct comm_counters {
   std::uint64_t node_copies = 0;        ///< direct copies into or out of another locale's memory on this node
   std::uint64_t node_bytes = 0;         ///< bytes those copies moved (not in bytes_sent / bytes_received)
   std::uint64_t signals = 0;            ///< zero-byte messages sent to order direct copies with their peers
+  std::uint64_t progress_checks = 0;    ///< 8-byte one-sided reads of a peer's progress before reading its memory
 
   friend bool operator==(const comm_counters&, const comm_counters&) = default;
 };
@@ -58,7 +61,7 @@ inline comm_counters operator-(const comm_counters& later, const comm_counters& 
           later.messages_received - earlier.messages_received,
           later.bytes_received - earlier.bytes_received, later.collectives - earlier.collectives,
           later.node_copies - earlier.node_copies, later.node_bytes - earlier.node_bytes,
-          later.signals - earlier.signals};
+          later.signals - earlier.signals, later.progress_checks - earlier.progress_checks};
 }
 
 }  // namespace dmap

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "counters.hpp"
+#include "detail/progress_board.hpp"
 #include "errors.hpp"
 
 namespace dmap {
@@ -55,6 +56,16 @@ inline void check_mpi(int code, const char* call) {
   int length = 0;
   MPI_Error_string(code, text, &length);
   throw runtime_error(std::string("dmap: ") + call + " failed: " + std::string(text, length));
+}
+/// The reduction of agreement records (runtime/agreement.hpp): records of six 64-bit words,
+/// the first five combined by minimum, the sixth by bitwise or.
+inline void combine_agreement_records(void* in, void* inout, int* count, MPI_Datatype*) {
+  const auto* a = static_cast<const std::uint64_t*>(in);
+  auto* b = static_cast<std::uint64_t*>(inout);
+  for (int k = 0; k + 6 <= *count; k += 6) {
+    for (int w = 0; w < 5; ++w) b[k + w] = std::min(a[k + w], b[k + w]);
+    b[k + 5] |= a[k + 5];
+  }
 }
 }  // namespace detail
 
@@ -120,6 +131,37 @@ class environment {
     const auto it = std::lower_bound(node_locales_.begin(), node_locales_.end(), locale);
     return it != node_locales_.end() && *it == locale ? static_cast<int>(it - node_locales_.begin()) : -1;
   }
+  /// The MPI reduction of agreement records (see detail::combine_agreement_records).
+  MPI_Op agreement_op() const noexcept { return agreement_op_; }
+  /// The number of collective operations this locale has completed (see
+  /// detail::collective_scope): every locale counts the same operations.
+  std::uint64_t collectives_completed() const noexcept {
+    return progress_ ? progress_->completed() : completed_alone_;
+  }
+  /// Waits until locale `locale` has completed every collective operation this locale has
+  /// completed, so that a one-sided read of its memory sees what they wrote (the memory
+  /// model: docs/guide/memory-model.md). Not collective; callable from loop threads.
+  void await_peer(int locale) {
+    if (!progress_) return;
+    const bool may_call_mpi = thread_level_ >= MPI_THREAD_SERIALIZED || on_main_thread();
+    const std::uint64_t reads = progress_->await(locale, node_transfers_.enabled || !may_call_mpi, may_call_mpi,
+                                                 [this] { return std::unique_lock<std::mutex>(mpi_mutex_); });
+    if (reads != 0) {
+      const std::lock_guard<std::mutex> guard(mpi_mutex_);
+      counters_.progress_checks += reads;
+    }
+  }
+  /// A new number for an object made collectively (arrays): every locale numbers them alike,
+  /// so locales can check they name the same one.
+  std::uint64_t new_serial() noexcept { return ++serials_; }
+  /// Enters a collective operation (see detail::collective_scope); nested ones count once.
+  void begin_collective() noexcept { ++collective_depth_; }
+  /// Leaves a collective operation; leaving the outermost publishes it as completed.
+  void end_collective() noexcept {
+    if (--collective_depth_ != 0) return;
+    if (progress_) progress_->complete_one();
+    else ++completed_alone_;
+  }
   /// The node-transfer settings in force (see dmap::set_node_transfers).
   const node_transfer_settings& node_transfers() const noexcept { return node_transfers_; }
   /// Replaces the node-transfer settings (see dmap::set_node_transfers).
@@ -170,6 +212,8 @@ class environment {
       MPI_Comm_rank(comm_, &rank_);
       MPI_Comm_size(comm_, &size_);
       find_node();
+      detail::check_mpi(MPI_Op_create(&detail::combine_agreement_records, 1, &agreement_op_), "MPI_Op_create");
+      if (size_ > 1) progress_ = std::make_unique<detail::progress_board>(comm_, node_comm_, node_locales_, rank_, size_);
       // Lets the arena have more workers than cores when DMAP_NUM_THREADS asks for them; without
       // it, the process-wide limit stays whatever the program (or a host) set.
       if (threads_setting != nullptr && *threads_setting != '\0')
@@ -200,10 +244,12 @@ class environment {
 
   // Frees the library's communicators and finalises MPI when this environment started it.
   void stop_mpi() noexcept {
-    if (node_comm_ != MPI_COMM_NULL) MPI_Comm_free(&node_comm_);
-    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+    progress_.reset();
     int finalized = 0;
     MPI_Finalized(&finalized);
+    if (agreement_op_ != MPI_OP_NULL && !finalized) MPI_Op_free(&agreement_op_);
+    if (node_comm_ != MPI_COMM_NULL) MPI_Comm_free(&node_comm_);
+    if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
     if (owns_mpi_ && !finalized) MPI_Finalize();
   }
 
@@ -257,6 +303,7 @@ class environment {
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Comm node_comm_ = MPI_COMM_NULL;
+  MPI_Op agreement_op_ = MPI_OP_NULL;
   std::vector<int> node_locales_;
   int largest_node_ = 1;
   node_transfer_settings node_transfers_;
@@ -269,6 +316,10 @@ class environment {
   comm_counters counters_;
   plan_counters plans_;
   file_counters files_;
+  std::unique_ptr<detail::progress_board> progress_;  // null on one locale
+  std::uint64_t completed_alone_ = 0;                 // the count on one locale
+  int collective_depth_ = 0;
+  std::uint64_t serials_ = 0;
   int thread_level_ = MPI_THREAD_SINGLE;
   std::thread::id main_thread_;
   std::mutex mpi_mutex_;

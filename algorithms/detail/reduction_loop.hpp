@@ -43,7 +43,7 @@ std::exception_ptr run_positioned_loop(const Ops& ops, Before&& before, Task&& t
   check_shapes(ops);
   const auto pieces_and_chunks = leader_chunks(ops);
   const auto& chunks = pieces_and_chunks.second;
-  const std::uint64_t misaligned = misaligned_operands(ops, pieces_and_chunks.first);
+  const std::uint64_t misaligned = misaligned_operands(ops, pieces_and_chunks.first, loop_arguments(ops));
   const auto run = [&](const auto& use) -> std::exception_ptr {
     before(pieces_and_chunks.first, chunks);
     try {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "../../runtime/errors.hpp"
@@ -36,6 +37,11 @@ struct access {
   template <class Array>
   static auto segment(const Array& a) noexcept {
     return a.node_segment();
+  }
+  /// The collective serial number of an array (the same on every locale).
+  template <class Array>
+  static std::uint64_t serial(const Array& a) noexcept {
+    return a.serial();
   }
   /// This locale's placement of a view.
   template <class View>

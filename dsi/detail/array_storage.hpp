@@ -127,6 +127,9 @@ class array_storage final : public array_hook<N> {
     expose();
   }
 
+  /// The array's collective serial number (env().new_serial() at its creation).
+  std::uint64_t serial = 0;
+
   const std::shared_ptr<domain_state<N>>& dom() const noexcept { return dom_; }
   T* data() const noexcept { return now_.data; }
   /// True while the elements live in a foreign buffer (until the domain changes).

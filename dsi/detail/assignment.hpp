@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "../../runtime/agreement.hpp"
 #include "locator.hpp"
 #include "plan_cache.hpp"
 #include "transfer.hpp"
@@ -29,6 +30,17 @@ struct placed_elements {
   index_t local_size = 0;                  ///< elements in that buffer
   assignment_plans<N>* plans = nullptr;    ///< the plan cache of its domain (destinations)
   const node_segment* node = nullptr;      ///< the node-shared memory holding `data`, or null
+  std::uint64_t serial = 0;                ///< the array's collective serial number (same on every locale)
+
+  /// What every locale must agree on about this side: the array, its domain's generation,
+  /// the view, and the element size.
+  std::uint64_t identity() const {
+    fingerprint f;
+    f.add(serial).add(key.generation).add(sizeof(T));
+    for (const index_t v : key.mapping) f.add(v);
+    for (const auto& d : whole.dims()) f.add(d.first()).add(d.size()).add(d.stride());
+    return f.value();
+  }
 };
 
 /// Collective. Every element of `where` (elements at `data`), in row-major order, on
@@ -91,11 +103,28 @@ void check_assignment_shapes(const rect<N>& source, const rect<N>& target, const
   throw shape_error(s.str());
 }
 
-/// Collective. Copies `from` (only read) into `to` (same shape; the caller checks): one message per pair
-/// of locales that share elements, exactly those elements. When both sides live in the same
-/// buffer the source is read from a copy taken first, so overlapping parts move as a whole.
+/// The arguments of `to = from` for the agreement every locale makes: both sides' identities.
 template <class T, std::size_t N>
-void assign_elements(const placed_elements<T, N>& from, const placed_elements<T, N>& to) {
+call_arguments assignment_arguments(const placed_elements<T, N>& from, const placed_elements<T, N>& to,
+                                    const char* who) {
+  return {who, fingerprint().add(from.identity()).add(to.identity()).value(), [&from, &to] {
+            std::ostringstream s;
+            s << "array #" << to.serial << " indices " << to.whole << " = array #" << from.serial << " indices "
+              << from.whole;
+            return s.str();
+          }};
+}
+
+/// Collective. Copies `from` (only read) into `to`, which must have the same shape
+/// (shape_error otherwise): one message per pair of locales that share elements, exactly
+/// those elements. One agreement first: the shapes, and that every locale names the same
+/// two sides (argument_error otherwise), so no locale is left waiting for a message. When
+/// both sides live in the same buffer the source is read from a copy taken first, so
+/// overlapping parts move as a whole.
+template <class T, std::size_t N>
+void assign_elements(const placed_elements<T, N>& from, const placed_elements<T, N>& to, const char* who) {
+  const collective_scope scope;
+  agreed(assignment_arguments(from, to, who), [&] { check_assignment_shapes(from.whole, to.whole, who); });
   const auto locate_from = [&] {
     locator<N> l = from.locate();
     return l.whole == to.whole ? l : reindexed(l, to.whole);

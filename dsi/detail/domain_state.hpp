@@ -63,6 +63,7 @@ struct domain_state {
   index_t storage_size = 0;                // elements each array keeps here (with ghosts, copies)
   std::vector<array_hook<N>*> arrays;      // arrays declared over the domain
   std::uint64_t generation = 0;            // bumps on every set_indices
+  std::uint64_t serial = 0;                // the domain's collective serial number (env().new_serial())
   mutable std::shared_ptr<const placement<N>> all_blocks;  // every locale's blocks, on demand (interop)
   // The blocks of the locales whose storage was asked for last (remote element access).
   mutable std::vector<std::pair<int, std::shared_ptr<const std::vector<placed_block<N>>>>> recent_blocks;
@@ -146,6 +147,7 @@ struct domain_state {
   /// A failure anywhere reaches every locale and leaves the state as it was.
   template <class Make>
   void install(Make&& make) {
+    serial = env().new_serial();
     std::unique_ptr<domain_model_base<N>> next;
     agreed([&] {
       next = make();
@@ -179,6 +181,7 @@ struct domain_state {
   /// storage first; when that fails on any locale (std::bad_alloc), the domain returns to
   /// its old index set with every array as it was, and every locale throws.
   void reindex(const rect<N>& indices) {
+    const collective_scope scope;
     locator<N> before = agreed([&] { return locate(); });
     const rect<N> old_indices = whole;
     std::unique_ptr<domain_model_base<N>> saved;

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "../../runtime/collectives.hpp"
+#include "../../runtime/agreement.hpp"
 #include "../rect.hpp"
 
 namespace dmap::detail {
@@ -18,38 +18,27 @@ namespace dmap::detail {
 /// `{0..<100 by 2}` and `{0..<99 by 2}` agree while `{0..<10}` and `{0..<10 by -1}` do not.
 /// (The stride of a single index counts too: it spaces the ghost cells a map may keep.)
 template <std::size_t N>
-std::uint64_t fingerprint(const rect<N>& r, const std::string& name) {
-  std::uint64_t h = 1469598103934665603ull;
-  const auto mix = [&](std::uint64_t v) {
-    for (int b = 0; b < 8; ++b) h = (h ^ ((v >> (8 * b)) & 0xff)) * 1099511628211ull;
-  };
+std::uint64_t index_set_fingerprint(const rect<N>& r, const std::string& name) {
+  fingerprint f;
   for (const auto& d : r.dims()) {
     const index_t size = d.size();
-    mix(static_cast<std::uint64_t>(size));
+    f.add(size);
     if (size == 0) continue;
-    mix(static_cast<std::uint64_t>(d.first()));
-    mix(static_cast<std::uint64_t>(d.stride()));
+    f.add(d.first()).add(d.stride());
   }
-  for (char c : name) mix(static_cast<unsigned char>(c));
-  return h;
+  return f.add(std::string_view(name)).value();
 }
 
-/// Collective: throws on every locale unless all passed the same (rect, map). One reduction
-/// of fixed size (the least and the greatest fingerprint); only when they differ, a broadcast
-/// of locale 0's and a second reduction find the lowest locale that differs from it.
+/// Collective: throws argument_error on every locale unless all passed the same (rect, map).
+/// One agreement (a reduction of fixed size); only when they differ, a broadcast of locale
+/// 0's fingerprint and a second reduction find the lowest locale that differs from it.
 template <std::size_t N>
 void check_same_on_all_locales(const char* what, const rect<N>& r, const std::string& name) {
-  const auto mine = fingerprint(r, name);
-  const auto [least, greatest] = all_reduce_min_max(mine);
-  if (least == greatest) return;
-  auto first = mine;
-  broadcast(first, 0);
-  const int q = all_reduce_min(mine != first ? here() : num_locales());
-  std::ostringstream s;
-  s << what << ": locales 0 and " << q
-    << " passed different index sets or distributions (here: " << r << " over " << name
-    << "); it is a collective call and every locale must pass the same arguments";
-  throw argument_error(s.str());
+  agree(nullptr, {what, index_set_fingerprint(r, name), [&] {
+                    std::ostringstream s;
+                    s << "different index sets or distributions: " << r << " over " << name;
+                    return s.str();
+                  }});
 }
 
 }  // namespace dmap::detail

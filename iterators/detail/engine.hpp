@@ -99,7 +99,8 @@ bool same_placement(const Lead& lead, const Op& op) {
 /// leader's pieces from local storage on some locale: followers that are not aligned. A
 /// follower that throws while asked (on any locale) makes every locale throw.
 template <class Ops, std::size_t N>
-std::uint64_t misaligned_operands(const Ops& ops, const std::vector<dense_rect<N>>& dense_pieces) {
+std::uint64_t misaligned_operands(const Ops& ops, const std::vector<dense_rect<N>>& dense_pieces,
+                                  const call_arguments& args) {
   static_assert(std::tuple_size_v<decltype(ops.ops)> <= 63, "dmap::zip: at most 63 iterands");
   constexpr std::uint64_t failed = std::uint64_t{1} << 63;  // a follower threw on that locale
   const auto& lead = std::get<0>(ops.ops);
@@ -131,9 +132,9 @@ std::uint64_t misaligned_operands(const Ops& ops, const std::vector<dense_rect<N
     failure = std::current_exception();
     mine |= failed;
   }
-  const std::uint64_t all = all_reduce_bit_or(mine);
-  if (all & failed) agree(failure);  // every locale sees the flag: all of them agree
-  return all;
+  // The loop's agreement on its operands rides on the same reduction: locales that zip
+  // other operands (which may decide alignment differently) fail here together.
+  return agree(failure, args, mine);
 }
 
 /// The operands of one loop with its misaligned followers replaced by their staging arrays
@@ -233,14 +234,28 @@ std::optional<index_t> storage_span(const Ops& ops) {
 /// Collective. Runs `task(i)` for i in [0, count) on the arena, then agrees on failure so
 /// that an exception on one locale is rethrown on all of them.
 template <class Task>
-void run_tasks_agreed(std::size_t count, Task&& task) {
+void run_tasks_agreed(std::size_t count, Task&& task, const call_arguments& args = {}) {
   std::exception_ptr failure;
   try {
     run_tasks(count, std::forward<Task>(task));
   } catch (...) {
     failure = std::current_exception();
   }
-  agree(failure);
+  agree(failure, args);
+}
+
+/// The arguments of a parallel loop over `ops` for the agreements it makes: every operand's
+/// identity (the array or domain, the view) in order.
+template <class Ops>
+call_arguments loop_arguments(const Ops& ops) {
+  fingerprint f;
+  f.add(std::string_view("dmap parallel loop"));
+  std::apply([&](const auto&... op) { (f.add(op.identity()), ...); }, ops.ops);
+  return {"dmap::forall / dmap::reduce", f.value(), [&ops] {
+            std::string s = "zip(";
+            std::apply([&](const auto&... op) { ((s += op.describe() + "; "), ...); }, ops.ops);
+            return s + ")";
+          }};
 }
 
 /// Collective. The whole protocol of one parallel loop over `ops`. Arrays over one domain
@@ -253,6 +268,8 @@ void run_tasks_agreed(std::size_t count, Task&& task) {
 /// `row_fn(length, rows...)` for every row the task covers.
 template <class Ops, class Before, class Task>
 void run_loop(const Ops& ops, Before&& before, Task&& task, std::uint64_t written) {
+  const collective_scope scope;
+  const call_arguments args = loop_arguments(ops);
   if constexpr (Ops::all_walk_storage) {
     if (const auto span = storage_span(ops)) {
       const auto runs = cut_storage(*span, num_threads());
@@ -263,19 +280,19 @@ void run_loop(const Ops& ops, Before&& before, Task&& task, std::uint64_t writte
           std::apply([&](const auto&... operands) { row_fn(last - first, operands.storage_row(first)...); },
                      ops.ops);
         });
-      });
+      }, args);
       return;
     }
   }
   check_shapes(ops);
   const auto pieces_and_chunks = leader_chunks(ops);
   const auto& chunks = pieces_and_chunks.second;  // not a structured binding: clang < 16 cannot capture one
-  const std::uint64_t misaligned = misaligned_operands(ops, pieces_and_chunks.first);
+  const std::uint64_t misaligned = misaligned_operands(ops, pieces_and_chunks.first, args);
   if (misaligned == 0) {
     before(chunks.size());
     run_tasks_agreed(chunks.size(), [&](std::size_t c) {
       task(c, [&](auto&& row_fn) { run_chunk(ops, chunks[c], row_fn); });
-    });
+    }, args);
     return;
   }
   // Followers that are not aligned run on staging copies of exactly the leader's pieces.
@@ -284,7 +301,7 @@ void run_loop(const Ops& ops, Before&& before, Task&& task, std::uint64_t writte
   before(chunks.size());
   run_tasks_agreed(chunks.size(), [&](std::size_t c) {
     task(c, [&](auto&& row_fn) { run_chunk(staged.ops, chunks[c], row_fn); });
-  });
+  }, args);
   for (const auto& [keep, copy_back] : staged.write_back) copy_back();
 }
 

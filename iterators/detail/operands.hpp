@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "../../runtime/agreement.hpp"
 #include "../../dsi/array.hpp"
 #include "../../dsi/array_view.hpp"
 #include "../../dsi/detail/access.hpp"
@@ -142,6 +143,10 @@ struct operand<const domain<N>> {
   static constexpr bool stageable = false;
   static constexpr bool writable = false;
   placement_key key() const { return key_of(state_of(d)); }
+  /// What every locale must agree on about this operand: the domain and its index set.
+  std::uint64_t identity() const {
+    return fingerprint().add('D').add(state_of(d)->serial).add(state_of(d)->generation).value();
+  }
   locator<N> locate() const { return state_of(d)->locate(); }
   std::string describe() const { return d.name() + " domain over " + to_text(d.indices()); }
   std::optional<chunk_cursor<row_type, N>> follow(const rect<N>& part, std::size_t) const {
@@ -182,6 +187,10 @@ struct operand<A> {
   static constexpr bool stageable = true;
   static constexpr bool writable = !std::is_const_v<A>;
   placement_key key() const { return key_of(state_of(a.domain())); }
+  /// What every locale must agree on about this operand: the array and its index set.
+  std::uint64_t identity() const {
+    return fingerprint().add('A').add(access::serial(a)).add(state_of(a.domain())->generation).value();
+  }
   locator<N> locate() const { return state_of(a.domain())->locate(); }
   element_type* data() const noexcept { return a.local_data(); }
   /// The node-shared memory holding data(), or null.
@@ -235,6 +244,13 @@ struct operand<array_view<T, N, M>> {
   bool state_is_replicated() const noexcept { return state_of(v->base().domain())->replicated; }
   const std::vector<int>* copy_layers() const noexcept { return state_of(v->base().domain())->layers.get(); }
   placement_key key() const { return access::key(*v); }
+  /// What every locale must agree on about this operand: the viewed array and the view.
+  std::uint64_t identity() const {
+    fingerprint f;
+    f.add('V').add(access::serial(v->base()));
+    for (const index_t x : access::key(*v).mapping) f.add(x);
+    return f.value();
+  }
   locator<N> locate() const { return access::placed(*v).where; }
   T* data() const noexcept { return base; }
   /// The node-shared memory holding data(), or null.
@@ -282,6 +298,13 @@ struct operand<neighbors_of<T, N, M>> {
   bool state_is_replicated() const noexcept { return state_of(base_array().domain())->replicated; }
   const std::vector<int>* copy_layers() const noexcept { return state_of(base_array().domain())->layers.get(); }
   placement_key key() const { return access::key(view()); }
+  /// What every locale must agree on about this operand: the view, the radius and the shape.
+  std::uint64_t identity() const {
+    fingerprint f;
+    f.add('N').add(access::serial(base_array())).add(n.radius).add(n.shape);
+    for (const index_t x : access::key(view()).mapping) f.add(x);
+    return f.value();
+  }
   locator<N> locate() const { return access::placed(view()).where; }
   std::string describe() const {
     std::ostringstream s;

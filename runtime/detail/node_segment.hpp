@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../collectives.hpp"
+#include "window_lock.hpp"
 
 namespace dmap::detail {
 
@@ -29,7 +30,10 @@ class node_segment {
     MPI_Info_create(&info);
     MPI_Info_set(info, "alloc_shared_noncontig", "true");
     void* base = nullptr;
-    const int code = MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, info, e.node_comm(), &base, &win_);
+    int code = MPI_SUCCESS;
+    create_window_exclusively(e.node_comm(), e.node_locales().front() == e.rank(), [&] {
+      code = MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, info, e.node_comm(), &base, &win_);
+    });
     MPI_Info_free(&info);
     check_mpi(code, "MPI_Win_allocate_shared");
     const auto& members = e.node_locales();

@@ -2,7 +2,10 @@
 // for single remote elements and bulk fetches of scattered elements; loads and stores
 // straight into node-shared memory for locales of the same node. The window stays in
 // one shared-lock epoch for its whole life (MPI_Win_lock_all); each access completes with
-// MPI_Win_flush, so accesses from several threads only need to be serialised.
+// MPI_Win_flush, so accesses from several threads only need to be serialised. Before the
+// first access to a locale after a collective operation, the reader waits until that locale
+// has completed it too (environment::await_peer), so no access sees memory an operation the
+// reader has left is still writing.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +17,7 @@
 
 #include "../collectives.hpp"
 #include "node_segment.hpp"
+#include "window_lock.hpp"
 
 namespace dmap::detail {
 
@@ -36,10 +40,13 @@ class rma_window {
       : element_size_(element_size), node_(node) {
     if (num_locales() == 1) return;
     count_collective();
-    check_mpi(MPI_Win_create(base, static_cast<MPI_Aint>(bytes),
-                                     static_cast<int>(element_size), MPI_INFO_NULL,
-                                     env().comm(), &win_),
-                      "MPI_Win_create");
+    auto& e = env();
+    int code = MPI_SUCCESS;
+    create_window_exclusively(e.comm(), e.node_locales().front() == e.rank(), [&] {
+      code = MPI_Win_create(base, static_cast<MPI_Aint>(bytes), static_cast<int>(element_size), MPI_INFO_NULL,
+                            e.comm(), &win_);
+    });
+    check_mpi(code, "MPI_Win_create");
     check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
   }
   rma_window(const rma_window&) = delete;
@@ -57,6 +64,7 @@ class rma_window {
   /// one message.
   void get(int locale, const std::vector<element_run>& runs, void* out) const {
     if (runs.empty()) return;
+    env().await_peer(locale);
     if (const std::byte* theirs = node_data(locale)) {
       auto* to = static_cast<std::byte*>(out);
       std::uint64_t bytes = 0;
@@ -98,6 +106,7 @@ class rma_window {
   /// Writes one element from `in` to element offset `offset` of `locale`; complete at
   /// the target when the call returns.
   void put(int locale, std::int64_t offset, const void* in) const {
+    env().await_peer(locale);
     if (std::byte* theirs = node_data(locale)) {
       std::memcpy(theirs + static_cast<std::size_t>(offset) * element_size_, in, element_size_);
       count_node_copy(element_size_);

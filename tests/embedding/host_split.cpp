@@ -3,7 +3,8 @@
 // its own sizes, so a message crossing halves would give a wrong answer or a hang, which the
 // ctest time limit catches. Checked on every rank: the locales are the half's ranks; loops,
 // reductions, redistribution (A = B, Block -> Cyclic), misaligned zips, remote reads and error
-// agreement work within the half; a host communicator that is null, or the environment of a
+// agreement work within the half; arrays created and freed by both halves at the same moment
+// work (Open MPI's default one-sided component included); a host communicator that is null, or the environment of a
 // host that has not initialised MPI, is refused with argument_error; without DMAP_NUM_THREADS
 // the host's oneTBB parallelism limit is left alone; after the environment is destroyed MPI is
 // still the host's and works. Prints "embedding: ok" on world rank 0 and exits 0 when all hold.
@@ -73,6 +74,20 @@ void half_program(int half_rank, int half_size, dmap::index_t n) {
   });
   expect(agreed, "a loop body's failure on one locale reaches every locale of the half");
   expect(dmap::reduce(A, std::int64_t{0}) == sum, "the half's dmap works after the failure");
+
+  // Both halves create and free arrays at the same moment, small ones (an RMA window each)
+  // and large ones (node-shared memory too): Open MPI names a window's shared file after its
+  // communicator's context id, which the halves share, so creations must not overlap.
+  const dmap::rect<1> big{dmap::range(0, 40000 + n)};
+  dmap::domain<1> large(dmap::block<1>{}, big);
+  bool churned = true;
+  for (int k = 0; k < 30; ++k) {
+    dmap::array<double, 1> small_one(dealt, static_cast<double>(k));
+    dmap::array<double, 1> large_one(large, static_cast<double>(k));
+    small_one[dmap::rect<1>{dmap::range(0, 1)}] = static_cast<double>(k + 1);
+    churned = churned && small_one[idx<1>{0}] == k + 1 && large_one[idx<1>{big.size() - 1}] == k;
+  }
+  expect(churned, "arrays created and freed while the other half does the same");
 }
 
 }  // namespace

@@ -37,7 +37,9 @@ class array_handle : public releasable {
   /// that does not convert on one locale fails on every locale).
   virtual void fill(const section& dst, py::handle value) = 0;
   /// Collective: the elements of the NumPy array `values` (the view's shape; every locale
-  /// passes the whole array) into `dst`, each locale its own.
+  /// passes the whole array) into `dst`, each locale its own, converted as conversions.h says:
+  /// every element is checked first, so a refused one on any locale fails on every locale
+  /// before anything is written.
   virtual void assign_numpy(const section& dst, py::handle values) = 0;
   /// Collective: the reduction of the elements of `s`, a NumPy scalar on every locale.
   virtual py::object reduce(const section& s, reduction r) = 0;

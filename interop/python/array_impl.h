@@ -25,26 +25,9 @@
 #include <dmap/runtime/collectives.hpp>
 
 #include "array.h"
+#include "conversions.h"
 
 namespace dmap::python {
-
-template <class T>
-struct dtype_of;
-template <>
-struct dtype_of<double> : std::integral_constant<dtype_code, dtype_code::f64> {};
-template <>
-struct dtype_of<float> : std::integral_constant<dtype_code, dtype_code::f32> {};
-template <>
-struct dtype_of<std::int64_t> : std::integral_constant<dtype_code, dtype_code::i64> {};
-template <>
-struct dtype_of<std::int32_t> : std::integral_constant<dtype_code, dtype_code::i32> {};
-template <>
-struct dtype_of<std::complex<double>> : std::integral_constant<dtype_code, dtype_code::c128> {};
-
-template <class T>
-inline constexpr bool is_complex_v = false;
-template <class T>
-inline constexpr bool is_complex_v<std::complex<T>> = true;
 
 /// The rank of an array or view type.
 template <class X>
@@ -65,46 +48,84 @@ inline std::string shape_text(const std::vector<index_t>& s) {
   return m.str();
 }
 
-/// A Python number as a T, as NumPy would store it, refusing what NumPy would mangle: an
-/// integer outside T's range, a float that is not finite (or outside the range) into an
-/// integer dtype, a complex into a real dtype (argument_error naming `who`).
+/// x (a value of the real type S) as a T under the rules of conversions.h; `refuse(rule)`
+/// makes the error.
+template <class T, class S, class E>
+T checked_scalar(S x, E&& refuse) {
+  const conversion_rule<S, part_t<T>> rule;
+  if (rule.refused(x)) throw refuse(rule.rule(x, dtype_name(dtype_of<T>::value)));
+  return static_cast<T>(x);
+}
+
+/// A Python number, NumPy scalar or 0-d NumPy array as a T, converted as NumPy converts it
+/// except what conversions.h refuses (argument_error naming `who`, the value and the rule):
+/// the same rules as a NumPy array assigned in bulk (checked_array).
 template <class T>
 T scalar_of(py::handle v, const std::string& who) {
-  const auto shown = [&] { return py::repr(v).cast<std::string>(); };
-  if constexpr (std::is_integral_v<T>) {
-    if (PyIndex_Check(v.ptr()) || PyBool_Check(v.ptr())) {
-      const index_t x = PyBool_Check(v.ptr()) ? (v.ptr() == Py_True ? 1 : 0) : to_index(v, who + ": the value");
-      if (x < std::numeric_limits<T>::min() || x > std::numeric_limits<T>::max())
-        throw argument_error(who + ": the value " + shown() + " does not fit " + dtype_name(dtype_of<T>::value));
-      return static_cast<T>(x);
+  using R = part_t<T>;
+  const std::string target = dtype_name(dtype_of<T>::value);
+  const auto refuse = [&](const std::string& rule) {
+    return argument_error(who + ": the value is " + shortened(py::repr(v).cast<std::string>()) + "; " + rule);
+  };
+  const py::module_ np = py::module_::import("numpy");
+  if (py::isinstance<py::array>(v) || py::isinstance(v, np.attr("generic"))) {
+    const py::array a = np.attr("asarray")(v);
+    if (a.ndim() != 0)
+      throw argument_error(who + ": the value is a NumPy array of shape " +
+                           py::str(a.attr("shape")).cast<std::string>() +
+                           "; one number is expected here (A[...] = array assigns an array)");
+    if (a.dtype().kind() == 'O') return scalar_of<T>(a.attr("item")(), who);  // one Python object
+    return *checked_array<T>(a, who, "the value").data();
+  }
+  if (PyBool_Check(v.ptr())) return static_cast<T>(v.ptr() == Py_True ? 1 : 0);
+  if (PyComplex_Check(v.ptr())) {
+    if constexpr (is_complex_v<T>) {
+      const Py_complex c = PyComplex_AsCComplex(v.ptr());
+      return T(c.real, c.imag);
+    } else {
+      throw refuse("complex values do not convert to " + target + " (dmap drops no imaginary parts: pass the real part)");
     }
-    if (PyComplex_Check(v.ptr()) || py::isinstance(v, py::module_::import("numpy").attr("complexfloating")))
-      throw argument_error(who + ": the value " + shown() + " is complex; the array holds " + dtype_name(dtype_of<T>::value));
-    const double d = PyFloat_AsDouble(v.ptr());
-    if (d == -1.0 && PyErr_Occurred()) {
+  }
+  if (PyIndex_Check(v.ptr())) {  // Python ints, anything with __index__
+    const auto i = py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr()));
+    if (!i) {
       PyErr_Clear();
-      throw argument_error(who + ": the value " + shown() + " is not a number");
+      throw refuse("it is not a number");
     }
-    if (!std::isfinite(d) || d < static_cast<double>(std::numeric_limits<T>::min()) ||
-        d >= -static_cast<double>(std::numeric_limits<T>::min()))
-      throw argument_error(who + ": the value " + shown() + " does not fit " + dtype_name(dtype_of<T>::value));
-    return static_cast<T>(d);
-  } else if constexpr (is_complex_v<T>) {
+    int overflow = 0;
+    const long long x = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+    if (overflow == 0) return checked_scalar<T>(static_cast<std::int64_t>(x), refuse);
+    if (overflow > 0) {
+      const unsigned long long u = PyLong_AsUnsignedLongLong(i.ptr());
+      if (!PyErr_Occurred()) return checked_scalar<T>(static_cast<std::uint64_t>(u), refuse);
+      PyErr_Clear();
+    }
+    // Beyond 64 bits (NumPy makes such integers objects, never numbers).
+    if constexpr (std::is_integral_v<R>) {
+      throw refuse(conversion_rule<std::uint64_t, R>().rule(0, target));
+    } else {
+      const double d = PyLong_AsDouble(i.ptr());
+      if (d == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        throw refuse(conversion_rule<long double, R>().rule(0, target));
+      }
+      return checked_scalar<T>(d, refuse);
+    }
+  }
+  if constexpr (is_complex_v<T>) {
     const Py_complex c = PyComplex_AsCComplex(v.ptr());
     if (c.real == -1.0 && PyErr_Occurred()) {
       PyErr_Clear();
-      throw argument_error(who + ": the value " + shown() + " is not a number");
+      throw refuse("it is not a number");
     }
     return T(c.real, c.imag);
   } else {
-    if (PyComplex_Check(v.ptr()) || py::isinstance(v, py::module_::import("numpy").attr("complexfloating")))
-      throw argument_error(who + ": the value " + shown() + " is complex; the array holds " + dtype_name(dtype_of<T>::value));
-    const double d = PyFloat_AsDouble(v.ptr());
+    const double d = PyFloat_AsDouble(v.ptr());  // Python floats, anything with __float__
     if (d == -1.0 && PyErr_Occurred()) {
       PyErr_Clear();
-      throw argument_error(who + ": the value " + shown() + " is not a real number");
+      throw refuse("it is not a real number");
     }
-    return static_cast<T>(d);
+    return checked_scalar<T>(d, refuse);
   }
 }
 
@@ -273,21 +294,18 @@ class typed_array final : public array_handle {
   }
 
   void assign_numpy(const section& dst, py::handle values) override {
+    const std::string who = "dmap.Array[...] = ndarray";
     const std::vector<index_t> shape = dst.shape();
-    py::array_t<T, py::array::c_style | py::array::forcecast> c = agreed_local("dmap.Array[...] = ndarray", [&] {
+    // Agreed, and checked whole before any element is written: an array wrong on one locale
+    // fails on every locale and leaves the target as it was.
+    const auto c = agreed_local(who, [&] {
       py::array a = py::module_::import("numpy").attr("asarray")(values);
-      const char kind = a.dtype().kind();
-      if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f' && kind != 'c')
-        throw argument_error("dmap.Array[...] = ndarray: the NumPy array has dtype " +
-                             py::str(a.dtype()).cast<std::string>() + "; it must hold numbers");
-      if (kind == 'c' && !is_complex_v<T>)
-        throw argument_error(std::string("dmap.Array[...] = ndarray: a complex array into a ") + dtype_name(dtype()) +
-                             " array would drop the imaginary parts");
+      check_dtype<T>(a.dtype(), who, "the NumPy array");
       std::vector<index_t> given(a.shape(), a.shape() + a.ndim());
       if (given != shape)
-        throw shape_error("dmap.Array[...] = ndarray: the NumPy array has shape " + shape_text(given) +
-                          ", the target " + shape_text(shape) + "; every locale passes the whole array");
-      return py::array_t<T, py::array::c_style | py::array::forcecast>(a);
+        throw shape_error(who + ": the NumPy array has shape " + shape_text(given) + ", the target " +
+                          shape_text(shape) + "; every locale passes the whole array");
+      return checked_array<T>(a, who, "the NumPy array");
     });
     const T* in = c.data();
     std::vector<index_t> cstrides(shape.size(), 1);

@@ -18,6 +18,8 @@
 #include <dmap/dists/unstructured.hpp>
 #include <dmap/runtime/collectives.hpp>
 
+#include "conversions.h"
+
 namespace dmap::python {
 
 namespace {
@@ -202,7 +204,7 @@ dmap::domain<N> hashed_by_python(py::object mapper, index_t batch, const rect<N>
         throw argument_error("dmap.Hashed: the mapper was given " + std::to_string(k) + " indices and returned " +
                              shown(result.attr("shape")) + "; it must return one locale per index, shape (" +
                              std::to_string(k) + ",)");
-      py::array_t<std::int64_t, py::array::forcecast> locales(result);
+      const auto locales = checked_array<std::int64_t>(result, "dmap.Hashed", "the mapper's answer");
       const auto* q = locales.data();
       for (index_t j = 0; j < k; ++j) {
         if (q[j] < 0 || q[j] >= p) {
@@ -233,7 +235,7 @@ dmap::domain<N> hashed_by_python(py::object mapper, index_t batch, const rect<N>
 
 template <std::size_t N>
 std::vector<idx<N>> listed_indices(py::handle value, const std::string& who) {
-  py::array_t<std::int64_t> a;
+  py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> a;
   try {
     py::object np = py::module_::import("numpy");
     py::array raw = np.attr("asarray")(value);
@@ -241,7 +243,8 @@ std::vector<idx<N>> listed_indices(py::handle value, const std::string& who) {
     if (raw.size() > 0 && kind != 'i' && kind != 'u')
       throw argument_error(who + ": indices have dtype " + py::str(raw.dtype()).cast<std::string>() +
                            "; they must be integers");
-    a = py::array_t<std::int64_t>(np.attr("ascontiguousarray")(raw, "int64"));
+    if (raw.size() == 0) a = np.attr("ascontiguousarray")(raw, "int64");
+    else a = checked_array<std::int64_t>(raw, who, "the indices");  // uint64 beyond int64 refused
   } catch (py::error_already_set& e) {
     throw argument_error(who + ": indices are not an integer array (" + e.what() + ")");
   }

@@ -213,6 +213,9 @@ subscript with a slice gives a view (a dmap.Array over the same elements); one w
 integers reads or writes one element (not collective: any locale may do it alone).
 B[...] = A assigns elements between any two maps (collective, shapes must match); B[...] = x
 with a scalar fills; with a NumPy array (every locale passes the whole array) scatters it.
+Other dtypes convert as NumPy's cast does, except what it would mangle (NaN, infinities or
+out-of-range values into integers, finite values that would overflow float32, complex values
+into real arrays): dmap.ArgumentError on every locale, the array unchanged.
 )doc")
       .def(py::init([](py::object domain, py::object dtype) {
              if (!py::isinstance<domain_handle>(domain))

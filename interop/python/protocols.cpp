@@ -12,6 +12,7 @@
 #include <dmap/runtime/collectives.hpp>
 #include <dmap/runtime/environment.hpp>
 
+#include "conversions.h"
 #include "runtime.h"
 
 namespace dmap::python {
@@ -143,7 +144,9 @@ dap_dimension dimension_of(py::handle dd, index_t extent, const std::string& who
     const char k = raw.dtype().kind();
     if (raw.ndim() != 1 || (raw.size() > 0 && k != 'i' && k != 'u'))
       throw argument_error(who + ": 'indices' is " + shown(raw) + "; it must be a 1-D buffer of integers");
-    py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> idx(raw);
+    using int64_array = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
+    const int64_array idx = raw.size() == 0 ? int64_array(raw)  // any dtype, as long as it is empty
+                                            : checked_array<std::int64_t>(raw, who, "'indices'");  // no uint64 wrapping
     dim.indices.assign(idx.data(), idx.data() + idx.size());
     if (has_key(dd, "one_to_one")) dim.one_to_one = flag(item(dd, "one_to_one", who), who + ": 'one_to_one'");
   }

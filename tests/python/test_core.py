@@ -191,3 +191,36 @@ def test_large_arrays_node_shared_storage():
     dmap.update_halos(A)
     frames = A.local_frames()
     check(all(np.shares_memory(f, b) for f, b in zip(frames, A.local_blocks())))
+
+
+SOURCES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+           "float64", "longdouble", "complex64", "complex128", "clongdouble"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_source_dtype_converts_as_numpy_converts(dtype):
+    """NumPy arrays of every numeric dtype assign into every dtype as NumPy's cast stores them
+    (fractions dropped toward zero, bools 0 and 1), whole or into slices, in any memory order;
+    complex values into real arrays are refused (test_errors.py has the refusals)."""
+    A = dmap.Array(dmap.Domain(dmap.Cyclic(), (6, 7)), dtype)
+    for src_dtype in SOURCES:
+        base = np.arange(42).reshape(6, 7)
+        values = (base % 2 == 1) if src_dtype == "bool" else ((base % 9) * 1.75 - (2 if src_dtype[0] != "u" else 0))
+        if src_dtype.startswith("complex") or src_dtype == "clongdouble":
+            values = values + 0.5j * base[::-1]
+        src = np.asarray(values).astype(src_dtype)
+        if np.dtype(src_dtype).kind == "c" and np.dtype(dtype).kind != "c":
+            continue  # refused: see test_errors.py
+        A[...] = src
+        check_equal(A.gather(), src.astype(dtype), f"{src_dtype} into {dtype}")
+        A[1:5:2, ::3] = np.asfortranarray(src[:2, :3] + src[:2, :3])   # a slice, from a Fortran-order array
+        want = src.astype(dtype)
+        want[1:5:2, ::3] = (src[:2, :3] + src[:2, :3]).astype(dtype)
+        check_equal(A.gather(), want, f"{src_dtype} into a slice of {dtype}")
+        A[...] = src[:, ::-1]  # a backwards view of the source
+        check_equal(A.gather(), src[:, ::-1].astype(dtype), f"{src_dtype} (a strided view) into {dtype}")
+        A.fill(src[1, 3])
+        check_equal(A.gather(), np.full((6, 7), src[1, 3]).astype(dtype), f"{src_dtype} scalar into {dtype}")
+    big_endian = np.arange(42.0).reshape(6, 7).astype(">f8")
+    A[...] = big_endian
+    check_equal(A.gather(), big_endian.astype(dtype), f">f8 into {dtype}")

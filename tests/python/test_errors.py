@@ -197,3 +197,205 @@ def test_file_errors():
         os.remove(not_npy)
         os.remove(other)
     still_works()
+
+
+# ---------------------------------------------------------------- conversions (issue 28)
+# Values that NumPy's cast would mangle are refused in bulk as they are one by one: NaN,
+# infinities and out-of-range values into int64/int32, finite values that would become infinite
+# into float32 (or from a longdouble into float64), complex values into real arrays, and what is
+# not a number. The refusal is an ArgumentError on every locale, before any element is written.
+
+TARGETS = ["float64", "float32", "int64", "int32", "complex128"]
+LD = np.longdouble
+HUGE_LD = LD("1e4000")                      # finite in longdouble, infinite in float64
+F32_OVERFLOW = 2.0**128 - 2.0**103          # the smallest float64 the cast to float32 makes infinite
+F32_MAX = float(np.finfo(np.float32).max)
+
+
+def clongdouble(re, im):
+    z = np.zeros(1, np.clongdouble)
+    z.real[0], z.imag[0] = re, im
+    return z[0]
+
+
+def limit_cases(target):
+    """(source dtype, values refused, values accepted at the edge) for a real or complex target."""
+    common = [("float16", [np.nan, np.inf, -np.inf], [65504.0, -65504.0, 2.5])]
+    if target == "int64":
+        return common + [
+            ("uint64", [2**63, 2**64 - 1], [2**63 - 1, 0]),
+            ("float32", [np.nan, np.inf, 2.0**63, -2.0**64], [-2.0**63, 2.0**62, -1.5]),
+            ("float64", [np.nan, np.inf, -np.inf, 2.0**63, 1e300, -1e300, np.nextafter(-2.0**63, -np.inf)],
+             [2.0**63 - 1024, -2.0**63, 2.5, -2.5]),
+            ("longdouble", [LD(2)**63, -LD(2)**63 - 1, HUGE_LD, LD("nan")], [LD(2)**63 - 1, -LD(2)**63]),
+        ]
+    if target == "int32":
+        return common + [
+            ("int64", [2**31, -2**31 - 1, 2**62, -2**63], [2**31 - 1, -2**31]),
+            ("uint32", [2**31, 2**32 - 1], [2**31 - 1]),
+            ("uint64", [2**31, 2**64 - 1], [2**31 - 1]),
+            ("float32", [np.nan, np.inf, 2.0**31, -2.0**31 - 256], [-2.0**31, 2.0**31 - 128]),
+            ("float64", [np.nan, -np.inf, 2.0**31, -2.0**31 - 1, 1e300], [2147483647.9, -2147483648.9, 2.0**31 - 1]),
+            ("longdouble", [HUGE_LD, LD(2)**31, LD("-inf")], [-LD(2)**31, LD("2147483647.5")]),
+        ]
+    if target == "float32":
+        return [
+            ("float64", [1e300, -1e300, F32_OVERFLOW, -F32_OVERFLOW],
+             [F32_MAX, -F32_MAX, np.nextafter(F32_OVERFLOW, 0), np.inf, -np.inf, np.nan]),
+            ("longdouble", [HUGE_LD, LD("1e300")], [LD("inf"), LD("nan"), LD(F32_MAX)]),
+        ]
+    if target == "float64":
+        return [("longdouble", [HUGE_LD, -HUGE_LD], [LD("1e300"), LD("inf"), LD("nan")])]
+    return [  # complex128
+        ("longdouble", [HUGE_LD, -HUGE_LD], [LD("1e300"), LD("-inf")]),
+        ("clongdouble", [clongdouble(HUGE_LD, 0), clongdouble(1, -HUGE_LD)], [clongdouble(1e300, -1e300)]),
+    ]
+
+
+def source(dtype, shape):
+    """Small values every target holds, of `dtype`."""
+    return (np.arange(int(np.prod(shape))) % 5).reshape(shape).astype(dtype)
+
+
+def check_unchanged(A, before, msg):
+    """Collective: A holds `before`, in its gather and in every locale's own blocks."""
+    check_equal(A.gather(), before, msg)
+    check(all(np.array_equal(b, before[s], equal_nan=True) for b, s in zip(A.local_blocks(), A.local_slices())),
+          f"{msg}: this locale's blocks")
+
+
+def refused_on_one_locale(A, key, src_shape, dtype, value, culprit, what):
+    """Collective: A[key] = a NumPy array holding `value` on locale `culprit` only raises
+    ArgumentError on every locale (origin: culprit) and changes nothing."""
+    before = A.gather()
+    src = source(dtype, src_shape)
+    if dmap.here() == culprit:
+        src.flat[src.size // 2] = value
+    e = raises_everywhere(dmap.ArgumentError, A.__setitem__, key, src)
+    check(e.origin == culprit and e.remote == (dmap.here() != culprit), f"{what}: origin {e.origin}")
+    check_unchanged(A, before, f"{what}: the target is unchanged")
+    return e
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_bulk_conversions_refuse_what_numpy_mangles(target):
+    D = dmap.Domain(dmap.Cyclic(), (5, 6))
+    A = dmap.Array(D, target)
+    A[...] = np.arange(30).reshape(5, 6) - 9
+    case = 0
+    for dtype, refused, accepted in limit_cases(target):
+        for value in refused:
+            culprit = case % COMM.size
+            case += 1
+            what = f"{dtype} {value!r} into {target}"
+            refused_on_one_locale(A, ..., (5, 6), dtype, value, culprit, what)
+            refused_on_one_locale(A, (slice(1, 4), slice(None, None, 2)), (3, 3), dtype, value, culprit, what + " (slice)")
+            refused_on_one_locale(A, 3, (6,), dtype, value, culprit, what + " (a row)")
+            # one by one: the same rule, as a NumPy scalar and a 0-d array (fill is collective)
+            before = A.gather()
+            scalar = np.array([value], dtype)[0]
+            raises_everywhere(dmap.ArgumentError, A.fill, scalar)
+            raises_everywhere(dmap.ArgumentError, A.__setitem__, (slice(0, 2), 1), np.array(scalar))
+            raises_everywhere(dmap.ArgumentError, A.__setitem__, (2, 3), scalar)
+            check_unchanged(A, before, what + ": scalars change nothing")
+        # the accepted edge values convert as NumPy converts them, in bulk and one by one
+        src = source(dtype, (5, 6))
+        src.flat[: len(accepted)] = np.array(accepted, dtype)
+        A[...] = src
+        check_equal(A.gather(), src.astype(target), f"{dtype} edge values {accepted!r} into {target}")
+        A.fill(np.array(accepted[0], dtype)[()])
+        check_equal(A.gather(), np.full((5, 6), np.array(accepted[0], dtype).astype(target)),
+                    f"{dtype} {accepted[0]!r} into {target} by fill")
+    still_works()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_bulk_conversions_refuse_complex_and_non_numbers(target):
+    A = dmap.Array(dmap.Domain(dmap.Block(), (4, 3)), target)
+    A[...] = np.arange(12).reshape(4, 3)
+    before = A.gather()
+    bad = [np.array([["x"] * 3] * 4), np.full((4, 3), np.datetime64("2024-01-01")),
+           np.array([[1, 2, None]] * 4, dtype=object), [[1, 2, 2**70]] * 4]
+    if target != "complex128":  # complex values never convert to real, whatever their imaginary part
+        bad += [np.zeros((4, 3), np.complex64), np.ones((4, 3), np.complex128), np.zeros((4, 3), np.clongdouble)]
+    for k, values in enumerate(bad):
+        culprit = k % COMM.size
+        src = values if dmap.here() == culprit else np.zeros((4, 3))
+        e = raises_everywhere(dmap.ArgumentError, A.assign, src)
+        check(e.origin == culprit, f"{np.asarray(values).dtype}: origin {e.origin}")
+        check_unchanged(A, before, f"{np.asarray(values).dtype} into {target}")
+    scalars = ["text", None, [1.0], np.zeros(2), np.array([3])]
+    if target != "complex128":
+        scalars += [1 + 0j, np.complex64(1), np.array(2j)]
+    for value in scalars:
+        raises_everywhere(dmap.ArgumentError, A.fill, value)
+        raises_everywhere(dmap.ArgumentError, A.__setitem__, (1, 1), value)
+    check_unchanged(A, before, f"{target}: refused scalars")
+    still_works()
+
+
+def test_scalar_rules_match_bulk_rules():
+    """The Python scalar path follows the same rules: NaN, infinities and out-of-range values
+    into integers, finite values that overflow float32, complex values into reals."""
+    I = dmap.Array(dmap.Domain(dmap.Block(), (4,)), "int32")
+    L = dmap.Array(dmap.Domain(dmap.Block(), (4,)), "int64")
+    F = dmap.Array(dmap.Domain(dmap.Block(), (4,)), "float32")
+    for value in [float("nan"), float("inf"), 2.0**31, -2.0**31 - 1, 2**31, -2**31 - 1, 2**63, 2**64, 2**70]:
+        raises_everywhere(dmap.ArgumentError, I.fill, value)
+    for value in [2.0**63, -2.0**64, 2**63, -2**63 - 1, 2**64, float("-inf")]:
+        raises_everywhere(dmap.ArgumentError, L.fill, value)
+    for value in [1e300, -F32_OVERFLOW, 2**128, 10**400]:
+        raises_everywhere(dmap.ArgumentError, F.fill, value)
+    I.fill(-2147483648.9)  # the integer part fits: truncated toward zero, as NumPy does
+    check_equal(I.gather(), np.full(4, -2**31, np.int32))
+    I.fill(True)
+    check_equal(I.gather(), np.ones(4, np.int32))
+    L.fill(2.0**63 - 1024)
+    check_equal(L.gather(), np.full(4, 2**63 - 1024, np.int64))
+    L.fill(np.uint64(2**63 - 1))
+    check_equal(L.gather(), np.full(4, 2**63 - 1, np.int64))
+    F.fill(np.nextafter(F32_OVERFLOW, 0))
+    check_equal(F.gather(), np.full(4, F32_MAX, np.float32))
+    F.fill(float("inf"))  # infinities and NaN themselves convert
+    check_equal(F.gather(), np.full(4, np.inf, np.float32))
+    e = raises_everywhere(dmap.ArgumentError, L.assign, np.array([0.0, 1.0, float("nan"), 3.0]))
+    check("element 2 of the NumPy array is nan" in str(e) and "int64" in str(e), str(e))
+    for value in [1e300, np.float64(1e300), np.array(1e300)]:
+        e = raises_everywhere(dmap.ArgumentError, F.fill, value)
+        check("the value is 1e+300" in str(e) and "float32" in str(e), str(e))
+    still_works()
+
+
+def test_index_lists_refuse_uint64_beyond_int64():
+    p, me = COMM.size, dmap.here()
+    mine = np.arange(me, 20, p) - 1                       # the indices -1 .. 18, dealt round
+    listed = mine.astype(np.uint64) if me > 0 else np.array([2**64 - 1] + list(mine[1:]), np.uint64)
+    # locale 0 lists -1 as the uint64 2**64 - 1, which a cast would wrap to -1 (inside the bounds)
+    e = raises_everywhere(dmap.ArgumentError, dmap.Domain, dmap.Unstructured(listed), ((-1, 19),))
+    check(e.origin == 0)
+    D = dmap.Domain(dmap.Unstructured(mine), ((-1, 19),))  # the same list as int64 is fine
+    check(D.size == 20)
+
+    def mapper(indices, q):
+        out = (indices % q).astype(np.uint64)
+        if dmap.here() == 0:
+            out[0] = 2**64 - 1
+        return out
+
+    e = raises_everywhere(dmap.ArgumentError, dmap.Domain, dmap.Hashed(mapper), (12,))
+    check(e.origin == 0)
+
+    def dap(indices):
+        return {"__version__": "0.10.0", "buffer": np.zeros(len(indices)),
+                "dim_data": ({"dist_type": "u", "size": 10, "proc_grid_size": p, "proc_grid_rank": me,
+                              "indices": indices, "one_to_one": True},)}
+
+    positions = np.arange(me, 10, p, dtype=np.uint64)
+    B = dmap.from_distarray(dap(positions))
+    check(B.shape == (10,))
+    del B
+    if me == p - 1:
+        positions[0] = 2**64 - 1
+    e = raises_everywhere(dmap.ArgumentError, dmap.from_distarray, dap(positions))
+    check(e.origin == p - 1)
+    still_works()

@@ -9,7 +9,9 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -69,7 +71,7 @@ class array {
   array(const dmap::domain<N>& d, const T& value)
       : dom_(d),
         st_(agreed({"dmap::array", value_fingerprint(d, value),
-                    [] { return std::string("an array of ") + std::to_string(sizeof(T)) + "-byte elements and its initial value"; }},
+                    [] { return std::string("an array of ") + typeid(T).name() + " (" + std::to_string(sizeof(T)) + " bytes) and its initial value"; }},
                    [&, shared = detail::state_of(d) && detail::node_storage_wanted<T>(*detail::state_of(d))] {
                      if (!detail::state_of(d))
                        throw argument_error("dmap::array: the domain was moved from; an array needs a domain with indices");
@@ -86,7 +88,9 @@ class array {
   /// locale when some locale's buffer is too small, null, misaligned or strided otherwise
   /// than the local layouts.
   array(const dmap::domain<N>& d, const foreign_buffer<T, N>& buffer)
-      : dom_(d), st_(agreed([&] {
+      : dom_(d), st_(agreed({"dmap::array (adopting)", detail::fingerprint().add(sizeof(T)).add(std::string_view(typeid(T).name())).value(),
+                             [] { return std::string("an array of ") + typeid(T).name() + " over a foreign buffer"; }},
+                            [&] {
           const auto& st = detail::state_of(d);
           if (!st) throw argument_error("dmap::array (adopting): the domain was moved from; an array needs a domain with indices");
           detail::check_foreign_buffer(*st, buffer, "dmap::array (adopting)");
@@ -251,7 +255,7 @@ class array {
   // own to fill).
   static std::uint64_t value_fingerprint(const dmap::domain<N>& d, const T& value) {
     detail::fingerprint f;
-    f.add(sizeof(T));
+    f.add(sizeof(T)).add(std::string_view(typeid(T).name()));
     if (const auto& s = detail::state_of(d); !s || !s->layers) f.add_value(value);
     return f.value();
   }

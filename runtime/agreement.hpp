@@ -5,6 +5,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <optional>
@@ -76,6 +77,23 @@ class fingerprint {
     else
       return *this;
   }
+  /// Adds `n` bytes at `p` quickly (eight bytes a step, four independent lanes): for large
+  /// buffers such as a whole NumPy array every locale passes.
+  fingerprint& add_buffer(const void* p, std::size_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    std::uint64_t lane[4] = {h_, h_ ^ 0x9e3779b97f4a7c15ull, h_ ^ 0xc2b2ae3d27d4eb4full, h_ ^ 0x165667b19e3779f9ull};
+    std::size_t k = 0;
+    for (; k + 32 <= n; k += 32)
+      for (int l = 0; l < 4; ++l) {
+        std::uint64_t w;
+        std::memcpy(&w, b + k + 8 * l, 8);
+        lane[l] = (lane[l] ^ w) * 0xff51afd7ed558ccdull;
+        lane[l] ^= lane[l] >> 32;
+      }
+    for (int l = 0; l < 4; ++l) add(lane[l]);
+    add(n);
+    return add_bytes(b + k, n - k);
+  }
   /// Adds the characters of `text`.
   fingerprint& add(std::string_view text) { return add_bytes(text.data(), text.size()); }
   /// The fingerprint so far.
@@ -98,9 +116,9 @@ struct call_arguments {
 /// on every locale: the original exception where it was raised, a `remote_failure` of the
 /// same dmap error family with the same message elsewhere. Returns normally otherwise.
 /// When `args` names a call, every locale's argument fingerprint is compared in the same
-/// reduction: locales that passed different arguments throw argument_error on every locale
-/// (naming the call, the lowest locale that differs from locale 0 and this locale's
-/// arguments), before any failure is reported. Returns the bitwise or of every locale's
+/// reduction: when no locale failed, locales that passed different arguments throw
+/// argument_error on every locale (naming the call, the lowest locale that differs from locale
+/// 0 and this locale's arguments). A failure comes first: its message is the more precise. Returns the bitwise or of every locale's
 /// `bits` (flags a caller agrees on in the same reduction).
 inline std::uint64_t agree(std::exception_ptr failure, const detail::call_arguments& args = {},
                            std::uint64_t bits = 0) {
@@ -127,19 +145,21 @@ inline std::uint64_t agree(std::exception_ptr failure, const detail::call_argume
                         std::to_string(all[1]) + " to " + std::to_string(~all[2]) +
                         ") at an agreement: a collective operation of dmap's was not entered by every locale "
                         "(this is a bug in dmap; please report it)");
-  if (all[3] != ~all[4]) {
-    // Only on this error path: who differs from locale 0.
-    std::uint64_t first = args.fingerprint;
-    broadcast(first, 0);
-    const int q = all_reduce_min(args.fingerprint != first ? here() : p);
-    std::string message = std::string(args.who ? args.who : "dmap") + ": locales 0 and " + std::to_string(q) +
-                          " passed different arguments";
-    if (args.describe) message += " (here, on locale " + std::to_string(here()) + ": " + args.describe() + ")";
-    message += "; it is a collective call and every locale must pass the same arguments";
-    throw argument_error(message);
-  }
   const int first_failed = static_cast<int>(all[0]);
-  if (first_failed == p) return all[5];
+  if (first_failed == p) {
+    if (all[3] != ~all[4]) {
+      // Only on this error path: who differs from locale 0.
+      std::uint64_t first = args.fingerprint;
+      broadcast(first, 0);
+      const int q = all_reduce_min(args.fingerprint != first ? here() : p);
+      std::string message = std::string(args.who ? args.who : "dmap") + ": locales 0 and " + std::to_string(q) +
+                            " passed different arguments";
+      if (args.describe) message += " (here, on locale " + std::to_string(here()) + ": " + args.describe() + ")";
+      message += "; it is a collective call and every locale must pass the same arguments";
+      throw argument_error(message);
+    }
+    return all[5];
+  }
   std::string message;
   auto kind = static_cast<std::int32_t>(error_kind::generic);
   if (here() == first_failed) {
@@ -161,7 +181,8 @@ inline std::uint64_t agree(std::exception_ptr failure, const detail::call_argume
 }
 
 /// Collective: agreed(local_part), comparing the call's `args` in the same reduction (see
-/// agree): different arguments on some locale are an argument_error on every locale.
+/// agree): different arguments on some locale are an argument_error on every locale. `args` is
+/// read after `local_part` ran, so `local_part` may complete its fingerprint (of data it reads).
 template <class F>
 auto agreed(const detail::call_arguments& args, F&& local_part) -> std::invoke_result_t<F&> {
   using result = std::invoke_result_t<F&>;

@@ -267,12 +267,24 @@ class typed_array final : public array_handle {
   }
 
   void assign(const section& dst, const array_handle& src, const section& from) override {
-    if (src.dtype() != dtype())
-      throw argument_error(std::string("dmap.Array: cannot assign a ") + dtype_name(src.dtype()) + " array to a " +
-                           dtype_name(dtype()) + " array; dmap assigns between arrays of one dtype");
-    if (dst.shape() != from.shape())
-      throw shape_error("dmap.Array: cannot assign an array of shape " + shape_text(from.shape()) +
-                        " to one of shape " + shape_text(dst.shape()));
+    // Agreed: a dtype or a shape that is wrong on one locale only (a slice computed from the
+    // rank) fails on every locale; the assignment then agrees the two sides' identities.
+    dmap::detail::fingerprint f;
+    add_section(f, dst);
+    add_section(f, from);
+    f.add(static_cast<int>(src.dtype()));
+    agreed_local("dmap.Array[...] = Array", {"dmap.Array[...] = Array", f.value(), [] {
+                   return std::string("the sections and dtypes of an assignment");
+                 }},
+                 [&] {
+                   if (src.dtype() != dtype())
+                     throw argument_error(std::string("dmap.Array: cannot assign a ") + dtype_name(src.dtype()) +
+                                          " array to a " + dtype_name(dtype()) +
+                                          " array; dmap assigns between arrays of one dtype");
+                   if (dst.shape() != from.shape())
+                     throw shape_error("dmap.Array: cannot assign an array of shape " + shape_text(from.shape()) +
+                                       " to one of shape " + shape_text(dst.shape()));
+                 });
     with_rank(src.rank(), [&]<std::size_t M2>() {
       const auto& other = dynamic_cast<const typed_array<T, M2>&>(src);
       visit(dst, [&](auto&& x) {
@@ -298,14 +310,24 @@ class typed_array final : public array_handle {
     const std::vector<index_t> shape = dst.shape();
     // Agreed, and checked whole before any element is written: an array wrong on one locale
     // fails on every locale and leaves the target as it was.
-    const auto c = agreed_local(who, [&] {
+    // The contents are compared too (a hash of the converted elements, folded into the same
+    // agreement): every locale must pass the same array.
+    const dmap::detail::collective_scope scope;
+    dmap::detail::call_arguments args{"dmap.Array[...] = ndarray", 0,
+                                      [] { return std::string("the section and the NumPy array's elements"); }};
+    const auto c = agreed_local(who, args, [&] {
       py::array a = py::module_::import("numpy").attr("asarray")(values);
       check_dtype<T>(a.dtype(), who, "the NumPy array");
       std::vector<index_t> given(a.shape(), a.shape() + a.ndim());
       if (given != shape)
         throw shape_error(who + ": the NumPy array has shape " + shape_text(given) + ", the target " +
                           shape_text(shape) + "; every locale passes the whole array");
-      return checked_array<T>(a, who, "the NumPy array");
+      auto checked = checked_array<T>(a, who, "the NumPy array");
+      dmap::detail::fingerprint f;
+      add_section(f, dst);
+      f.add_buffer(checked.data(), static_cast<std::size_t>(checked.size()) * sizeof(T));
+      args.fingerprint = f.value();
+      return checked;
     });
     const T* in = c.data();
     std::vector<index_t> cstrides(shape.size(), 1);

@@ -125,9 +125,16 @@ auto agreed_local(const std::string& who, F&& f);
 
 namespace dmap::python {
 
+/// Adds a section (the indices it covers and the dimensions it keeps) to a fingerprint.
+inline void add_section(dmap::detail::fingerprint& f, const section& s) {
+  for (const auto& r : s.target) f.add(r.first()).add(r.size()).add(r.stride());
+  for (const auto d : s.dims) f.add(d);
+}
+
+/// agreed_local comparing the call's arguments `args` across locales in the same agreement.
 template <class F>
-auto agreed_local(const std::string& who, F&& f) {
-  return dmap::agreed([&]() -> decltype(f()) {
+auto agreed_local(const std::string& who, const dmap::detail::call_arguments& args, F&& f) {
+  return dmap::agreed(args, [&]() -> decltype(f()) {
     try {
       return f();
     } catch (const dmap::error&) {
@@ -138,6 +145,11 @@ auto agreed_local(const std::string& who, F&& f) {
       rethrow_as_dmap(who);
     }
   });
+}
+
+template <class F>
+auto agreed_local(const std::string& who, F&& f) {
+  return agreed_local(who, dmap::detail::call_arguments{}, std::forward<F>(f));
 }
 
 }  // namespace dmap::python

@@ -96,8 +96,9 @@ std::string text_of(const T& values) {
 }
 
 // The failures of `P` against the brute-force oracle for `A` (filled by fill()); "" when none.
-template <std::size_t N>
-std::string check_structure(const dmap::array<double, N>& A, const dmap::partitioned<double, N>& P) {
+// E is double (a writable description) or const double (a const array's).
+template <std::size_t N, class E>
+std::string check_structure(const dmap::array<double, N>& A, const dmap::partitioned<E, N>& P) {
   std::ostringstream fail;
   const auto& D = A.domain();
   const auto& whole = D.indices();

@@ -41,6 +41,8 @@
 #include "../dsi/array.hpp"
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "dap.hpp"
+#include "locations.hpp"
 
 namespace dmap {
 
@@ -318,13 +320,11 @@ std::vector<std::vector<typename partitioned<T, N>::value_type>> partitioned<T, 
   return out;
 }
 
-/// The description as JSON text, keys in the draft's order: shape, partition_tiling,
-/// partitions (keyed by the position in Python tuple notation, "(0, 1)" or "(3,)", in
-/// row-major order; each with start, shape, data, strides, location), locals. `data` is
-/// the pointer as an unsigned integer, or null where this locale does not hold the tile;
-/// `location` lists ranks. The get callable has no JSON form.
-template <class T, std::size_t N>
-std::string to_json(const partitioned<T, N>& p) {
+namespace detail {
+
+/// The JSON text of `p`; `location(q)` writes locale q's entry of a `location` list.
+template <class T, std::size_t N, class Location>
+std::string partitioned_json(const partitioned<T, N>& p, Location&& location) {
   std::ostringstream s;
   const auto list = [&s](const auto& values) {
     s << '[';
@@ -349,9 +349,9 @@ std::string to_json(const partitioned<T, N>& p) {
     else s << reinterpret_cast<std::uintptr_t>(tile.data);
     s << ", \"strides\": ";
     list(tile.strides);
-    s << ", \"location\": ";
-    list(tile.location);
-    s << '}';
+    s << ", \"location\": [";
+    for (std::size_t k = 0; k < tile.location.size(); ++k) s << (k ? ", " : "") << location(tile.location[k]);
+    s << "]}";
   }
   s << "}, \"locals\": [";
   for (std::size_t k = 0; k < p.locals.size(); ++k) {
@@ -360,6 +360,34 @@ std::string to_json(const partitioned<T, N>& p) {
   }
   s << "]}";
   return s.str();
+}
+
+}  // namespace detail
+
+/// The description as JSON text, keys in the draft's order: shape, partition_tiling,
+/// partitions (keyed by the position in Python tuple notation, "(0, 1)" or "(3,)", in
+/// row-major order; each with start, shape, data, strides, location), locals. `data` is
+/// the pointer as an unsigned integer, or null where this locale does not hold the tile;
+/// `location` lists ranks. The get callable has no JSON form.
+template <class T, std::size_t N>
+std::string to_json(const partitioned<T, N>& p) {
+  return detail::partitioned_json(p, [](int q) { return std::to_string(q); });
+}
+
+/// The description as JSON text with the draft's locations: each `location` entry is
+/// [IP, PID], the address and process id of the locale's process in `locations`
+/// (process_locations(), collective, gives them; process_location::address() says which
+/// address). Otherwise as to_json(p). Throws argument_error when a location names a locale
+/// outside `locations`.
+template <class T, std::size_t N>
+std::string to_json(const partitioned<T, N>& p, const std::vector<process_location>& locations) {
+  return detail::partitioned_json(p, [&](int q) {
+    if (q < 0 || static_cast<std::size_t>(q) >= locations.size())
+      throw argument_error("dmap::to_json: a partition's location is locale " + std::to_string(q) + "; it must be in [0, " +
+                           std::to_string(locations.size()) + "), the locales `locations` describes");
+    const process_location& l = locations[static_cast<std::size_t>(q)];
+    return "[" + detail::json_string(l.address()) + ", " + std::to_string(l.pid) + "]";
+  });
 }
 
 namespace detail {

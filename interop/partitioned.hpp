@@ -42,7 +42,7 @@
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
 #include "dap.hpp"
-#include "locations.hpp"
+#include "process_locations.hpp"
 
 namespace dmap {
 

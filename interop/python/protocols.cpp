@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include <dmap/interop/locations.hpp>
+#include <dmap/interop/process_locations.hpp>
 #include <dmap/runtime/collectives.hpp>
 #include <dmap/runtime/environment.hpp>
 

@@ -1,4 +1,4 @@
-// Bad inputs to the __partitioned__ draft's locations (interop/locations.hpp): (IP, PID)
+// Bad inputs to the __partitioned__ draft's locations (interop/process_locations.hpp): (IP, PID)
 // pairs whose IP is a malformed address (IPv4 or IPv6 text), empty or holding a NUL, that
 // name no locale or several, and tables that do not cover a description's locations. Every
 // locale gets the same input and must throw the named error; nothing is collective here
@@ -71,8 +71,13 @@ TEST_CASE("bad input: __partitioned__ locations that name no locale, or several"
                                                      {"node-b", {"192.0.2.11", "127.0.0.1"}, 4242}};
   CHECK(dmap::locale_of_location(twins, "192.0.2.11", 4242) == 1);
   CHECK(dmap::locale_of_location(twins, "node-a", 4242) == 0);
-  BAD_INPUT("locale_of_location: an address two locales' hosts share, with one PID on each", dmap::argument_error,
+  BAD_INPUT("locale_of_location: a loopback address, with one PID on two hosts", dmap::argument_error,
             dmap::locale_of_location(twins, "::ffff:127.0.0.1", 4242));
+  BAD_INPUT("locale_of_location: an unlisted loopback address (127.0.1.1), with one PID on two hosts",
+            dmap::argument_error, dmap::locale_of_location(twins, "127.0.1.1", 4242));
+  const std::vector<dmap::process_location> shared = {{"node-a", {"10.0.0.1"}, 7}, {"node-b", {"10.0.0.1"}, 7}};
+  BAD_INPUT("locale_of_location: an address two locales' hosts share, with one PID on each", dmap::argument_error,
+            dmap::locale_of_location(shared, "10.0.0.1", 7));
   // to_json with the draft's locations: a table that does not hold a partition's locale.
   dmap::domain<1> D(dmap::block<1>{}, dmap::rect<1>{dmap::range(0, 4 * dmap::num_locales())});
   dmap::array<double, 1> A(D, 1.0);

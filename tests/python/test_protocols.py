@@ -493,6 +493,8 @@ def test_from_partitioned_ip_locations():
     spellings = {
         "dmap's own": lambda q: where[q][0],
         "loopback IPv4": lambda q: "127.0.0.1",
+        "Debian's host-name loopback": lambda q: "127.0.1.1",
+        "loopback IPv6": lambda q: "::1",
         "IPv4-mapped IPv6": lambda q: "::ffff:127.0.0.1",
         "expanded IPv6, upper case": lambda q: "0:0:0:0:0:FFFF:7F00:0001",
         "host name": lambda q: hosts[q],
@@ -500,6 +502,10 @@ def test_from_partitioned_ip_locations():
     hosts = COMM.allgather(socket.gethostname())
     if ":" in where[0][0]:  # an IPv6 host address: also with a zone
         spellings["with a zone"] = lambda q: where[q][0] + "%lo"
+    if len(set(COMM.allgather(socket.gethostname()))) > 1:  # loopback names one process per node only
+        for what in ["loopback IPv4", "Debian's host-name loopback", "loopback IPv6", "IPv4-mapped IPv6",
+                     "expanded IPv6, upper case"]:
+            del spellings[what]
     for what, spell in spellings.items():
         prod = part.Tiled(full, (p, 1), lambda pos: pos[0])
         B = dmap.from_partitioned(relocated(prod, spell))

@@ -3,8 +3,9 @@
 // network". dmap writes the address of the locale's host (its preferred interface address)
 // and reads an address in either textual form (IPv4 dotted quad, IPv6 as RFC 4291 writes it,
 // an IPv6 zone allowed) or a host name, matched to the one locale whose host has that address
-// (or name) and whose process id is PID. Used by the Python protocols
-// (interop/python/protocols.cpp) and by dmap::to_json of a partitioned description.
+// (or name; any loopback address names every host's own) and whose process id is PID. Used by
+// the Python protocols (interop/python/protocols.cpp) and by dmap::to_json of a partitioned
+// description.
 #pragma once
 
 #include <arpa/inet.h>
@@ -88,6 +89,11 @@ inline int address_rank(int family, const void* bytes) {
   if (IN6_IS_ADDR_LOOPBACK(a)) return 3;
   if (IN6_IS_ADDR_LINKLOCAL(a)) return 2;
   return 1;
+}
+
+/// True for a canonical loopback address (127.0.0.0/8, ::1): on any host, the host itself.
+inline bool is_loopback_text(const std::string& canonical) {
+  return canonical == "::1" || canonical.rfind("127.", 0) == 0;
 }
 
 /// One locale's location as it travels to the others (fixed size).
@@ -193,12 +199,13 @@ inline std::vector<process_location> process_locations() {
 
 /// The locale (index into `locations`, as process_locations() gives them) whose process is
 /// the draft's (IP, PID) `where`, `pid` (not collective). `where` is an IP address (any
-/// textual form canonical_ip_address reads: it matches a locale whose host has that address)
-/// or a host name (matched exactly); the locale's process id must be `pid`. Throws
-/// argument_error naming the location and the rule when `where` is empty or a malformed
-/// address, when no locale matches, and when several do (an address more than one host has,
-/// such as a loopback address, with the same PID on each: name the process by an address of
-/// its own host).
+/// textual form canonical_ip_address reads: it matches a locale whose host has that address;
+/// a loopback address, 127.0.0.0/8 or ::1, matches every locale, as it names any host's own,
+/// such as the 127.0.1.1 Debian resolves a host name to) or a host name (matched exactly);
+/// the locale's process id must be `pid`. Throws argument_error naming the location and the
+/// rule when `where` is empty or a malformed address, when no locale matches, and when
+/// several do (a loopback address, or an address more than one host has, with the same PID on
+/// each: name the process by an address of its own host).
 inline int locale_of_location(const std::vector<process_location>& locations, const std::string& where,
                               std::int64_t pid) {
   if (where.empty())
@@ -209,7 +216,8 @@ inline int locale_of_location(const std::vector<process_location>& locations, co
   for (std::size_t q = 0; q < locations.size(); ++q) {
     const process_location& l = locations[q];
     if (l.pid != pid) continue;
-    const bool here = address ? std::find(l.addresses.begin(), l.addresses.end(), *address) != l.addresses.end()
+    const bool here = address ? detail::is_loopback_text(*address) ||
+                                    std::find(l.addresses.begin(), l.addresses.end(), *address) != l.addresses.end()
                               : l.host == where;
     if (here) hits.push_back(static_cast<int>(q));
   }

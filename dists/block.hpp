@@ -223,6 +223,12 @@ class block_domain {
   }
   /// This locale's local domain descriptor.
   const block_local_domain<N>& local() const noexcept { return local_; }
+  /// Every dimension is a block cut (the DSI's optional `dimension_kinds()`).
+  std::array<dimension_kind, N> dimension_kinds() const noexcept {
+    std::array<dimension_kind, N> out;
+    out.fill(dimension_kind::block());
+    return out;
+  }
   /// The indices of dimension d owned by the locales at grid coordinate k along d.
   range chunk_range(std::size_t d, int k) const {
     return block<N>::chunk_indices(whole_.dim(d), bounds_[d].first, bounds_[d].second, targets().extent(d), k);

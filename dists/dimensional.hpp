@@ -25,6 +25,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -70,6 +71,10 @@ struct irregular_dim {
 /// one list; listed values outside the dimension's range are ignored.
 struct unstructured_dim {
   std::vector<std::vector<index_t>> lists{};  ///< per grid coordinate, the indices it owns
+  /// What the map declares (DAP's `one_to_one`, which exports write): true promises every
+  /// index is held once; false promises nothing (a DAP import without the promise). The lists
+  /// place every index once either way.
+  bool one_to_one = true;
   friend bool operator==(const unstructured_dim&, const unstructured_dim&) = default;
 };
 /// Replicated along one dimension: every grid coordinate holds the whole dimension.
@@ -137,6 +142,7 @@ inline std::string describe(const dim_spec& s) {
             o << (k ? "; " : "");
             for (std::size_t j = 0; j < x.lists[k].size(); ++j) o << (j ? " " : "") << x.lists[k][j];
           }
+          if (!x.one_to_one) o << "; not one_to_one";
           o << ")";
         } else if constexpr (std::is_same_v<X, replicated_dim>) {
           o << "replicated";
@@ -596,6 +602,24 @@ class dimensional_domain {
   }
   /// This locale's local domain descriptor.
   const dimensional_local_domain<N>& local() const noexcept { return local_; }
+  /// How each dimension is dealt (the DSI's optional `dimension_kinds()`): block, irregular and
+  /// none are block cuts, cyclic and block-cyclic deals of their block size, unstructured lists
+  /// (with their one_to_one), replicated nothing declared.
+  std::array<dimension_kind, N> dimension_kinds() const {
+    std::array<dimension_kind, N> out;
+    for (std::size_t d = 0; d < N; ++d)
+      out[d] = std::visit(
+          [](const auto& x) {
+            using X = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<X, cyclic_dim>) return dimension_kind::cyclic(1);
+            else if constexpr (std::is_same_v<X, block_cyclic_dim>) return dimension_kind::cyclic(x.block_size);
+            else if constexpr (std::is_same_v<X, unstructured_dim>) return dimension_kind::listed(x.one_to_one);
+            else if constexpr (std::is_same_v<X, replicated_dim>) return dimension_kind{};
+            else return dimension_kind::block();
+          },
+          dist_.specs()[d]);
+    return out;
+  }
   /// The cut of dimension d.
   const dimension_cut& cut(std::size_t d) const noexcept { return cuts_[d]; }
 

@@ -203,6 +203,12 @@ class padded_domain {
   const stencil_local_domain<N>& local() const noexcept { return local_; }
   /// Per dimension, whether it wraps (the DSI's optional `periodic()`: halo updates apply).
   const std::array<bool, N>& periodic() const noexcept { return dist_.periodic(); }
+  /// Every dimension is a block cut (irregular cut points; the DSI's optional `dimension_kinds()`).
+  std::array<dimension_kind, N> dimension_kinds() const noexcept {
+    std::array<dimension_kind, N> out;
+    out.fill(dimension_kind::block());
+    return out;
+  }
 
   /// The rect locale `locale` owns (empty when none, or outside the target grid).
   rect<N> chunk_of(int locale) const {

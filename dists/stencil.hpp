@@ -163,6 +163,8 @@ class stencil_domain {
   const stencil_local_domain<N>& local() const noexcept { return local_; }
   /// The Block domain that gives the owned chunks.
   const block_domain<N>& base() const noexcept { return blocks_; }
+  /// Every dimension is a block cut (the DSI's optional `dimension_kinds()`).
+  std::array<dimension_kind, N> dimension_kinds() const noexcept { return blocks_.dimension_kinds(); }
 
   /// The rect locale `locale` stores: owned plus ghost cells (empty when it owns nothing).
   rect<N> frame_of(int locale) const { return framed(chunk_of(locale), dist_.fluff()); }

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "../dsi/concepts.hpp"
 #include "../dsi/detail/directory_domain.hpp"
 #include "../dsi/index.hpp"
 #include "../runtime/agreement.hpp"
@@ -88,6 +89,12 @@ class unstructured_domain : public detail::directory_domain_base<N> {
 
   /// True when every index is listed by one locale only.
   bool one_to_one() const noexcept { return dist_.one_to_one(); }
+  /// Every dimension is listed, one to one or not (the DSI's optional `dimension_kinds()`).
+  std::array<dimension_kind, N> dimension_kinds() const noexcept {
+    std::array<dimension_kind, N> out;
+    out.fill(dimension_kind::listed(dist_.one_to_one()));
+    return out;
+  }
   /// The owner of `i`: here when this locale owns it, else one lookup in the directory.
   int locale_of(const idx<N>& i) const { return this->owner_of(i); }
 

@@ -13,6 +13,33 @@
 
 namespace dmap {
 
+/// What a map declares about how it deals one dimension to the grid coordinates along it
+/// (the optional descriptor member `dimension_kinds()`), so that descriptions naming a kind
+/// (DAP's `dist_type`, `block_size`, `one_to_one`) say what the map is rather than what its
+/// pieces happen to look like: a Cyclic dimension of 3 indices on 2 locales deals one block
+/// each, which pieces alone cannot tell from a block cut.
+struct dimension_kind {
+  /// The kinds of deal a map may declare.
+  enum class deal : unsigned char {
+    unknown,  ///< nothing declared: readers derive the kind from the pieces
+    block,    ///< one run of indices per grid coordinate, in grid order (Block, Irregular, Stencil, Padded)
+    cyclic,   ///< blocks of `block_size` indices dealt round robin (Cyclic: 1; BlockCyclic)
+    listed,   ///< explicit lists per grid coordinate (DAP 'u')
+  };
+  deal kind = deal::unknown;  ///< the kind of deal
+  index_t block_size = 1;     ///< cyclic: indices per block (>= 1)
+  bool one_to_one = true;     ///< listed: whether the map promises every index is held once
+
+  /// A block cut.
+  static constexpr dimension_kind block() noexcept { return {deal::block, 1, true}; }
+  /// Blocks of `block_size` indices dealt round robin.
+  static constexpr dimension_kind cyclic(index_t block_size = 1) noexcept { return {deal::cyclic, block_size, true}; }
+  /// Explicit lists, with or without the promise that each index is held once.
+  static constexpr dimension_kind listed(bool one_to_one) noexcept { return {deal::listed, 1, one_to_one}; }
+
+  friend bool operator==(const dimension_kind&, const dimension_kind&) = default;
+};
+
 /// A local domain descriptor: what one locale owns of a distributed domain.
 ///
 /// | Chapel DSI (LocalDomain)        | dmap                      | meaning                               |
@@ -55,6 +82,7 @@ concept local_domain_descriptor = requires(const L& l, const idx<N>& i) {
 /// | `locales_meeting(r)` | the locales that may own an index of rect `r` (sorted; plans ask it instead of all P) |
 /// | `local_subdomains(q, r)` | locale q's rects meeting `r`, as `local_subdomains(q)` lists them               |
 /// | `ghost_reach()` | the widest ghost frame per dimension (index units), for halo plans                          |
+/// | `dimension_kinds()` | `std::array<dimension_kind, N>`: how each dimension is dealt, for exports naming a kind |
 template <class G, std::size_t N>
 concept domain_descriptor =
     std::copy_constructible<G> &&

@@ -115,10 +115,15 @@ inline int dap_minor_version(const std::string& version, const std::string& who)
 }
 
 /// The padding widths of a 'b' or 'n' dictionary that are communication padding (shared
-/// with a neighbour, or wrapping), per side; the others are boundary padding.
-inline std::array<bool, 2> dap_communication_sides(const dap_dimension& d) {
-  if (d.dist_type == 'n') return {d.periodic, d.periodic};
-  return {d.proc_grid_rank != 0 || d.periodic, d.proc_grid_rank != d.proc_grid_size - 1 || d.periodic};
+/// with a neighbour), per side; the others are boundary padding, counted in `size`. DAP
+/// 0.10: the first grid rank's padding before and the last one's after are boundary padding,
+/// periodic or not (its appendix's num_owned_indices, and start >= 0 and stop <= size, leave
+/// no other reading; along a periodic dimension those cells hold the wrapped values). DAP
+/// 0.9: padding on an edge of a periodic dimension is communication padding.
+inline std::array<bool, 2> dap_communication_sides(const dap_dimension& d, int minor) {
+  const bool wraps = minor < 10 && d.periodic;
+  if (d.dist_type == 'n') return {wraps, wraps};
+  return {d.proc_grid_rank != 0 || wraps, d.proc_grid_rank != d.proc_grid_size - 1 || wraps};
 }
 
 /// The local buffer's extent of a 'b' dictionary: stop - start in 0.10; in 0.9, where
@@ -126,8 +131,14 @@ inline std::array<bool, 2> dap_communication_sides(const dap_dimension& d) {
 inline index_t dap_buffer_extent(const dap_dimension& d, int minor) {
   if (d.dist_type == 'n') return d.size;
   if (minor >= 10) return d.stop - d.start;
-  const auto comm = dap_communication_sides(d);
+  const auto comm = dap_communication_sides(d, minor);
   return d.stop - d.start + (comm[0] ? d.padding[0] : 0) + (comm[1] ? d.padding[1] : 0);
+}
+
+/// True when a 'c' dictionary's grid coordinate is dealt no position (its first block,
+/// proc_grid_rank * block_size, lies at or past size).
+inline bool dap_cyclic_owns_nothing(const dap_dimension& d) {
+  return static_cast<wide_int>(d.proc_grid_rank) * d.block_size >= d.size;
 }
 
 /// The one check of a dimension dictionary against the rules of DAP 0.`minor` (the list is
@@ -175,25 +186,36 @@ inline void check_dap_dimension(const dap_dimension& d, const std::string& where
     if (d.start < 0) reject_dap(where, "start", text(d.start), ">= 0");
     if (d.block_size < 1) reject_dap(where, "block_size", text(d.block_size), ">= 1");
     const wide_int want = static_cast<wide_int>(d.proc_grid_rank) * d.block_size;
-    if (want != d.start)
+    // An empty local buffer may also say start == size (DAP 0.9 and 0.10, "Empty local
+    // buffers"), but only where the deal gives the grid rank nothing.
+    if (d.start == d.size && want != d.start && !dap_cyclic_owns_nothing(d))
       reject_dap(where, "start", text(d.start),
                  dap_text("proc_grid_rank * block_size = ", d.proc_grid_rank, " * ", d.block_size,
-                          " (where this grid rank's first block begins)"));
+                          ": start == size marks an empty buffer, but the deal gives this grid rank the block at ",
+                          static_cast<long long>(want), " of ", d.size, " positions"));
+    if (want != d.start && d.start != d.size)
+      reject_dap(where, "start", text(d.start),
+                 dap_text("proc_grid_rank * block_size = ", d.proc_grid_rank, " * ", d.block_size,
+                          " (where this grid rank's first block begins)",
+                          dap_cyclic_owns_nothing(d) ? dap_text(", or size = ", d.size, " (an empty buffer)") : ""));
     return;
   }
   for (std::size_t side = 0; side < 2; ++side)
     if (d.padding[side] < 0) reject_dap(where, dap_text("padding[", side, "]"), text(d.padding[side]), ">= 0");
-  // 0.10 along a periodic dimension: grid rank 0's buffer begins at -padding[0] (its low
-  // padding holds the wrapped end) and the last one's ends at size + padding[1].
-  const bool wraps = minor >= 10 && d.periodic;
-  const index_t lowest = wraps && d.proc_grid_rank == 0 ? -d.padding[0] : 0;
-  const wide_int highest = static_cast<wide_int>(d.size) + (wraps && d.proc_grid_rank == d.proc_grid_size - 1 ? d.padding[1] : 0);
-  if (d.start < lowest) reject_dap(where, "start", text(d.start), dap_text(">= ", lowest));
+  // DAP's ranges, periodic or not: 0 <= start <= stop <= size (0.10 counts a periodic
+  // dimension's edge padding in size, as boundary padding holding the wrapped values).
+  if (d.start < 0) reject_dap(where, "start", text(d.start), ">= 0");
   if (d.stop < d.start) reject_dap(where, "stop", text(d.stop), dap_text(">= start (", d.start, ")"));
-  if (d.stop > highest) reject_dap(where, "stop", text(d.stop), dap_text("<= ", wraps ? "size + padding[1] (" : "size (", static_cast<long long>(highest), ")"));
+  if (d.stop > d.size) reject_dap(where, "stop", text(d.stop), dap_text("<= size (", d.size, ")"));
+  // start == size: an empty local buffer (DAP's "Empty local buffers"), wherever its grid
+  // rank sits; it holds nothing, padding included.
+  const bool empty_marker = d.start == d.size && d.size > 0;
+  if (empty_marker && (d.padding[0] != 0 || d.padding[1] != 0))
+    reject_dap(where, "padding", dap_text('(', d.padding[0], ", ", d.padding[1], ')'),
+               dap_text("(0, 0) when start == size (", d.size, "): that marks an empty local buffer"));
   const wide_int extent = static_cast<wide_int>(d.stop) - d.start;
   // The padding lies inside the buffer: in 0.9 only the boundary padding lies inside [start, stop).
-  const auto comm = dap_communication_sides(d);
+  const auto comm = dap_communication_sides(d, minor);
   const wide_int inside = minor >= 10 ? static_cast<wide_int>(d.padding[0]) + d.padding[1]
                                       : wide_int{comm[0] ? 0 : d.padding[0]} + (comm[1] ? 0 : d.padding[1]);
   if (inside > extent)
@@ -201,13 +223,12 @@ inline void check_dap_dimension(const dap_dimension& d, const std::string& where
                dap_text("at most stop - start = ", static_cast<long long>(extent),
                         minor >= 10 ? " wide together (padding lies inside the buffer)"
                                     : " wide in its boundary padding (DAP 0.9: boundary padding lies inside [start, stop))"));
-  if (d.proc_grid_rank == 0 && d.start != lowest)
+  if (d.proc_grid_rank == 0 && d.start != 0 && !empty_marker)
     reject_dap(where, "start", text(d.start),
-               dap_text(lowest, " on proc_grid_rank 0 (the first block begins the dimension",
-                        wraps ? "; along a periodic dimension its padding holds the wrapped end" : "", ")"));
-  if (d.proc_grid_rank == d.proc_grid_size - 1 && d.stop != highest)
-    reject_dap(where, "stop", text(d.stop),
-               dap_text(static_cast<long long>(highest), " on the last proc_grid_rank (the last block ends the dimension)"));
+               dap_text("0 on proc_grid_rank 0 (the first block begins the dimension), or size = ", d.size,
+                        " with stop == size (an empty buffer)"));
+  if (d.proc_grid_rank == d.proc_grid_size - 1 && d.stop != d.size)
+    reject_dap(where, "stop", text(d.stop), dap_text(d.size, " on the last proc_grid_rank (the last block ends the dimension)"));
 }
 
 }  // namespace detail
@@ -215,14 +236,15 @@ inline void check_dap_dimension(const dap_dimension& d, const std::string& where
 /// Throws argument_error naming the key, its value and the rule when `d` breaks a rule of
 /// DAP 0.`minor` (10 or 9). The rules: dist_type is 'b', 'c', 'u' or 'n'; size >= 0;
 /// proc_grid_size >= 1; 0 <= proc_grid_rank < proc_grid_size. 'n': one grid coordinate,
-/// padding >= 0 and inside size. 'b': start <= stop <= size, start == 0 on grid rank 0 and
-/// stop == size on the last grid rank, padding widths >= 0 and inside the buffer (0.10:
-/// [start, stop) holds all padding; 0.9: it holds the boundary padding, the communication
-/// padding lies beyond); along a periodic dimension in 0.10 grid rank 0 starts at
-/// -padding[0] and the last one stops at size + padding[1] (dmap's reading: the protocol
-/// does not place a periodic dimension's wrapped padding). 'c': block_size >= 1, start ==
-/// proc_grid_rank * block_size. 'u': every index in [0, size) (dmap's positions are 0-based
-/// orders; the protocol itself allows any integers) and no index twice.
+/// padding >= 0 and inside size. 'b': 0 <= start <= stop <= size (periodic or not: DAP 0.10
+/// counts a periodic dimension's edge padding in size), start == 0 on grid rank 0 and stop
+/// == size on the last grid rank, padding widths >= 0 and inside the buffer (0.10: [start,
+/// stop) holds all padding; 0.9: it holds the boundary padding, the communication padding
+/// lies beyond); start == size (size > 0) marks an empty buffer on any grid rank, without
+/// padding. 'c': block_size >= 1, start == proc_grid_rank * block_size, or start == size on
+/// a grid rank the deal gives nothing (an empty buffer). 'u': every index in [0, size)
+/// (dmap's positions are 0-based orders; the protocol itself allows any integers) and no
+/// index twice.
 inline void validate(const dap_dimension& d, int minor = 10) { detail::check_dap_dimension(d, "", minor); }
 
 /// The indices a dimension dictionary's locale owns, as the DAP appendix's
@@ -241,17 +263,18 @@ inline index_t num_owned_indices(const dap_dimension& d, int minor = 10) {
     if (partial > 0 && blocks % d.proc_grid_size == d.proc_grid_rank) count += partial;
     return count;
   }
-  const auto comm = detail::dap_communication_sides(d);
+  const auto comm = detail::dap_communication_sides(d, minor);
   return detail::dap_buffer_extent(d, minor) - (comm[0] ? d.padding[0] : 0) - (comm[1] ? d.padding[1] : 0);
 }
 
 /// A locale's DAP description of an array: the version, the local buffer (pointer, shape
 /// and element strides, as in PEP 3118; the element type as a NumPy typestr) and one
-/// dimension dictionary per dimension.
+/// dimension dictionary per dimension. `T` is const in a read-only description (dap_export
+/// of a const array), which dap_import does not take.
 template <class T, std::size_t N>
 struct dap_description {
   std::string version = "0.10.0";           ///< the DAP version described (`__version__`)
-  T* buffer = nullptr;                      ///< this locale's local buffer
+  T* buffer = nullptr;                      ///< this locale's local buffer (read-only when T is const)
   std::array<index_t, N> shape{};           ///< the buffer's extent per dimension
   std::array<index_t, N> strides{};         ///< the buffer's strides per dimension, in elements
   std::string typestr{};                    ///< the element type, as NumPy's "<f8" (empty: unknown)

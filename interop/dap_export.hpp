@@ -1,7 +1,9 @@
 // DAP export derived from the DSI: any map whose locales' pieces form a per-dimension
-// product over its target grid is described from `local_subdomains` and `local_layouts`
-// alone (Block, Stencil, Padded, Cyclic, BlockCyclic, Irregular, Dimensional, user maps),
-// and 1-D maps known through a directory (Hashed, Unstructured) as 'u'.
+// product over its target grid is described from `local_subdomains`, `local_layouts` and
+// the optional `dimension_kinds()` (what the map declares each dimension to be) alone
+// (Block, Stencil, Padded, Cyclic, BlockCyclic, Irregular, Dimensional, user maps), and 1-D
+// maps known through a directory (Hashed, Unstructured) as 'u'. The map's type is never
+// read: a user's map exports like a library one.
 #pragma once
 
 #include <algorithm>
@@ -9,12 +11,14 @@
 #include <bit>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
-#include "../dists/unstructured.hpp"
 #include "../dsi/array.hpp"
+#include "../dsi/concepts.hpp"
 #include "dap.hpp"
 
 namespace dmap {
@@ -39,6 +43,7 @@ inline range dap_positions(const range& whole, const range& piece) {
 inline bool dap_in_cyclic_class(const range& r, index_t block, int parts, int k) {
   const auto class_of = [&](index_t p) { return (p / block) % parts; };
   if (r.empty()) return true;
+  if (parts == 1) return k == 0;  // one grid coordinate is dealt every block
   const index_t period = block * parts;  // no overflow: checked by the caller
   if (r.size() == 1 || r.stride() % period == 0) {
     // Every element shares the first one's class when the step is a whole number of periods.
@@ -151,43 +156,65 @@ std::array<std::vector<index_t>, N> dap_buffer_slots(const rect<N>& whole, const
   return slots;
 }
 
-}  // namespace detail
+/// Every locale's pieces under the map of `st`'s domain as if its empty dimensions held a
+/// few indices (the descriptor's new_domain over a stand-in index set, a local computation
+/// by the DSI's rules), so that an empty domain still tells how its other dimensions are
+/// cut; nothing when the map refuses the stand-in. The rect is the stand-in index set.
+template <std::size_t N>
+std::optional<std::pair<rect<N>, placement<N>>> dap_stand_in(const domain_state<N>& st, const target_grid<N>& grid) {
+  rect<N> stand_in = st.whole;
+  const auto reach = st.model->ghost_reach().value_or(std::array<index_t, N>{});
+  for (std::size_t d = 0; d < N; ++d) {
+    const range& r = st.whole.dim(d);
+    if (!r.empty()) continue;
+    // One index per grid coordinate, more where ghost frames must fit in a chunk.
+    const index_t count = static_cast<index_t>(grid.extent(d)) * std::max<index_t>(1, reach[d]);
+    const index_t lo = r.lo() <= std::numeric_limits<index_t>::max() - count ? r.lo() : 0;
+    stand_in.set_dim(d, range(lo, lo + count));
+  }
+  try {
+    const auto model = st.model->with_indices(stand_in);
+    placement<N> all(static_cast<std::size_t>(num_locales()));
+    for (int q = 0; q < num_locales(); ++q) {
+      const auto owned = model->local_subdomains(q);
+      const auto layouts = model->local_layouts(q);
+      for (std::size_t k = 0; k < owned.size() && k < layouts.size(); ++k)
+        all[static_cast<std::size_t>(q)].push_back({owned[k], layouts[k], {}});
+    }
+    return std::pair{stand_in, std::move(all)};
+  } catch (const error&) {
+    return std::nullopt;
+  }
+}
 
-/// This locale's DAP description of `a` (version "0.10.0", or "0.9.0" for DAP 0.9's
-/// dictionaries: 'n' for a dimension on one grid coordinate without padding, start/stop
-/// without communication padding, one_to_one absent when false). Derived from the DSI: the
-/// map's target grid (C order) and every locale's pieces and layouts, whatever the map.
-/// Per dimension: 'b' when each grid coordinate holds one run of positions, in grid order,
-/// padding from the layouts' frames (boundary padding at the edges counted in `size`;
-/// along a periodic dimension all padding is communication padding, not counted, and grid
-/// rank 0's `start` is minus its padding in 0.10); 'c' when coordinates hold the blocks of a
-/// round-robin deal from position 0, stored in order; 'u' otherwise (positions in buffer
-/// order; one_to_one unless coordinates share positions). 1-D directory maps (Hashed,
-/// Unstructured) are 'u'. Throws unsupported_error saying why for maps without an N-D target
-/// grid or a grid over some of the locales only, pieces that are not a product, and storage
-/// that is not one dense strided buffer.
-template <class T, std::size_t N>
-dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0.10.0") {
-  detail::check_array_live(a, "dmap::dap_export", "it has no domain or elements to describe");
-  const int minor = detail::dap_minor_version(version, "dmap::dap_export");
-  const auto& st = *detail::state_of(a.domain());
-  dap_description<T, N> out;
+/// The DAP description of `a` (both dap_export overloads; E is T or const T).
+template <class E, class T, std::size_t N>
+dap_description<E, N> dap_describe(const array<T, N>& a, const std::string& version) {
+  check_array_live(a, "dmap::dap_export", "it has no domain or elements to describe");
+  const int minor = dap_minor_version(version, "dmap::dap_export");
+  const auto& st = *state_of(a.domain());
+  using deal = dimension_kind::deal;
+  const auto kinds = st.model->dimension_kinds();  // what the map declares, if anything
+  dap_description<E, N> out;
   out.version = version;
-  out.typestr = detail::dap_typestr<T>();
+  out.typestr = dap_typestr<T>();
   if (st.dir) {
     if constexpr (N != 1)
-      detail::dap_cannot(a.domain().name() + " places " + std::to_string(N) +
-                         "-D indices one by one; DAP 'u' lists indices per dimension and describes only products of "
-                         "per-dimension lists");
+      dap_cannot(a.domain().name() + " places " + std::to_string(N) +
+                 "-D indices one by one; DAP 'u' lists indices per dimension and describes only products of "
+                 "per-dimension lists");
     dap_dimension& dim = out.dim_data[0];
     dim.dist_type = 'u';
     dim.size = st.whole.size();
     dim.proc_grid_size = num_locales();
     dim.proc_grid_rank = here();
     dim.indices = st.dir->stored();
-    dim.one_to_one = true;
-    for (std::size_t k = 0; k < st.dir->stored().size(); ++k) dim.one_to_one = dim.one_to_one && st.dir->owns_stored(k);
-    if (const auto* u = a.domain().template descriptor<unstructured_domain<N>>()) dim.one_to_one = u->one_to_one();
+    if (kinds && (*kinds)[0].kind == deal::listed) {
+      dim.one_to_one = (*kinds)[0].one_to_one;
+    } else {  // nothing declared: one to one when every stored index is owned here
+      dim.one_to_one = true;
+      for (std::size_t k = 0; k < st.dir->stored().size(); ++k) dim.one_to_one = dim.one_to_one && st.dir->owns_stored(k);
+    }
     out.buffer = a.local_data();
     out.shape[0] = static_cast<index_t>(dim.indices.size());
     out.strides[0] = 1;
@@ -195,17 +222,20 @@ dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0
   }
   const auto grid = st.model->grid();
   if (!grid)
-    detail::dap_cannot(a.domain().name() + " has no " + std::to_string(N) +
-                       "-D target grid; DAP places each process on a grid of proc_grid_size per dimension");
+    dap_cannot(a.domain().name() + " has no " + std::to_string(N) +
+               "-D target grid; DAP places each process on a grid of proc_grid_size per dimension");
   if (grid->size() != num_locales())
-    detail::dap_cannot(a.domain().name() + " maps onto " + std::to_string(grid->size()) + " of the " +
-                       std::to_string(num_locales()) + " locales (a target-locale subset); DAP places every process "
-                       "on the grid (proc_grid_size per dimension multiplies to the process count)");
-  const detail::placement<N>& all = st.blocks_of_all();
+    dap_cannot(a.domain().name() + " maps onto " + std::to_string(grid->size()) + " of the " +
+               std::to_string(num_locales()) + " locales (a target-locale subset); DAP places every process "
+               "on the grid (proc_grid_size per dimension multiplies to the process count)");
+  // An empty domain has no pieces; a stand-in index set shows how its other dimensions are cut.
+  const auto stand_in = st.whole.empty() ? dap_stand_in(st, *grid) : std::nullopt;
+  const rect<N>& whole = stand_in ? stand_in->first : st.whole;
+  const placement<N>& all = stand_in ? stand_in->second : st.blocks_of_all();
   const std::array<bool, N> periodic = st.model->periodic().value_or(std::array<bool, N>{});
   const auto coords = grid->coords_of(here());
   // Per dimension and grid coordinate: the positions held, and the padding of its frames.
-  std::array<std::vector<detail::dap_axis_class>, N> classes;
+  std::array<std::vector<dap_axis_class>, N> classes;
   std::array<std::vector<std::array<index_t, 2>>, N> pads;
   std::array<std::vector<bool>, N> pads_known;
   for (std::size_t d = 0; d < N; ++d) {
@@ -222,19 +252,19 @@ dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0
     for (const auto& b : pieces) {
       owned += b.owned.size();
       for (std::size_t d = 0; d < N; ++d) {
-        const range r = detail::dap_positions(st.whole.dim(d), b.owned.dim(d));
+        const range r = dap_positions(whole.dim(d), b.owned.dim(d));
         if (std::find(mine[d].begin(), mine[d].end(), r) == mine[d].end()) mine[d].push_back(r);
       }
     }
-    detail::wide_int product = 1;
+    wide_int product = 1;
     for (std::size_t d = 0; d < N; ++d) {
       std::sort(mine[d].begin(), mine[d].end(), [](const range& x, const range& y) { return x.first() < y.first(); });
       index_t count = 0;
       for (std::size_t j = 0; j < mine[d].size(); ++j) {
         if (j > 0 && mine[d][j].first() <= mine[d][j - 1].last() && mine[d][j].stride() == 1 &&
             mine[d][j - 1].stride() == 1)
-          detail::dap_cannot("locale " + std::to_string(q) + "'s pieces overlap along dimension " + std::to_string(d) +
-                             " without being a product of per-dimension sets");
+          dap_cannot("locale " + std::to_string(q) + "'s pieces overlap along dimension " + std::to_string(d) +
+                     " without being a product of per-dimension sets");
         count += mine[d][j].size();
       }
       product *= count;
@@ -243,45 +273,51 @@ dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0
         cls.ranges = mine[d];
         cls.count = count;
       } else if (cls.ranges != mine[d]) {
-        detail::dap_cannot("locales at grid coordinate " + std::to_string(c[d]) + " along dimension " +
-                           std::to_string(d) + " hold different positions along it (locale " + std::to_string(q) +
-                           "); DAP gives each grid coordinate one set of positions");
+        dap_cannot("locales at grid coordinate " + std::to_string(c[d]) + " along dimension " + std::to_string(d) +
+                   " hold different positions along it (locale " + std::to_string(q) +
+                   "); DAP gives each grid coordinate one set of positions");
       }
       // Padding: how far the (single) frame reaches beyond the owned positions.
       if (pieces.size() == 1) {
         const range& f = pieces.front().layout.indices.dim(d);
         const range& o = pieces.front().owned.dim(d);
-        const index_t step = detail::abs_index(o.stride());
+        const index_t step = abs_index(o.stride());
         const std::array<index_t, 2> w{(o.aligned_low() - f.aligned_low()) / step,
                                        (f.aligned_high() - o.aligned_high()) / step};
-        std::array<index_t, 2> in_order = st.whole.dim(d).stride() > 0 ? w : std::array<index_t, 2>{w[1], w[0]};
+        std::array<index_t, 2> in_order = whole.dim(d).stride() > 0 ? w : std::array<index_t, 2>{w[1], w[0]};
         auto known = pads_known[d][static_cast<std::size_t>(c[d])];
         if (known && pads[d][static_cast<std::size_t>(c[d])] != in_order)
-          detail::dap_cannot("locales at grid coordinate " + std::to_string(c[d]) + " along dimension " +
-                             std::to_string(d) + " have different padding");
+          dap_cannot("locales at grid coordinate " + std::to_string(c[d]) + " along dimension " + std::to_string(d) +
+                     " have different padding");
         pads[d][static_cast<std::size_t>(c[d])] = in_order;
         known = true;  // a vector<bool> reference: writes through
       } else if (!(pieces.front().layout.indices == pieces.front().owned)) {
-        detail::dap_cannot("locale " + std::to_string(q) + " stores several pieces with ghost cells");
+        dap_cannot("locale " + std::to_string(q) + " stores several pieces with ghost cells");
       }
     }
     if (product != owned)
-      detail::dap_cannot("locale " + std::to_string(q) + "'s pieces are not the product of one set of positions per "
-                         "dimension; DAP describes each process's part as such a product");
+      dap_cannot("locale " + std::to_string(q) + "'s pieces are not the product of one set of positions per "
+                 "dimension; DAP describes each process's part as such a product");
   }
-  if (st.whole.empty())  // nobody holds anything: grid coordinate 0 takes each dimension's positions
+  for (std::size_t d = 0; d < N; ++d) {
+    if (!st.whole.dim(d).empty()) continue;
+    // An empty dimension: no grid coordinate holds a position of it, or padding.
+    for (auto& c : classes[d]) c = dap_axis_class{};
+    for (auto& w : pads[d]) w = {0, 0};
+  }
+  if (st.whole.empty() && !stand_in)  // nothing to tell the cut by: grid coordinate 0 takes each dimension
     for (std::size_t d = 0; d < N; ++d) {
       classes[d][0].count = st.whole.dim(d).size();
       if (classes[d][0].count > 0) classes[d][0].ranges = {range(0, classes[d][0].count)};
     }
   std::array<index_t, N> strides{}, extents{};
-  const auto slots = detail::dap_buffer_slots(st.whole, st.my_layouts, here(), strides, extents);
+  const auto slots = dap_buffer_slots(st.whole, st.my_layouts, here(), strides, extents);
   // Another locale's buffer slots, from the layouts every locale knows.
   const auto slots_of = [&](int q) {
     std::vector<dense_layout<N>> layouts;
     for (const auto& b : all[static_cast<std::size_t>(q)]) layouts.push_back(b.layout);
     std::array<index_t, N> their_strides{}, their_extents{};
-    return detail::dap_buffer_slots(st.whole, layouts, q, their_strides, their_extents);
+    return dap_buffer_slots(whole, layouts, q, their_strides, their_extents);
   };
   const bool stores = !st.my_layouts.empty();
   out.buffer = stores ? a.local_data() : nullptr;
@@ -289,13 +325,14 @@ dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0
     const int parts = grid->extent(d);
     const int k = coords[d];
     const index_t n = st.whole.dim(d).size();
+    const dimension_kind declared = kinds ? (*kinds)[d] : dimension_kind{};
     dap_dimension& dim = out.dim_data[d];
     dim.proc_grid_size = parts;
     dim.proc_grid_rank = k;
     dim.size = n;
     dim.periodic = periodic[d];
     const auto& cls = classes[d];
-    // 'b': each coordinate one ascending run, the runs tiling [0, n) in grid order.
+    // Runs: each coordinate one ascending run, the runs tiling [0, n) in grid order.
     bool runs = true;
     index_t next = 0;
     for (int j = 0; j < parts && runs; ++j) {
@@ -305,36 +342,86 @@ dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0
       next += c.count;
     }
     runs = runs && next == n;
+    // A deal: blocks of `block` positions dealt round robin from position 0, every coordinate
+    // storing its positions in order (the same answer on every locale).
+    const auto deals = [&](index_t block) {
+      bool dealt = block > 0 && static_cast<wide_int>(block) * parts <= std::numeric_limits<index_t>::max();
+      for (int j = 0; j < parts && dealt; ++j) {
+        dap_dimension probe;
+        probe.dist_type = 'c';
+        probe.size = n;
+        probe.proc_grid_size = parts;
+        probe.proc_grid_rank = j;
+        probe.block_size = block;
+        probe.start = static_cast<index_t>(j) * block;
+        dealt = cls[static_cast<std::size_t>(j)].count == num_owned_indices(probe);
+        for (const range& r : cls[static_cast<std::size_t>(j)].ranges)
+          dealt = dealt && dap_in_cyclic_class(r, block, parts, j);
+      }
+      std::vector<bool> seen(static_cast<std::size_t>(parts), false);
+      for (int q = 0; q < grid->size() && dealt && n > 0; ++q) {
+        const auto& pieces = all[static_cast<std::size_t>(q)];
+        const auto j = static_cast<std::size_t>(grid->coords_of(q)[d]);
+        if (pieces.empty() || seen[j]) continue;
+        seen[j] = true;
+        const auto theirs = slots_of(q);
+        dealt = std::is_sorted(theirs[d].begin(), theirs[d].end());
+      }
+      return dealt;
+    };
+    // The kind: what the map declares when its pieces bear it out, else what they show.
+    char kind = 'u';
+    index_t block = 1;
+    if (declared.kind == deal::listed) {
+      kind = 'u';
+    } else if (declared.kind == deal::cyclic) {
+      block = declared.block_size;
+      kind = deals(block) ? 'c' : 'u';
+    } else if (declared.kind == deal::block) {
+      kind = runs ? 'b' : 'u';
+    } else if (runs) {
+      kind = 'b';
+    } else {
+      // Nothing declared: the deal coordinate 0's first run suggests.
+      const auto& zero = cls[0];
+      block = 0;
+      if (!zero.ranges.empty() && zero.ranges[0].first() == 0)
+        block = zero.ranges[0].stride() == 1 || zero.ranges[0].size() == 1 ? zero.ranges[0].size() : 1;
+      kind = deals(block) ? 'c' : 'u';
+    }
     const bool padded = std::any_of(pads[d].begin(), pads[d].end(), [](const auto& w) { return w[0] > 0 || w[1] > 0; });
-    if (padded && !runs)
-      detail::dap_cannot("dimension " + std::to_string(d) + " has padding but its grid coordinates do not hold runs "
-                         "of positions in grid order; DAP pads only 'b' dimensions");
-    if (runs) {
+    if (padded && kind != 'b')
+      dap_cannot("dimension " + std::to_string(d) + " has padding but its grid coordinates do not hold runs "
+                 "of positions in grid order; DAP pads only 'b' dimensions");
+    if (kind == 'b') {
       dim.dist_type = 'b';
-      // Boundary padding: outside the first and last coordinates that hold positions.
+      // Boundary padding: outside the first and last coordinates that hold positions (DAP
+      // 0.10: along a periodic dimension too, holding the wrapped values; 0.9: there it is
+      // communication padding).
+      const bool edges_counted = !periodic[d] || minor >= 10;
       int first = -1, last = -1;
       for (int j = 0; j < parts; ++j)
         if (!cls[static_cast<std::size_t>(j)].ranges.empty()) last = j, first = first < 0 ? j : first;
       index_t boundary_low = 0, boundary_high = 0;
-      if (!periodic[d] && first >= 0) {
+      if (edges_counted && first >= 0) {
         boundary_low = pads[d][static_cast<std::size_t>(first)][0];
         boundary_high = pads[d][static_cast<std::size_t>(last)][1];
         if ((boundary_low > 0 && first != 0) || (boundary_high > 0 && last != parts - 1))
-          detail::dap_cannot("dimension " + std::to_string(d) + " has " + std::to_string(n) + " indices over " +
-                             std::to_string(parts) + " grid coordinates, and an edge coordinate owns none: its "
-                             "boundary padding sits on another grid rank, which DAP (boundary padding on the first "
-                             "and last grid ranks) cannot describe");
+          dap_cannot("dimension " + std::to_string(d) + " has " + std::to_string(n) + " indices over " +
+                     std::to_string(parts) + " grid coordinates, and an edge coordinate owns none: its "
+                     "boundary padding sits on another grid rank, which DAP (boundary padding on the first "
+                     "and last grid ranks) cannot describe");
       }
-      if (n > 0 && static_cast<detail::wide_int>(n) + boundary_low + boundary_high > std::numeric_limits<index_t>::max())
-        detail::dap_cannot(detail::dap_text("dimension ", d, ": ", n, " indices plus boundary padding ", boundary_low,
-                                            " + ", boundary_high, " exceed 2^63 - 1 positions"));
+      if (n > 0 && static_cast<wide_int>(n) + boundary_low + boundary_high > std::numeric_limits<index_t>::max())
+        dap_cannot(dap_text("dimension ", d, ": ", n, " indices plus boundary padding ", boundary_low, " + ",
+                            boundary_high, " exceed 2^63 - 1 positions"));
       dim.size = n > 0 ? n + boundary_low + boundary_high : 0;
       index_t lo = boundary_low;  // where coordinate k's owned positions begin
       for (int j = 0; j < k; ++j) lo += cls[static_cast<std::size_t>(j)].count;
       const auto& mine = cls[static_cast<std::size_t>(k)];
       const std::array<index_t, 2> w = mine.ranges.empty() ? std::array<index_t, 2>{0, 0} : pads[d][static_cast<std::size_t>(k)];
       dim.padding = w;
-      const bool comm_low = k != 0 || periodic[d], comm_high = k != parts - 1 || periodic[d];
+      const bool comm_low = k != 0 || !edges_counted, comm_high = k != parts - 1 || !edges_counted;
       if (minor >= 10) {
         dim.start = lo - w[0];
         dim.stop = lo + mine.count + w[1];
@@ -348,58 +435,33 @@ dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0
         dim.size = n;
       }
       out.shape[d] = mine.ranges.empty() ? 0 : mine.count + w[0] + w[1];
+    } else if (kind == 'c') {
+      dim.dist_type = 'c';
+      dim.block_size = block;
+      dim.start = static_cast<index_t>(k) * block;
+      out.shape[d] = cls[static_cast<std::size_t>(k)].count;
     } else {
-      // 'c': a round-robin deal of blocks from position 0, each coordinate storing its
-      // positions in order.
-      index_t block = 0;
-      const auto& zero = cls[0];
-      if (!zero.ranges.empty() && zero.ranges[0].first() == 0)
-        block = zero.ranges[0].stride() == 1 || zero.ranges[0].size() == 1 ? zero.ranges[0].size() : 1;
-      bool dealt = block > 0 && static_cast<detail::wide_int>(block) * parts <= std::numeric_limits<index_t>::max();
-      for (int j = 0; j < parts && dealt; ++j) {
-        dap_dimension probe;
-        probe.dist_type = 'c';
-        probe.size = n;
-        probe.proc_grid_size = parts;
-        probe.proc_grid_rank = j;
-        probe.block_size = block;
-        probe.start = static_cast<index_t>(j) * block;
-        dealt = cls[static_cast<std::size_t>(j)].count == num_owned_indices(probe);
-        for (const range& r : cls[static_cast<std::size_t>(j)].ranges)
-          dealt = dealt && detail::dap_in_cyclic_class(r, block, parts, j);
-      }
-      // Every coordinate stores its positions in order (the same answer on every locale).
-      std::vector<bool> seen(static_cast<std::size_t>(parts), false);
-      for (int q = 0; q < grid->size() && dealt; ++q) {
-        const auto& pieces = all[static_cast<std::size_t>(q)];
-        const auto j = static_cast<std::size_t>(grid->coords_of(q)[d]);
-        if (pieces.empty() || seen[j]) continue;
-        seen[j] = true;
-        const auto theirs = slots_of(q);
-        dealt = std::is_sorted(theirs[d].begin(), theirs[d].end());
-      }
-      if (dealt) {
-        dim.dist_type = 'c';
-        dim.block_size = block;
-        dim.start = static_cast<index_t>(k) * block;
-        out.shape[d] = cls[static_cast<std::size_t>(k)].count;
-      } else {
-        dim.dist_type = 'u';
-        if (stores) {
-          dim.indices = slots[d];
-        } else {  // nothing stored here: the order of a locale at the same coordinate that stores some
-          for (int q = 0; q < grid->size(); ++q) {
-            const auto& pieces = all[static_cast<std::size_t>(q)];
-            if (pieces.empty() || grid->coords_of(q)[d] != k) continue;
-            dim.indices = slots_of(q)[d];
-            break;
-          }
+      dim.dist_type = 'u';
+      if (n == 0) {
+        // no positions to list
+      } else if (stores) {
+        dim.indices = slots[d];
+      } else {  // nothing stored here: the order of a locale at the same coordinate that stores some
+        for (int q = 0; q < grid->size(); ++q) {
+          const auto& pieces = all[static_cast<std::size_t>(q)];
+          if (pieces.empty() || grid->coords_of(q)[d] != k) continue;
+          dim.indices = slots_of(q)[d];
+          break;
         }
+      }
+      if (declared.kind == deal::listed) {
+        dim.one_to_one = declared.one_to_one;
+      } else {  // one to one unless grid coordinates share positions (replicated dimensions)
         index_t total = 0;
         for (const auto& c : cls) total += c.count;
         dim.one_to_one = total == n;
-        out.shape[d] = static_cast<index_t>(dim.indices.size());
       }
+      out.shape[d] = static_cast<index_t>(dim.indices.size());
     }
     out.strides[d] = strides[d];
   }
@@ -408,6 +470,41 @@ dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0
     for (std::size_t d = N; d-- > 0;) out.strides[d] = step, step *= std::max<index_t>(out.shape[d], 1);
   }
   return out;
+}
+
+}  // namespace detail
+
+/// This locale's DAP description of `a`, read-only (a const array's buffer: `buffer` is a
+/// `const T*`; the overload for a non-const array hands out a writable one). Not collective.
+/// `version` "0.10.0" (the default) or "0.9.0" for DAP 0.9's dictionaries: 'n' for a 'b'
+/// dimension on one grid coordinate without padding, start/stop without communication
+/// padding, one_to_one absent when false, and a periodic dimension's edge padding as
+/// communication padding (not in size). Derived from the DSI: the map's target grid (C
+/// order), every locale's pieces and layouts, and what the map declares
+/// (`dimension_kinds()`), whatever the map. Per dimension: 'b' when the map declares a block
+/// cut (or declares nothing) and each grid coordinate holds one run of positions, in grid
+/// order, padding from the layouts' frames (0.10: boundary padding at the edges counted in
+/// `size`, periodic or not, so that 0 <= start <= stop <= size always holds; `periodic`
+/// says the edge cells hold the wrapped values); 'c' with the map's block size when it
+/// declares a cyclic deal (or declares nothing and coordinates hold blocks dealt round
+/// robin) from position 0, stored in order, whatever the shape; 'u' otherwise (positions in
+/// buffer order; one_to_one as the map declares it, else unless coordinates share
+/// positions). An empty domain's dimensions are cut as its map cuts them over a few
+/// stand-in indices. 1-D directory maps (Hashed, Unstructured) are 'u'. Throws
+/// unsupported_error saying why for maps without an N-D target grid or a grid over some of
+/// the locales only, pieces that are not a product, and storage that is not one dense
+/// strided buffer; argument_error for a moved-from array or a malformed version.
+template <class T, std::size_t N>
+dap_description<const T, N> dap_export(const array<T, N>& a, const std::string& version = "0.10.0") {
+  return detail::dap_describe<const T>(a, version);
+}
+
+/// This locale's DAP description of `a` with a writable buffer (`buffer` is a `T*`: writes
+/// through it are writes to the array, as a DAP consumer's or dap_import's are); otherwise
+/// as the read-only overload for a const array. Not collective.
+template <class T, std::size_t N>
+dap_description<T, N> dap_export(array<T, N>& a, const std::string& version = "0.10.0") {
+  return detail::dap_describe<T>(a, version);
 }
 
 }  // namespace dmap

@@ -9,6 +9,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../dists/block.hpp"
@@ -41,6 +42,19 @@ struct dap_summary {
   index_t indices;  // how many
 };
 
+/// True when a 'b' dictionary marks an empty local buffer by start == size (DAP's "Empty
+/// local buffers"), which may sit anywhere in the grid.
+inline bool dap_empty_marker(const dap_summary& s) { return s.dist_type == 'b' && s.start == s.size && s.size > 0; }
+
+/// True when two 'b' dictionaries of one grid coordinate describe the same empty buffer
+/// (start == stop, no padding), whichever start each names.
+inline bool dap_same_empty_block(const dap_summary& a, const dap_summary& b) {
+  const auto empty = [](const dap_summary& s) {
+    return s.dist_type == 'b' && s.start == s.stop && s.padding[0] == 0 && s.padding[1] == 0;
+  };
+  return empty(a) && empty(b);
+}
+
 /// Throws argument_error "dmap::dap_import: dimension d: <what>".
 [[noreturn]] inline void reject_import(std::size_t d, const std::string& what) {
   throw argument_error(dap_text("dmap::dap_import: dimension ", d, ": ", what));
@@ -69,7 +83,7 @@ inline dap_block_axis dap_block_cover(std::size_t d, const std::vector<const dap
     dim.proc_grid_rank = s.proc_grid_rank;
     dim.periodic = s.periodic;
     dim.padding = {s.padding[0], s.padding[1]};
-    const auto comm = dap_communication_sides(dim);
+    const auto comm = dap_communication_sides(dim, s.minor);
     // Where the owned positions lie in the dictionary's [start, stop).
     const bool all_inside = s.minor >= 10;
     const index_t below = all_inside || !comm[0] ? s.padding[0] : 0;
@@ -77,6 +91,8 @@ inline dap_block_axis dap_block_cover(std::size_t d, const std::vector<const dap
     if (s.dist_type == 'n') {
       axis.owned_lo[k] = s.padding[0];
       axis.owned_hi[k] = s.size - s.padding[1];
+    } else if (dap_empty_marker(s)) {
+      axis.owned_lo[k] = axis.owned_hi[k] = 0;  // placed below, once the cover's start is known
     } else {
       axis.owned_lo[k] = s.start + below;
       axis.owned_hi[k] = s.stop - above;
@@ -86,10 +102,14 @@ inline dap_block_axis dap_block_cover(std::size_t d, const std::vector<const dap
       reject_import(d, dap_text("grid coordinate ", k, " owns [", axis.owned_lo[k], ", ", axis.owned_hi[k],
                                 "); its padding must not exceed its indices"));
   }
-  const bool wraps = any.periodic;
-  axis.low = wraps ? 0 : axis.padding.front()[0];
-  axis.high = wraps ? any.size : any.size - axis.padding.back()[1];
+  // DAP 0.10 counts the edge padding in size, periodic or not; 0.9 leaves a periodic
+  // dimension's (communication padding) out.
+  const bool edges_counted = !any.periodic || any.minor >= 10;
+  axis.low = edges_counted ? axis.padding.front()[0] : 0;
+  axis.high = edges_counted ? any.size - axis.padding.back()[1] : any.size;
   if (any.size == 0) axis.low = axis.high = 0;
+  for (std::size_t k = 0; k < parts; ++k)  // an empty buffer owns nothing where the blocks before it end
+    if (dap_empty_marker(*at[k])) axis.owned_lo[k] = axis.owned_hi[k] = k == 0 ? axis.low : axis.owned_hi[k - 1];
   index_t next = axis.low;
   for (std::size_t k = 0; k < parts; ++k) {
     if (axis.owned_lo[k] != next)
@@ -110,7 +130,7 @@ inline dap_block_axis dap_block_cover(std::size_t d, const std::vector<const dap
   if (next != axis.high)
     reject_import(d, dap_text("the blocks end at ", next, ", but the owned positions end at ", axis.high,
                               " (size less the last boundary padding): the blocks must cover the dimension exactly"));
-  if (wraps && parts > 0 && axis.padding.front()[0] != axis.padding.back()[1])
+  if (any.periodic && parts > 0 && axis.padding.front()[0] != axis.padding.back()[1])
     reject_import(d, dap_text("it is periodic and grid coordinate 0's padding before (", axis.padding.front()[0],
                               ") differs from the last grid coordinate's padding after (", axis.padding.back()[1],
                               "); wrapped communication padding must be equal on both sides"));
@@ -128,9 +148,15 @@ inline dap_block_axis dap_block_cover(std::size_t d, const std::vector<const dap
 /// Stencil or Padded for padding and periodic dimensions (Stencil when one width and
 /// Block's cut); Cyclic / BlockCyclic for 'c', Unstructured for 'u' (1-D: the directory map,
 /// copies allowed; N-D: the Dimensional unstructured specifier, one_to_one), through the
-/// Dimensional map when dimensions mix kinds. Storage order and row padding from the
-/// buffer's strides (padded rows: Block, Stencil and Padded with the row_padding that gives
-/// every locale's strides, the map's default when it does).
+/// Dimensional map when dimensions mix kinds; the map declares each dimension's kind
+/// (`dimension_kinds()`: 'c' with its block size, 'u' with its one_to_one), so exporting the
+/// array again gives back the same dictionaries. A periodic 'b' dimension in 0.10 counts
+/// its edge padding in size (boundary padding holding the wrapped values); in 0.9 it is
+/// communication padding, outside [start, stop) and size. An empty buffer may say start ==
+/// size ('b' anywhere in the grid, 'c' where the deal gives nothing). Storage order and row
+/// padding from the buffer's strides (padded rows: Block, Stencil and Padded with the
+/// row_padding that gives every locale's strides, the map's default when it does). `T` must
+/// not be const (the array writes its elements; a read-only export does not import).
 /// Throws argument_error on every locale naming the dimension, the locale and the rule when
 /// a description is invalid or the locales' descriptions disagree (grid sizes, sizes,
 /// kinds, cover, padding), and unsupported_error naming what dmap cannot take (a grid not
@@ -139,6 +165,9 @@ inline dap_block_axis dap_block_cover(std::size_t d, const std::vector<const dap
 /// 'c' or 'u' dimensions, 'u' with shared positions in N-D).
 template <class T, std::size_t N>
 array<T, N> dap_import(const dap_description<T, N>& x) {
+  static_assert(!std::is_const_v<T>,
+                "dmap::dap_import adopts writable buffers: a dap_description<const T, N> (dap_export of a const "
+                "array) is read-only; import a description of non-const T");
   using detail::dap_text;
   const int p = num_locales();
   // 1. Each locale's own description, then what the others say.
@@ -152,8 +181,13 @@ array<T, N> dap_import(const dap_description<T, N>& x) {
                            detail::json_string(detail::dap_typestr<T>()));
     for (std::size_t d = 0; d < N; ++d) {
       const dap_dimension& dim = x.dim_data[d];
+      // A 'c' grid rank the deal gives nothing may say start == size (an empty buffer): the
+      // same dictionary as start == proc_grid_rank * block_size.
+      const index_t start = dim.dist_type == 'c' && detail::dap_cyclic_owns_nothing(dim)
+                                ? static_cast<index_t>(dim.proc_grid_rank) * dim.block_size
+                                : dim.start;
       mine[d] = {dim.dist_type, dim.periodic, dim.one_to_one, minor, dim.proc_grid_size, dim.proc_grid_rank, dim.size,
-                 dim.start, dim.stop, {dim.padding[0], dim.padding[1]}, dim.block_size,
+                 start, dim.stop, {dim.padding[0], dim.padding[1]}, dim.block_size,
                  static_cast<index_t>(dim.indices.size())};
     }
   });
@@ -224,10 +258,16 @@ array<T, N> dap_import(const dap_description<T, N>& x) {
           locale_at[d][static_cast<std::size_t>(s.proc_grid_rank)] = q;
           continue;
         }
-        const bool same = s.start == slot->start && s.stop == slot->stop && s.padding[0] == slot->padding[0] &&
-                          s.padding[1] == slot->padding[1] && s.indices == slot->indices &&
-                          (s.dist_type != 'u' || lists[d][static_cast<std::size_t>(q)] ==
-                                                     lists[d][static_cast<std::size_t>(locale_at[d][static_cast<std::size_t>(s.proc_grid_rank)])]);
+        // One empty 'b' buffer marked by start == size, the other by its place: the same
+        // buffer (the placed one is the one the cover checks).
+        const bool same_empty = detail::dap_same_empty_block(s, *slot) &&
+                                (s.start == slot->start || detail::dap_empty_marker(s) || detail::dap_empty_marker(*slot));
+        const bool same = same_empty ||
+                          (s.start == slot->start && s.stop == slot->stop && s.padding[0] == slot->padding[0] &&
+                           s.padding[1] == slot->padding[1] && s.indices == slot->indices &&
+                           (s.dist_type != 'u' || lists[d][static_cast<std::size_t>(q)] ==
+                                                      lists[d][static_cast<std::size_t>(locale_at[d][static_cast<std::size_t>(s.proc_grid_rank)])]));
+        if (same_empty && detail::dap_empty_marker(*slot) && !detail::dap_empty_marker(s)) slot = &s;
         if (!same)
           detail::reject_import(d, dap_text("locales ", locale_at[d][static_cast<std::size_t>(s.proc_grid_rank)], " and ",
                                             q, " are both at grid coordinate ", s.proc_grid_rank,
@@ -366,6 +406,7 @@ array<T, N> dap_import(const dap_description<T, N>& x) {
         specs[d] = s.block_size == 1 ? dim_spec{cyclic_dim{}} : dim_spec{block_cyclic_dim{s.block_size, {}}};
       } else {
         unstructured_dim u;
+        u.one_to_one = s.one_to_one;  // as it came in: exports say it again
         for (std::size_t k = 0; k < at[d].size(); ++k)
           u.lists.push_back(lists[d][static_cast<std::size_t>(locale_at[d][k])]);
         std::vector<index_t> every;

@@ -31,6 +31,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -40,6 +41,8 @@
 #include "../dsi/array.hpp"
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "dap.hpp"
+#include "process_locations.hpp"
 
 namespace dmap {
 
@@ -47,7 +50,8 @@ namespace dmap {
 template <std::size_t N>
 using tile_position = std::array<index_t, N>;
 
-/// One partition of a __partitioned__ description: a rectangular tile of positions.
+/// One partition of a __partitioned__ description: a rectangular tile of positions (`T`
+/// const: a read-only description, from partitioned_export of a const array).
 template <class T, std::size_t N>
 struct partition {
   std::array<index_t, N> start{};    ///< the tile's first position (0-based order per dimension)
@@ -62,21 +66,27 @@ struct partition {
 /// This locale's __partitioned__ description of an array: the global shape, the tile grid,
 /// every tile keyed by its position (in row-major order of positions), and the positions of
 /// the tiles this locale holds. Valid while the array lives and its domain keeps its indices.
+/// `T` is const in a read-only description (partitioned_export of a const array), which
+/// partitioned_import does not take.
 template <class T, std::size_t N>
 struct partitioned {
+  /// The element type without const (what get returns).
+  using value_type = std::remove_const_t<T>;
   std::array<index_t, N> shape{};                      ///< positions per dimension of the whole array
   std::array<index_t, N> partition_tiling{};           ///< tiles per dimension
   std::map<tile_position<N>, partition<T, N>> partitions{};  ///< every tile, by position
   std::vector<tile_position<N>> locals{};              ///< the positions of the tiles held here, ascending
-  const array<T, N>* source = nullptr;                 ///< the array described (get reads it); null when built by hand
+  const array<value_type, N>* source = nullptr;        ///< the array described (get reads it); null when built by hand
 
   /// The elements of the tile at `position`, in row-major order of its positions, wherever
   /// it lives: one message when another locale holds it. Not collective.
-  std::vector<T> get(const tile_position<N>& position) const { return std::move(get(std::vector{position}).front()); }
+  std::vector<value_type> get(const tile_position<N>& position) const {
+    return std::move(get(std::vector{position}).front());
+  }
   /// The elements of several tiles (each in row-major order): one message per other locale
   /// holding some of them. Not collective. Throws argument_error without a source array and
   /// out_of_bounds_error for a position that is not a tile's.
-  std::vector<std::vector<T>> get(const std::vector<tile_position<N>>& positions) const;
+  std::vector<std::vector<value_type>> get(const std::vector<tile_position<N>>& positions) const;
 };
 
 namespace detail {
@@ -162,13 +172,11 @@ tile_position<N> tile_at(std::size_t n, const std::array<index_t, N>& tiling) {
 
 }  // namespace detail
 
-/// This locale's __partitioned__ description of `a` (not collective): the tiles are the
-/// product grid of every locale's pieces (domain().local_subdomains(q)) cut at each
-/// distinct piece boundary per dimension, so a block-cyclic map gives several tiles per
-/// locale. Throws unsupported_error for maps known through a directory (Hashed,
-/// Unstructured), whose pieces no formula gives, and argument_error for a moved-from array.
-template <class T, std::size_t N>
-partitioned<T, N> partitioned_export(const array<T, N>& a) {
+namespace detail {
+
+/// The __partitioned__ description of `a` (both partitioned_export overloads; E is T or const T).
+template <class E, class T, std::size_t N>
+partitioned<E, N> partitioned_describe(const array<T, N>& a) {
   if (!detail::state_of(a.domain()))
     throw argument_error("dmap::partitioned_export: the array was moved from; it has no domain or elements to describe");
   const auto& dom = a.domain();
@@ -177,7 +185,7 @@ partitioned<T, N> partitioned_export(const array<T, N>& a) {
                             " places indices one by one through a directory; its pieces are not rectangular "
                             "tiles of a grid, which __partitioned__ needs");
   const rect<N>& whole = dom.indices();
-  partitioned<T, N> out;
+  partitioned<E, N> out;
   out.source = &a;
   out.shape = whole.shape();
   const int locales = num_locales();
@@ -200,7 +208,7 @@ partitioned<T, N> partitioned_export(const array<T, N>& a) {
   }
   std::size_t tiles = 1;
   for (std::size_t d = 0; d < N; ++d) tiles *= static_cast<std::size_t>(out.partition_tiling[d]);
-  std::vector<partition<T, N>> grid(tiles);
+  std::vector<partition<E, N>> grid(tiles);
   for (std::size_t n = 0; n < tiles; ++n) {
     const auto t = detail::tile_at<N>(n, out.partition_tiling);
     for (std::size_t d = 0; d < N; ++d) {
@@ -221,7 +229,7 @@ partitioned<T, N> partitioned_export(const array<T, N>& a) {
             covered[d].push_back(k);
         });
       detail::for_each_product<N>(covered, [&](const tile_position<N>& t) {
-        partition<T, N>& tile = grid[detail::tile_number<N>(t, out.partition_tiling)];
+        partition<E, N>& tile = grid[detail::tile_number<N>(t, out.partition_tiling)];
         if (tile.location.empty() || tile.location.back() != q) tile.location.push_back(q);
         if (q != here()) return;
         const local_block<T, N>& block = blocks[b];
@@ -247,13 +255,36 @@ partitioned<T, N> partitioned_export(const array<T, N>& a) {
   return out;
 }
 
+}  // namespace detail
+
+/// This locale's __partitioned__ description of `a`, read-only (a const array: every `data`
+/// is a `const T*`; the overload for a non-const array hands out writable ones). Not
+/// collective. The tiles are the product grid of every locale's pieces
+/// (domain().local_subdomains(q)) cut at each distinct piece boundary per dimension, so a
+/// block-cyclic map gives several tiles per locale. Throws unsupported_error for maps known
+/// through a directory (Hashed, Unstructured), whose pieces no formula gives, and
+/// argument_error for a moved-from array.
 template <class T, std::size_t N>
-std::vector<std::vector<T>> partitioned<T, N>::get(const std::vector<tile_position<N>>& positions) const {
+partitioned<const T, N> partitioned_export(const array<T, N>& a) {
+  return detail::partitioned_describe<const T>(a);
+}
+
+/// This locale's __partitioned__ description of `a` with writable tiles (`data` is a `T*`:
+/// writes through it are writes to the array); otherwise as the read-only overload for a
+/// const array. Not collective.
+template <class T, std::size_t N>
+partitioned<T, N> partitioned_export(array<T, N>& a) {
+  return detail::partitioned_describe<T>(a);
+}
+
+template <class T, std::size_t N>
+std::vector<std::vector<typename partitioned<T, N>::value_type>> partitioned<T, N>::get(
+    const std::vector<tile_position<N>>& positions) const {
   if (source == nullptr)
     throw argument_error("dmap::partitioned::get: source is null; it must be the array described (a description "
                          "from partitioned_export), whose elements get reads");
   std::vector<index_t> orders;
-  std::vector<std::vector<T>> out;
+  std::vector<std::vector<value_type>> out;
   out.reserve(positions.size());
   for (const auto& position : positions) {
     const auto found = partitions.find(position);
@@ -278,7 +309,7 @@ std::vector<std::vector<T>> partitioned<T, N>::get(const std::vector<tile_positi
       }
     }
   }
-  std::vector<T> all(orders.size());
+  std::vector<value_type> all(orders.size());
   source->fetch(orders, all.data());
   std::size_t at = 0;
   for (auto& part : out) {
@@ -289,13 +320,11 @@ std::vector<std::vector<T>> partitioned<T, N>::get(const std::vector<tile_positi
   return out;
 }
 
-/// The description as JSON text, keys in the draft's order: shape, partition_tiling,
-/// partitions (keyed by the position in Python tuple notation, "(0, 1)" or "(3,)", in
-/// row-major order; each with start, shape, data, strides, location), locals. `data` is
-/// the pointer as an unsigned integer, or null where this locale does not hold the tile;
-/// `location` lists ranks. The get callable has no JSON form.
-template <class T, std::size_t N>
-std::string to_json(const partitioned<T, N>& p) {
+namespace detail {
+
+/// The JSON text of `p`; `location(q)` writes locale q's entry of a `location` list.
+template <class T, std::size_t N, class Location>
+std::string partitioned_json(const partitioned<T, N>& p, Location&& location) {
   std::ostringstream s;
   const auto list = [&s](const auto& values) {
     s << '[';
@@ -320,9 +349,9 @@ std::string to_json(const partitioned<T, N>& p) {
     else s << reinterpret_cast<std::uintptr_t>(tile.data);
     s << ", \"strides\": ";
     list(tile.strides);
-    s << ", \"location\": ";
-    list(tile.location);
-    s << '}';
+    s << ", \"location\": [";
+    for (std::size_t k = 0; k < tile.location.size(); ++k) s << (k ? ", " : "") << location(tile.location[k]);
+    s << "]}";
   }
   s << "}, \"locals\": [";
   for (std::size_t k = 0; k < p.locals.size(); ++k) {
@@ -331,6 +360,34 @@ std::string to_json(const partitioned<T, N>& p) {
   }
   s << "]}";
   return s.str();
+}
+
+}  // namespace detail
+
+/// The description as JSON text, keys in the draft's order: shape, partition_tiling,
+/// partitions (keyed by the position in Python tuple notation, "(0, 1)" or "(3,)", in
+/// row-major order; each with start, shape, data, strides, location), locals. `data` is
+/// the pointer as an unsigned integer, or null where this locale does not hold the tile;
+/// `location` lists ranks. The get callable has no JSON form.
+template <class T, std::size_t N>
+std::string to_json(const partitioned<T, N>& p) {
+  return detail::partitioned_json(p, [](int q) { return std::to_string(q); });
+}
+
+/// The description as JSON text with the draft's locations: each `location` entry is
+/// [IP, PID], the address and process id of the locale's process in `locations`
+/// (process_locations(), collective, gives them; process_location::address() says which
+/// address). Otherwise as to_json(p). Throws argument_error when a location names a locale
+/// outside `locations`.
+template <class T, std::size_t N>
+std::string to_json(const partitioned<T, N>& p, const std::vector<process_location>& locations) {
+  return detail::partitioned_json(p, [&](int q) {
+    if (q < 0 || static_cast<std::size_t>(q) >= locations.size())
+      throw argument_error("dmap::to_json: a partition's location is locale " + std::to_string(q) + "; it must be in [0, " +
+                           std::to_string(locations.size()) + "), the locales `locations` describes");
+    const process_location& l = locations[static_cast<std::size_t>(q)];
+    return "[" + detail::json_string(l.address()) + ", " + std::to_string(l.pid) + "]";
+  });
 }
 
 namespace detail {
@@ -592,6 +649,9 @@ std::pair<std::optional<foreign_buffer<T, N>>, std::string> fit_of(const import_
 /// them (several tiles of one locale in separate buffers, for instance).
 template <class T, std::size_t N>
 array<T, N> partitioned_import(const partitioned<T, N>& x) {
+  static_assert(!std::is_const_v<T>,
+                "dmap::partitioned_import adopts writable partitions: a partitioned<const T, N> "
+                "(partitioned_export of a const array) is read-only; import a description of non-const T");
   const auto cuts = agreed([&] { return detail::check_partitioned(x); });
   const auto prints = all_gather(detail::partitioned_fingerprint(x));
   for (std::size_t q = 1; q < prints.size(); ++q)

@@ -279,14 +279,10 @@ std::vector<index_t> owned_by_definition(const dmap::dap_dimension& d) {
 
 // Collective: A's description on this locale against the protocol, for an array of any
 // shape over the grid `g`. kinds[d] is 0 for a dimension expected as 'b', else the expected
-// block_size of a 'c' dimension. A dimension on one grid coordinate is 'b' whatever its map
-// (the export is derived from the pieces; DAP 0.10 2.1: 'c' would be equivalent).
+// block_size of a 'c' dimension: what the map is, whatever the shape (a deal of at most one
+// block per grid coordinate, or over one grid coordinate, is still 'c' with its block size).
 template <std::size_t N>
 void check_scaled(dmap::array<double, N>& A, const dmap::target_grid<N>& g, std::array<index_t, N> kinds) {
-  // The same when each coordinate holds at most one block (n <= block_size * extent): the
-  // deal is also a block cut, and the export (derived from the pieces) says 'b'.
-  for (std::size_t d = 0; d < N; ++d)
-    if (g.extent(d) == 1 || A.domain().indices().dim(d).size() <= kinds[d] * g.extent(d)) kinds[d] = 0;
   const auto& whole = A.domain().indices();
   INFO("array " << A.domain().name() << " over " << whole << ", grid " << g << ", locale " << dmap::here());
   fill_global(A, arange(whole.size()));

@@ -10,12 +10,16 @@
 // indices, found element by element; its elements are read through `data` and `strides`.
 #include "support.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -96,8 +100,9 @@ std::string text_of(const T& values) {
 }
 
 // The failures of `P` against the brute-force oracle for `A` (filled by fill()); "" when none.
-template <std::size_t N>
-std::string check_structure(const dmap::array<double, N>& A, const dmap::partitioned<double, N>& P) {
+// E is double (a writable description) or const double (a const array's).
+template <std::size_t N, class E>
+std::string check_structure(const dmap::array<double, N>& A, const dmap::partitioned<E, N>& P) {
   std::ostringstream fail;
   const auto& D = A.domain();
   const auto& whole = D.indices();
@@ -640,6 +645,77 @@ TEST_CASE("Partitioned import: what no dmap map takes", "[partitioned]") {
   backwards.locals = {{p - 1 - dmap::here()}};
   CHECK_NO_FAILURE(throws_with<dmap::unsupported_error>([&] { (void)dmap::partitioned_import(backwards); },
                                                               "no dmap map expresses the tiling"));
+}
+
+TEST_CASE("Partitioned export: a const array's description is read-only and otherwise the same", "[partitioned]") {
+  const rect<2> r{range{0, 9}, range{0, 5}};
+  dmap::array<double, 2> A(dmap::domain<2>{dmap::block_cyclic<2>{{2, 2}}, r});
+  fill(A);
+  const dmap::array<double, 2>& read_only = A;
+  const dmap::partitioned<const double, 2> P = dmap::partitioned_export(read_only);
+  const dmap::partitioned<double, 2> Q = dmap::partitioned_export(A);
+  CHECK_NO_FAILURE(check_structure(A, P));
+  bool same = P.shape == Q.shape && P.partition_tiling == Q.partition_tiling && P.locals == Q.locals &&
+              P.partitions.size() == Q.partitions.size() && to_json(P) == to_json(Q);
+  for (const auto& [t, tile] : P.partitions) same = same && tile.data == Q.partitions.at(t).data;
+  DMAP_CHECK_ALL(same);
+  const std::vector<double> first = P.get(P.partitions.begin()->first);  // get gives plain elements
+  DMAP_CHECK_ALL(first == Q.get(Q.partitions.begin()->first));
+}
+
+TEST_CASE("Partitioned locations: the draft's (IP, PID), read in any textual form", "[partitioned]") {
+  const auto table = dmap::process_locations();  // collective
+  const int p = dmap::num_locales();
+  const int k = dmap::here();
+  DMAP_REQUIRE_ALL(static_cast<int>(table.size()) == p);
+  const dmap::process_location me = dmap::this_process_location();
+  DMAP_CHECK_ALL((table[static_cast<std::size_t>(k)] == me && me.pid == static_cast<std::int64_t>(::getpid())));
+  // Every address is canonical, the preferred one first (never loopback while another exists).
+  bool canonical = true;
+  for (const auto& a : me.addresses) canonical = canonical && dmap::canonical_ip_address(a) == a;
+  DMAP_CHECK_ALL(canonical);
+  const auto loopback = [](const std::string& a) { return a.rfind("127.", 0) == 0 || a == "::1"; };
+  DMAP_CHECK_ALL((me.addresses.empty() || !loopback(me.address()) ||
+                  std::all_of(me.addresses.begin(), me.addresses.end(), loopback)));
+  // Every locale's address, host name and, for each address, other spellings name it. A
+  // loopback address names any host's own: on one node the PID picks the process.
+  const bool one_node = std::all_of(table.begin(), table.end(), [&](const auto& l) { return l.host == me.host; });
+  std::string wrong;
+  for (int q = 0; q < p; ++q) {
+    const auto& l = table[static_cast<std::size_t>(q)];
+    std::vector<std::string> spellings{l.address(), l.host};
+    if (one_node) spellings.insert(spellings.end(), {"127.0.0.1", "127.0.1.1", "::1"});
+    for (const auto& a : l.addresses) {
+      spellings.push_back(a);
+      if (a.find(':') != std::string::npos) {
+        std::string upper = a;
+        std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+        spellings.push_back(upper);
+        spellings.push_back(a + "%lo");  // a zone: ignored
+      } else {
+        spellings.push_back("::ffff:" + a);  // IPv4-mapped IPv6
+      }
+    }
+    for (const auto& s : spellings)
+      if (dmap::locale_of_location(table, s, l.pid) != q) wrong += s + " -> not locale " + std::to_string(q) + "; ";
+  }
+  INFO(wrong);
+  DMAP_CHECK_ALL(wrong.empty());
+  // Canonical forms, and host names (not written as an address) left alone.
+  DMAP_CHECK_ALL(dmap::canonical_ip_address("0:0:0:0:0:FFFF:7F00:0001") == std::optional<std::string>("127.0.0.1"));
+  DMAP_CHECK_ALL(dmap::canonical_ip_address("2001:DB8:0:0::0001") == std::optional<std::string>("2001:db8::1"));
+  DMAP_CHECK_ALL(dmap::canonical_ip_address("FE80::1%eth0") == std::optional<std::string>("fe80::1"));
+  DMAP_CHECK_ALL(dmap::canonical_ip_address("192.0.2.1") == std::optional<std::string>("192.0.2.1"));
+  DMAP_CHECK_ALL(!dmap::canonical_ip_address("node-7.example").has_value());
+  DMAP_CHECK_ALL(!dmap::canonical_ip_address("1234").has_value());
+  // JSON with the draft's locations: [IP, PID] of the holding locale.
+  dmap::domain<1> D(dmap::block<1>{}, rect<1>{range(0, 4 * p)});
+  dmap::array<double, 1> A(D, 1.0);
+  const auto P = dmap::partitioned_export(A);
+  const std::string text = dmap::to_json(P, table);
+  const std::string mine = "\"location\": [[\"" + me.address() + "\", " + std::to_string(me.pid) + "]]";
+  DMAP_CHECK_ALL(text.find(mine) != std::string::npos);
+  DMAP_CHECK_ALL(dmap::to_json(P).find("\"location\": [" + std::to_string(k) + "]") != std::string::npos);
 }
 
 }  // namespace test_partitioned

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../../runtime/grid.hpp"
+#include "../concepts.hpp"
 #include "../layout.hpp"
 #include "../rect.hpp"
 #include "directory.hpp"
@@ -59,6 +60,9 @@ class domain_model_base {
   /// Per dimension, how far any locale's layouts reach beyond its pieces (index units): the
   /// descriptor's `ghost_reach()`; nothing when it has none.
   virtual std::optional<std::array<index_t, N>> ghost_reach() const = 0;
+  /// Per dimension, how the map deals it: the descriptor's `dimension_kinds()`; nothing when
+  /// it declares none.
+  virtual std::optional<std::array<dimension_kind, N>> dimension_kinds() const = 0;
 };
 
 /// The model of descriptor `Desc` made by distribution `Dist`.
@@ -128,6 +132,14 @@ class domain_model final : public domain_model_base<N> {
                     { d.ghost_reach() } -> std::convertible_to<std::array<index_t, N>>;
                   })
       return desc_.ghost_reach();
+    else
+      return std::nullopt;
+  }
+  std::optional<std::array<dimension_kind, N>> dimension_kinds() const override {
+    if constexpr (requires(const Desc& d) {
+                    { d.dimension_kinds() } -> std::convertible_to<std::array<dimension_kind, N>>;
+                  })
+      return desc_.dimension_kinds();
     else
       return std::nullopt;
   }

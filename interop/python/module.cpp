@@ -140,6 +140,14 @@ PYBIND11_MODULE(_dmap, m) {
       py::arg("obj"),
       "Collective: a dmap.Array adopting (no copy) the local partitions of a __partitioned__ producer (an object "
       "with __partitioned__, or the dictionary), on every locale. Errors are raised on every locale.");
+  m.def(
+      "locations",
+      [] {
+        ensure_locations();
+        return locations();
+      },
+      "Collective the first time after dmap starts: every locale's location as __partitioned__ writes it, "
+      "(IP, PID), indexed by locale (IP: the preferred address of the locale's host).");
 
   // ------------------------------------------------------------------ Domain
   py::class_<domain_handle, std::shared_ptr<domain_handle>>(m, "Domain", R"doc(

@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <dmap/interop/process_locations.hpp>
 #include <dmap/runtime/collectives.hpp>
 #include <dmap/runtime/environment.hpp>
 
@@ -20,11 +20,7 @@ namespace dmap::python {
 namespace {
 
 // ------------------------------------------------------------------ locations
-struct location_entry {
-  std::int64_t pid;
-  char host[256];
-};
-std::vector<std::pair<std::string, std::int64_t>> location_table;
+std::vector<process_location> location_table;  // every locale's, from dmap::process_locations()
 const void* location_env = nullptr;
 
 std::string shown(py::handle v) { return py::repr(v).cast<std::string>(); }
@@ -154,7 +150,9 @@ dap_dimension dimension_of(py::handle dd, index_t extent, const std::string& who
   return dim;
 }
 
-/// The locale a draft location entry names: an int (a rank), or (host, pid[, device]).
+/// The locale a draft location entry names: an int (a rank), or (IP, PID[, device]) where IP
+/// is an IP address of the locale's host (IPv4 or IPv6 text) or its host name
+/// (dmap::locale_of_location).
 int locale_of_location(py::handle where, const std::string& who) {
   if (PyIndex_Check(where.ptr()) && !PyBool_Check(where.ptr())) {
     const index_t q = to_index(where, who);
@@ -170,11 +168,15 @@ int locale_of_location(py::handle where, const std::string& who) {
     if (!py::isinstance<py::str>(device) || device.cast<std::string>() != "kDLCPU")
       throw unsupported_error(who + ": the device is " + shown(device) + "; dmap adopts host memory ('kDLCPU') only");
   }
-  const std::string host = py::str(py::object(seq[0])).cast<std::string>();
+  const py::object ip = seq[0];
+  if (!py::isinstance<py::str>(ip))
+    throw argument_error(who + "[0] (IP) is " + shown(ip) + "; it must be a str: an IP address or a host name");
   const index_t pid = to_index(seq[1], who + "[1] (PID)");
-  for (std::size_t q = 0; q < location_table.size(); ++q)
-    if (location_table[q].first == host && location_table[q].second == pid) return static_cast<int>(q);
-  throw argument_error(who + " is " + shown(where) + "; no process of dmap's communicator has that (IP, PID)");
+  try {
+    return dmap::locale_of_location(location_table, ip.cast<std::string>(), pid);
+  } catch (const argument_error& e) {
+    throw argument_error(who + " is " + shown(where) + ": " + e.what());
+  }
 }
 
 std::shared_ptr<array_handle> by_dtype_dap(const dap_input& in, dtype_code code) {
@@ -225,19 +227,14 @@ dtype_code agreed_kind(int code, int rank, const std::string& who) {
 void ensure_locations() {
   ensure_started();
   const void* env = dmap::detail::current_environment;
-  location_entry me{};
-  me.pid = py::module_::import("os").attr("getpid")().cast<std::int64_t>();
-  const std::string host = py::module_::import("socket").attr("gethostname")().cast<std::string>();
-  std::memcpy(me.host, host.data(), std::min(host.size(), sizeof(me.host) - 1));
+  const auto pid = static_cast<std::int64_t>(getpid());
   // Known when made for this environment and this locale sits where the table says (a new
   // environment may reuse the old one's address, over another communicator): agreed, so
   // that every locale gathers again when one does.
   const bool known = env == location_env && static_cast<int>(location_table.size()) == num_locales() &&
-                     location_table[static_cast<std::size_t>(here())] == std::make_pair(std::string(me.host), me.pid);
+                     location_table[static_cast<std::size_t>(here())].pid == pid;
   if (!any_of_locales(!known)) return;
-  const auto all = all_gather(me);
-  location_table.clear();
-  for (const auto& e : all) location_table.emplace_back(std::string(e.host), e.pid);
+  location_table = process_locations();
   location_env = env;
 }
 
@@ -245,7 +242,7 @@ py::list locations() {
   if (dmap::detail::current_environment != location_env || static_cast<int>(location_table.size()) != num_locales())
     throw runtime_error("dmap: the locations of the locales are not known (no array was made since dmap started)");
   py::list out;
-  for (const auto& [host, pid] : location_table) out.append(py::make_tuple(host, pid));
+  for (const auto& l : location_table) out.append(py::make_tuple(l.address(), l.pid));
   return out;
 }
 

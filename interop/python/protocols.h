@@ -18,9 +18,10 @@ std::shared_ptr<array_handle> from_distarray(py::handle obj);
 /// `__partitioned__` attribute, or the dictionary itself.
 std::shared_ptr<array_handle> from_partitioned(py::handle obj);
 
-/// The draft's location of every locale, (host name, process id), indexed by locale: computed
-/// once per dmap environment by a collective call (make_array and the imports make it), then
-/// read without messages.
+/// The draft's location of every locale, (IP, PID), indexed by locale: the address of its
+/// host (dmap::process_location::address()) and its process id, computed once per dmap
+/// environment by a collective call (make_array and the imports make it), then read without
+/// messages.
 py::list locations();
 /// Collective on the first call after dmap starts: computes the table locations() reads.
 void ensure_locations();

@@ -348,4 +348,105 @@ TEST_CASE("bad input: dap_export of arrays DAP cannot describe", "[bad_input][da
   }
 }
 
+TEST_CASE("bad input: DAP empty buffers and periodic padding that lie", "[bad_input][dap]") {
+  const int p = dmap::num_locales();
+  const int k = dmap::here();
+  // start == size marks an empty buffer (DAP's "Empty local buffers"), and only that.
+  BAD_INPUT("dap validate 'c': start == size on a grid rank the deal gives a block", dmap::argument_error,
+            dmap::validate(with(cyclic_dim(), [](auto& d) { d.start = d.size; })));
+  BAD_INPUT("dap validate 'c': start == size on grid rank 0 of a nonempty dimension", dmap::argument_error,
+            dmap::validate(with(cyclic_dim(), [](auto& d) { d.proc_grid_rank = 0, d.start = d.size; })));
+  BAD_INPUT("dap validate 'b': start == size with padding (0.10)", dmap::argument_error,
+            dmap::validate(with(middle_block_dim(), [](auto& d) { d.start = d.stop = 12, d.padding = {0, 1}; })));
+  BAD_INPUT("dap validate 'b': start == size with communication padding (0.9)", dmap::argument_error,
+            dmap::validate(with(middle_block_dim(), [](auto& d) { d.start = d.stop = 12, d.padding = {1, 1}; }), 9));
+  BAD_INPUT("dap validate 'b': start == size past stop (stop < start)", dmap::argument_error,
+            dmap::validate(with(middle_block_dim(), [](auto& d) { d.start = 12, d.stop = 8; })));
+  // A periodic dimension's edge padding counts in size (0.10): a start below 0 or a stop past
+  // size is the padding lying about where the buffer sits.
+  const auto ring = [](int rank, int ranks) {
+    dap_dimension d;
+    d.dist_type = 'b';
+    d.size = 3 * static_cast<index_t>(ranks) + 2;
+    d.proc_grid_size = ranks;
+    d.proc_grid_rank = rank;
+    d.periodic = true;
+    d.padding = {1, 1};
+    d.start = 3 * static_cast<index_t>(rank);
+    d.stop = d.start + 5;
+    return d;
+  };
+  CHECK_NOTHROW(dmap::validate(ring(0, 2)));
+  CHECK_NOTHROW(dmap::validate(ring(1, 2)));
+  BAD_INPUT("dap validate 'b' periodic: start -padding[0] on grid rank 0 (edge padding outside size)",
+            dmap::argument_error, dmap::validate(with(ring(0, 2), [](auto& d) { d.start = -1, d.stop = 4, d.size = 6; })));
+  BAD_INPUT("dap validate 'b' periodic: stop size + padding[1] on the last grid rank", dmap::argument_error,
+            dmap::validate(with(ring(1, 2), [](auto& d) { d.size = 7; })));
+  BAD_INPUT("dap validate 'b' periodic: padding wider than the buffer", dmap::argument_error,
+            dmap::validate(with(ring(0, 1), [](auto& d) { d.padding = {3, 3}; })));
+  // Descriptions every locale passes to dap_import: refused on every locale.
+  const auto import_ring = [&](auto&& change) {
+    std::vector<double> buffer(16, 0.0);
+    dap_description<double, 1> x;
+    x.dim_data[0] = ring(k, p);
+    change(x.dim_data[0]);
+    x.shape = {x.dim_data[0].stop - x.dim_data[0].start};
+    x.strides = {1};
+    x.buffer = buffer.data();
+    (void)dmap::dap_import(x);
+  };
+  BAD_INPUT_DO("dap_import periodic: edge padding 1 before grid rank 0, 2 after the last", dmap::argument_error, {
+    import_ring([&](dap_dimension& d) {
+      d.size += 1;
+      if (k == p - 1) d.padding[1] = 2, d.stop += 1;
+    });
+  });
+  BAD_INPUT_DO("dap_import periodic: edge padding outside [0, size) (start -1, size without the edges)",
+               dmap::argument_error, {
+                 import_ring([&](dap_dimension& d) {
+                   d.size -= 2;
+                   d.start -= 1, d.stop -= 1;
+                 });
+               });
+  if (p >= 2) {
+    BAD_INPUT_DO("dap_import periodic: communication padding wider than the neighbour's indices", dmap::argument_error, {
+      import_ring([&](dap_dimension& d) {
+        d.padding = {k == 0 ? 1 : 4, k == p - 1 ? 1 : 4};
+        d.start = 3 * static_cast<index_t>(k) + 1 - d.padding[0];
+        d.stop = 3 * static_cast<index_t>(k) + 4 + d.padding[1];
+      });
+    });
+    BAD_INPUT_DO("dap_import 'b': grid rank 0 says start == size, the next one starts past 0", dmap::argument_error, {
+      std::vector<double> buffer(8, 0.0);
+      dap_description<double, 1> x;
+      dap_dimension& d = x.dim_data[0];
+      d.dist_type = 'b';
+      d.size = 4 * static_cast<index_t>(p);
+      d.proc_grid_size = p;
+      d.proc_grid_rank = k;
+      d.start = k == 0 ? d.size : 4 * static_cast<index_t>(k);
+      d.stop = k == 0 ? d.size : d.start + 4;
+      x.shape = {d.stop - d.start};
+      x.strides = {1};
+      x.buffer = buffer.data();
+      (void)dmap::dap_import(x);
+    });
+    BAD_INPUT_DO("dap_import 'c': the last grid rank says start == size but is dealt a block", dmap::argument_error, {
+      std::vector<double> buffer(8, 0.0);
+      dap_description<double, 1> x;
+      dap_dimension& d = x.dim_data[0];
+      d.dist_type = 'c';
+      d.size = 2 * static_cast<index_t>(p);
+      d.proc_grid_size = p;
+      d.proc_grid_rank = k;
+      d.block_size = 2;
+      d.start = k == p - 1 ? d.size : 2 * static_cast<index_t>(k);
+      x.shape = {2};
+      x.strides = {1};
+      x.buffer = buffer.data();
+      (void)dmap::dap_import(x);
+    });
+  }
+}
+
 }  // namespace test_bad_dap

@@ -13,3 +13,13 @@ double fine(dmap::array<double, 2>& a, dmap::array<double, 2>& b, dmap::array<do
   return dmap::reduce(dmap::zip(a, b), 0.0, std::plus<>{}, [](double x, double y) { return x * y; }) +
          dmap::reduce(c, 0.0, [](double x, double y) { return x + y; });
 }
+
+// Exports of writable arrays hand out writable buffers, which import adopts; a const array's
+// exports read.
+dmap::array<double, 2> exported(dmap::array<double, 2>& a, const dmap::array<double, 1>& c) {
+  const auto p = dmap::partitioned_export(c);
+  double sum = 0;
+  for (const auto& position : p.locals) sum += *p.partitions.at(position).data;
+  (void)sum;
+  return dmap::dap_import(dmap::dap_export(a));
+}

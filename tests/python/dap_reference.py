@@ -9,7 +9,10 @@ or padded), cyclic / block-cyclic ('c') and unstructured ('u') dimensions over a
 in C order; ``example(name, comm)`` makes the arrays of the document's examples.
 
 Consumer: ``to_global(obj, comm)`` reads any object with ``__distarray__()`` on every process
-into the whole array, as a NumPy array on every process (an allgather over mpi4py).
+into the whole array, as a NumPy array on every process (an allgather over mpi4py);
+``check_dim(dim, extent)`` checks one dimension dictionary against the document's rules as
+written (1.6.1-1.6.2: ``start >= 0``, ``stop <= size``, ``stop - start == buffer.shape`` ...);
+``num_owned_indices(dim)`` is the appendix's.
 """
 
 import numpy as np
@@ -86,9 +89,57 @@ def unstructured_dim(size, grid_size, grid_rank, indices, one_to_one=None):
 
 
 # ---------------------------------------------------------------------------- reading a dictionary
+def check_dim(dim, extent):
+    """Raises ValueError when a dimension dictionary breaks a rule of 1.6 as written (a strict
+    reader): the common keys, 'b' 0 <= start <= stop <= size with stop - start the buffer's
+    extent and padding >= 0, 'c' start >= 0 and block_size >= 1, 'u' one index per element."""
+    if not dim:
+        return
+    for key in ("dist_type", "size", "proc_grid_size", "proc_grid_rank"):
+        if key not in dim:
+            raise ValueError(f"{key!r} is missing")
+    if dim["size"] < 0 or dim["proc_grid_size"] < 1 or not 0 <= dim["proc_grid_rank"] < dim["proc_grid_size"]:
+        raise ValueError(f"common keys out of range: {dim}")
+    kind = dim["dist_type"]
+    if kind == "b":
+        start, stop = dim["start"], dim["stop"]
+        if start < 0 or stop < start or stop > dim["size"] or stop - start != extent:
+            raise ValueError(f"'b': start {start}, stop {stop}, size {dim['size']}, buffer extent {extent}")
+        if any(w < 0 for w in dim.get("padding", (0, 0))):
+            raise ValueError(f"'b': padding {dim['padding']}")
+    elif kind == "c":
+        if dim["start"] < 0 or dim.get("block_size", 1) < 1:
+            raise ValueError(f"'c': start {dim['start']}, block_size {dim.get('block_size', 1)}")
+    elif kind == "u":
+        if len(dim["indices"]) != extent:
+            raise ValueError(f"'u': {len(dim['indices'])} indices, buffer extent {extent}")
+    else:
+        raise ValueError(f"dist_type {kind!r} is not 'b', 'c' or 'u'")
+
+
+def num_owned_indices(dim):
+    """The appendix's num_owned_indices: 'b' the buffer less communication padding (the
+    first grid rank's padding before and the last one's after are boundary padding, counted)."""
+    kind = dim["dist_type"]
+    if kind == "b":
+        count = dim["stop"] - dim["start"]
+        before, after = dim.get("padding", (0, 0))
+        if dim["proc_grid_rank"] != 0:
+            count -= before
+        if dim["proc_grid_rank"] != dim["proc_grid_size"] - 1:
+            count -= after
+        return count
+    if kind == "c":
+        bs, p, r = dim.get("block_size", 1), dim["proc_grid_size"], dim["proc_grid_rank"]
+        return sum(1 for i in range(dim["size"]) if (i // bs) % p == r)
+    return len(dim["indices"])
+
+
 def buffer_positions(dim, extent):
     """The global position of each buffer element along one dimension, and which of them this
-    process owns (communication padding is owned by the neighbour), per 1.6."""
+    process owns (communication padding is owned by the neighbour), per 1.6 and the
+    appendix: boundary padding (the first grid rank's before, the last one's after) is the
+    array's own, periodic or not (a periodic dimension's boundary cells hold wrapped values)."""
     if not dim:  # 1.6.3: the empty dictionary, an undistributed dimension
         return np.arange(extent), np.ones(extent, bool)
     kind = dim["dist_type"]
@@ -97,17 +148,13 @@ def buffer_positions(dim, extent):
         if stop - start != extent:
             raise ValueError(f"'b': stop - start = {stop - start} but buffer.shape = {extent}")
         before, after = dim.get("padding", (0, 0))
-        periodic = dim.get("periodic", False)
         r, p = dim["proc_grid_rank"], dim["proc_grid_size"]
         positions = np.arange(start, stop)
         owned = np.ones(extent, bool)
-        # Boundary padding (first grid rank before, last one after) belongs to the array.
-        if r > 0 or periodic:
+        if r > 0:
             owned[:before] = False
-        if r < p - 1 or periodic:
+        if r < p - 1:
             owned[extent - after:] = False
-        if periodic:
-            positions = positions % dim["size"]
         return positions, owned
     if kind == "c":
         bs, p, start = dim.get("block_size", 1), dim["proc_grid_size"], dim["start"]
@@ -140,6 +187,7 @@ def to_global(obj, comm=MPI.COMM_WORLD):
     shape = tuple(dim["size"] if dim else buf.shape[i] for i, dim in enumerate(dims))
     local, glob = [], []
     for i, dim in enumerate(dims):
+        check_dim(dim, buf.shape[i])
         positions, owned = buffer_positions(dim, buf.shape[i])
         local.append(np.nonzero(owned)[0])
         glob.append(positions[owned])

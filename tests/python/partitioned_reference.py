@@ -22,8 +22,9 @@ from mpi4py import MPI
 
 
 def here():
-    """This process's location, as the draft spells it: (IP, PID)."""
-    return (socket.gethostname(), os.getpid())
+    """This process's location, as the draft spells it: (IP, PID), the address the host name
+    resolves to (on Debian often 127.0.1.1, from /etc/hosts)."""
+    return (socket.gethostbyname(socket.gethostname()), os.getpid())
 
 
 def check_location(where):

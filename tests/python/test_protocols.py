@@ -31,12 +31,24 @@ def full_of(shape, dtype="float64"):
     return (base * 3 - 7).astype(dtype)
 
 
+def is_ip_address(text):
+    """True when `text` is an IPv4 or IPv6 address in textual form (socket.inet_pton)."""
+    for family in (socket.AF_INET, socket.AF_INET6):
+        try:
+            socket.inet_pton(family, text)
+            return True
+        except OSError:
+            pass
+    return False
+
+
 def boundary_trim(dim_data):
-    """The slices that drop boundary padding (counted in DAP's size) from a consumer's result."""
+    """The slices that drop boundary padding (counted in DAP 0.10's size, a periodic
+    dimension's edge padding too) from a consumer's result."""
     everyone = COMM.allgather(dim_data)
     out = []
     for i, dim in enumerate(dim_data):
-        if dim.get("dist_type") != "b" or dim.get("periodic", False):
+        if dim.get("dist_type") != "b":
             out.append(slice(None))
             continue
         first = [d[i] for d in everyone if d[i]["proc_grid_rank"] == 0][0]
@@ -59,6 +71,17 @@ def test_distarray_read_by_reference_consumer(name, ndim):
     d = A.__distarray__()
     check(d["__version__"] == "0.10.0" and set(d) == {"__version__", "buffer", "dim_data"})
     check(isinstance(d["dim_data"], tuple) and len(d["dim_data"]) == ndim)
+    # A strict DAP 0.10 reader takes every dictionary (periodic ones too: 0 <= start <= stop
+    # <= size), and the appendix's owned counts of a grid line give size.
+    buf = np.asarray(d["buffer"])
+    for i, dim in enumerate(d["dim_data"]):
+        dap.check_dim(dim, buf.shape[i])
+    kinds = {"cyclic": "c", "blockcyclic": "c"}
+    check(all(dim["dist_type"] == kinds.get(name, "b") for dim in d["dim_data"]), f"{name}: dist_type")
+    everyone = COMM.allgather(d["dim_data"])
+    for i, dim in enumerate(d["dim_data"]):
+        line = [e for e in everyone if all(e[j]["proc_grid_rank"] == 0 for j in range(ndim) if j != i)]
+        check(sum(dap.num_owned_indices(e[i]) for e in line) == dim["size"], f"{name}: owned counts of dimension {i}")
     got = dap.to_global(A)
     check_equal(got[boundary_trim(d["dim_data"])], full, f"{name}: the reference consumer's array")
     # The buffer is the local storage itself: no copy.
@@ -234,6 +257,70 @@ def test_dmap_to_dmap():
     check(not a or a[0].size == 0 or np.shares_memory(a[0], b[0]))
 
 
+def same_dims(a, b):
+    """Dimension dictionaries equal key by key ('u' indices as lists)."""
+    def plain(dim):
+        return {k: (list(v) if k == "indices" else v) for k, v in dim.items()}
+    return [plain(x) for x in a] == [plain(x) for x in b]
+
+
+@pytest.mark.parametrize("case", ["cyclic_short", "blockcyclic_short", "stencil_periodic", "empty_columns"])
+def test_distarray_round_trip_keeps_the_map(case):
+    """dmap -> __distarray__ -> from_distarray -> __distarray__: the same dictionaries (a deal
+    of one block per locale stays 'c', a periodic Stencil keeps its padding and flag, an empty
+    dimension keeps the other one's cut)."""
+    p = COMM.size
+    made = {
+        "cyclic_short": lambda: dmap.Domain(dmap.Cyclic(), (max(p - 1, 1),)),
+        "blockcyclic_short": lambda: dmap.Domain(dmap.BlockCyclic((2,)), (3,)),
+        "stencil_periodic": lambda: dmap.Domain(dmap.Stencil((1, 1), periodic=(True, False)), (4 * p, 3)),
+        "empty_columns": lambda: dmap.Domain(dmap.Block(grid=(p, 1)), (4 * p + 1, 0)),
+    }[case]()
+    A = dmap.Array(made, "float64")
+    d = A.__distarray__()
+    if case != "stencil_periodic" and case != "empty_columns":
+        check(d["dim_data"][0]["dist_type"] == "c", f"{case}: {d['dim_data'][0]}")
+    B = dmap.from_distarray(A)
+    check(same_dims(B.__distarray__()["dim_data"], d["dim_data"]), f"{case}: {B.__distarray__()['dim_data']} != {d['dim_data']}")
+    if case == "empty_columns":  # each rank's rows where Block cuts them, not all on grid rank 0
+        rows, n, r = d["dim_data"][0], 4 * p + 1, COMM.rank
+        check(rows["start"] == -(-n * r // p) and rows["stop"] == -(-n * (r + 1) // p), f"rows: {rows}")
+
+
+def test_distarray_unstructured_without_one_to_one():
+    """A 2-D 'u' producer that does not say one_to_one (DAP: False) comes back without it."""
+    p = COMM.size
+    lists = [list(range(7 * p))[r::p] for r in range(p)]
+    full = full_of((7 * p, 3))
+    prod = dap.distribute(full, "ub", COMM, grid=(p, 1), indices=[lists, None])
+    prod.dim_data[0].pop("one_to_one")
+    B = dmap.from_distarray(prod)
+    check_equal(B.gather(), full, "the adopted array")
+    back = B.__distarray__()["dim_data"][0]
+    check(back["dist_type"] == "u" and back["one_to_one"] is False, f"{back}")
+    check(list(back["indices"]) == lists[COMM.rank], "the list, in its order")
+
+
+def test_distarray_empty_buffers_say_start_equals_size():
+    """DAP's empty local buffers: 'c' and 'b' dictionaries with start == size import."""
+    p = COMM.size
+    r = COMM.rank
+    # 'c': 3 positions in blocks of 2; ranks from 2 on are dealt nothing and say start == size.
+    full = full_of((3,))
+    prod = dap.distribute(full, "c", COMM, grid=(p,), block_size=2)
+    if r * 2 >= 3:
+        prod.dim_data[0]["start"] = 3
+    B = dmap.from_distarray(prod)
+    check_equal(B.gather(), full, "'c' with empty buffers at start == size")
+    # 'b': rank 0 holds nothing and says start == stop == size; rank 1 holds everything.
+    if p >= 2:
+        cuts = [(5, 5), (0, 5)] + [(5, 5)] * (p - 2)
+        full = full_of((5,))
+        prod = dap.distribute(full, "b", COMM, grid=(p,), cuts=[cuts])
+        B = dmap.from_distarray(prod)
+        check_equal(B.gather(), full, "'b' with an empty buffer at start == size on grid rank 0")
+
+
 # ---------------------------------------------------------------------------- DAP errors
 def good_dict():
     lo = (10 * COMM.rank) // COMM.size
@@ -288,7 +375,8 @@ def test_partitioned_read_by_reference_consumer(name, ndim):
     check(tuple(p["shape"]) == shape and len(p["partition_tiling"]) == ndim)
     check(set(p["partitions"]) == set(np.ndindex(*p["partition_tiling"])), "every position is a key")
     check_equal(part.to_global(A), full, f"{name}: the reference consumer's array")
-    me = (socket.gethostname(), os.getpid())
+    me = dmap.locations()[dmap.here()]  # (IP, PID): an address of this host, this process
+    check(me[1] == os.getpid() and is_ip_address(me[0]), f"this locale's location {me}")
     ok = True
     for pos in p["locals"]:
         t = p["partitions"][pos]
@@ -385,6 +473,61 @@ def test_from_partitioned_reference_producer(case):
     check_equal(part.to_global(prod), full + 1, f"{case}: dmap's writes seen by the producer")
 
 
+def relocated(prod, spell):
+    """The producer's description with every location (host, pid) respelt as (spell(q), pid)
+    for the locale q holding it."""
+    d = prod.__partitioned__
+    everyone = COMM.allgather(part.here())
+    for t in d["partitions"].values():
+        t["location"] = [(spell(everyone.index(t["location"][0])), t["location"][0][1])]
+    return d
+
+
+def test_from_partitioned_ip_locations():
+    """The draft names a location by (IP, PID): dmap reads an address of the locale's host, in
+    IPv4 or IPv6 text (mapped, expanded, upper case, with a zone), as well as a host name, and
+    writes the address (dmap.locations())."""
+    p = COMM.size
+    full = full_of((4 * p + 3, 5))
+    where = dmap.locations()
+    spellings = {
+        "dmap's own": lambda q: where[q][0],
+        "loopback IPv4": lambda q: "127.0.0.1",
+        "Debian's host-name loopback": lambda q: "127.0.1.1",
+        "loopback IPv6": lambda q: "::1",
+        "IPv4-mapped IPv6": lambda q: "::ffff:127.0.0.1",
+        "expanded IPv6, upper case": lambda q: "0:0:0:0:0:FFFF:7F00:0001",
+        "host name": lambda q: hosts[q],
+    }
+    hosts = COMM.allgather(socket.gethostname())
+    if ":" in where[0][0]:  # an IPv6 host address: also with a zone
+        spellings["with a zone"] = lambda q: where[q][0] + "%lo"
+    if len(set(COMM.allgather(socket.gethostname()))) > 1:  # loopback names one process per node only
+        for what in ["loopback IPv4", "Debian's host-name loopback", "loopback IPv6", "IPv4-mapped IPv6",
+                     "expanded IPv6, upper case"]:
+            del spellings[what]
+    for what, spell in spellings.items():
+        prod = part.Tiled(full, (p, 1), lambda pos: pos[0])
+        B = dmap.from_partitioned(relocated(prod, spell))
+        check_equal(B.gather(), full, f"{what}: the adopted array")
+        check(all(B.__partitioned__["partitions"][pos]["location"] == [where[COMM.rank]]
+                  for pos in B.__partitioned__["locals"]), f"{what}: locations written as (IP, PID)")
+    # Round trip: dmap's own description (IP locations) imports again.
+    A = dmap.Array(dmap.Domain(dmap.Block(), (6 * p, 4)), "float64")
+    A[...] = full_of((6 * p, 4))
+    C = dmap.from_partitioned(A.__partitioned__)
+    check_equal(C.gather(), A.gather(), "dmap -> __partitioned__ -> dmap")
+
+
+@pytest.mark.parametrize("bad", ["1.2.3.256", "1.2.3", "01.2.3.4", "::g", "1::2::3", "[::1]", "127.0.0.1:80",
+                                 "fe80::1%", "", "192.0.2.254.7", "no-such-host"])
+def test_from_partitioned_bad_ip_locations(bad):
+    p = COMM.size
+    full = full_of((2 * p, 3))
+    d = relocated(part.Tiled(full, (p, 1), lambda pos: pos[0]), lambda q: bad)
+    raises_everywhere(dmap.ArgumentError, dmap.from_partitioned, d)
+
+
 def test_from_partitioned_row_block_cyclic_one_buffer():
     """The draft's SPMD example: rows dealt round robin, 2 partitions per rank, in one local buffer."""
     p = COMM.size
@@ -410,10 +553,12 @@ def test_from_partitioned_errors_everywhere():
     t = d["partitions"][(0, 0)]
     t["location"] = [t["location"][0] + ("kDLOneAPI:0",)]
     raises_everywhere(dmap.UnsupportedError, dmap.from_partitioned, d)
-    # An unknown process.
-    d = part.Tiled(full, (p, 1), lambda pos: pos[0]).__partitioned__
-    d["partitions"][(0, 0)]["location"] = [("no-such-host", -1)]
-    raises_everywhere(dmap.ArgumentError, dmap.from_partitioned, d)
+    # An unknown process: no such host, an address of no host with this PID, this host's
+    # loopback with a PID no locale has, an IP that is not a str.
+    for wrong in [("no-such-host", -1), ("192.0.2.254", os.getpid()), ("127.0.0.1", -1), (b"127.0.0.1", os.getpid())]:
+        d = part.Tiled(full, (p, 1), lambda pos: pos[0]).__partitioned__
+        d["partitions"][(0, 0)]["location"] = [wrong]
+        raises_everywhere(dmap.ArgumentError, dmap.from_partitioned, d)
     # Data of the wrong shape on the last rank only.
     d = part.Tiled(full, (p, 1), lambda pos: pos[0]).__partitioned__
     last = d["partitions"][(p - 1, 0)]

@@ -23,7 +23,7 @@ The surface:
   ``collect``;
 * protocols: ``A.__distarray__()`` (DAP 0.10), ``A.__partitioned__`` (the draft), and
   ``from_distarray(obj)`` / ``from_partitioned(obj)``, which adopt a producer's local buffers
-  without copying;
+  without copying; ``locations()``: every locale's (IP, PID) as ``__partitioned__`` writes it;
 * errors: :class:`Error` and its subclasses ArgumentError, ShapeError, NotLocalError,
   OutOfBoundsError, UnsupportedError, RuntimeError, FileError, FormatError. An error in a
   collective call is raised on every locale: ``e.origin`` names the locale that raised it
@@ -62,13 +62,14 @@ from ._dmap import (  # noqa: F401
     update_halos,
     from_distarray,
     from_partitioned,
+    locations,
 )
 
 __all__ = [
     "Array", "Domain", "Block", "Cyclic", "BlockCyclic", "Stencil", "Irregular", "Unstructured", "Hashed",
     "Error", "ArgumentError", "ShapeError", "NotLocalError", "OutOfBoundsError", "UnsupportedError",
     "FileError", "FormatError", "init", "finalize", "started", "collect", "here", "num_locales",
-    "num_threads", "barrier", "update_halos", "from_distarray", "from_partitioned",
+    "num_threads", "barrier", "update_halos", "from_distarray", "from_partitioned", "locations",
 ]
 
 
@@ -214,7 +215,8 @@ class _PartitionGet:
 def _partitioned(self):
     """This locale's ``__partitioned__`` dictionary (the draft): ``shape``, ``partition_tiling``,
     ``partitions`` (position -> ``start``, ``shape``, ``data``: a NumPy view of the local tile or
-    None, ``location``: ``[(host, pid)]``), ``locals`` and ``get``. Not collective."""
+    None, ``location``: ``[(IP, PID)]``, the address of the holding locale's host and its
+    process id, as ``dmap.locations()`` gives them), ``locals`` and ``get``. Not collective."""
     d = self._partitioned()
     d["get"] = _PartitionGet(self)
     return d

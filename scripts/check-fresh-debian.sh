@@ -15,6 +15,9 @@
 #   --keep            leave the root and its build folders in place for a look afterwards
 #   --mirror=URL      the Debian mirror (default http://deb.debian.org/debian)
 # Logs: <root>/../<command>.log next to the root, kept whatever happens (printed on failure).
+# Exit status: 0 when every command ran and passed, 1 when one failed, 2 for bad arguments, 77
+# when this machine cannot host the check (not root, no debootstrap, no mirror, no mounts): then
+# nothing was checked, and the message says why.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -29,9 +32,9 @@ for arg in "$@"; do
     *) echo "check-fresh-debian: unknown argument '$arg' (see the comment at the top of $0)" >&2; exit 2 ;;
   esac
 done
+cannot_run() { echo "check-fresh-debian: SKIPPED, this machine cannot host the check: $*" >&2; exit 77; }
 if [[ $(id -u) -ne 0 ]]; then
-  echo "check-fresh-debian: needs root (debootstrap, chroot and mount)" >&2
-  exit 2
+  cannot_run "it needs root (debootstrap, chroot and mount)"
 fi
 commit=$(git -C "$repo" rev-parse --verify "$ref^{commit}")
 if [[ -n "$(git -C "$repo" status --porcelain --untracked-files=no)" ]]; then
@@ -50,7 +53,7 @@ names=(demo test)
 [[ -n "$only" ]] && names=("$only")
 
 if ! command -v debootstrap >/dev/null; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y debootstrap
+  DEBIAN_FRONTEND=noninteractive apt-get install -y debootstrap >/dev/null || cannot_run "debootstrap cannot be installed"
 fi
 work=${dir:-$(mktemp -d "${TMPDIR:-/var/tmp}/dmap-fresh-debian.XXXXXX")}
 root="$work/root"
@@ -77,12 +80,12 @@ mount_into() {   # mount_into <mount args...> <target inside the root>
 start=$SECONDS
 echo "== debootstrap --variant=minbase bookworm $root ($mirror)"
 debootstrap --variant=minbase bookworm "$root" "$mirror" > "$work/debootstrap.log" 2>&1 ||
-  { tail -n 30 "$work/debootstrap.log"; echo "check-fresh-debian: debootstrap failed" >&2; exit 1; }
+  { tail -n 30 "$work/debootstrap.log"; cannot_run "debootstrap from $mirror failed (log above)"; }
 echo "   $((SECONDS - start)) s"
 git clone --quiet --no-hardlinks "$repo" "$root/root/dmap"
 git -C "$root/root/dmap" checkout --quiet --detach "$commit"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
-mount_into -t proc proc /proc
+mount_into -t proc proc /proc || cannot_run "mounting /proc into the root is not allowed here"
 mount_into -t sysfs sysfs /sys
 mount_into --bind /dev /dev
 mount_into --bind /dev/pts /dev/pts

@@ -1,8 +1,9 @@
 // The memory model's cost (docs/guide/memory-model.md): a collective write followed at once by
 // one-sided reads of other locales' elements, against hand-written MPI that must synchronise
 // before reading (MPI_Alltoallv, then MPI_Barrier, then MPI_Get), in the same run:
-//   write_then_read_<n>   A = B (Block from Cyclic, n doubles), then every locale reads `reads`
-//                         elements of the next locale with A[i]
+//   write_then_read_<n>   each locale sets its own elements of B (a plain loop), A = B (Block
+//                         from Cyclic, n doubles), then every locale reads `reads` elements of
+//                         the next locale with A[i]
 //   fill_then_read        A[whole] = k, then the same reads (dmap: one agreement and the
 //                         progress checks; the baseline: a local fill, a barrier, the gets)
 // dmap needs no barrier: each locale checks once per operation that the peer it reads has
@@ -17,6 +18,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -137,7 +139,7 @@ void write_then_read(index_t n, int rounds, int reads) {
   double sink = 0;
   const auto dmap_round = [&] {
     ++k;
-    dmap::forall(B, [k](double& b) { b = k; });  // untimed part of the round is the same on both sides
+    std::fill(B.local_data(), B.local_data() + B.local_size(), k);  // the source's own elements, as the baseline
     A = B;
     for (const auto& i : probes) sink += A[i];
   };

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../dsi/detail/misuse.hpp"
 #include "detail/operands.hpp"
 
 namespace dmap {
@@ -96,11 +97,5 @@ concept same_rank_iterands =
     ((detail::operand<std::remove_reference_t<Iterands>>::rank ==
       detail::operand<std::remove_reference_t<std::tuple_element_t<0, std::tuple<Iterands...>>>>::rank) &&
      ...);
-
-namespace detail {
-/// False for every type: delays a static_assert until a misuse is instantiated.
-template <class...>
-inline constexpr bool misuse = false;
-}  // namespace detail
 
 }  // namespace dmap

@@ -171,7 +171,7 @@ TEST_CASE("sparse domains over every map: add, remove, values kept, loops, reduc
       std::vector<idx<2>> asked;
       for (const auto& i : dmap::testing::oracle::points_of(space))
         if ((i[0] + i[1] + dmap::here()) % 4 == 0) asked.push_back(i);
-      const auto member = s.contains(asked);
+      const auto member = s.contains_each(asked);
       const auto values = A.get(asked);
       bool right = member.size() == asked.size() && values.size() == asked.size();
       for (std::size_t k = 0; right && k < asked.size(); ++k) {

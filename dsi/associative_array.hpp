@@ -259,8 +259,13 @@ class associative_array {
   /// the domain is an out_of_bounds_error naming it, on every locale.
   std::vector<T> get(std::span<const Key> keys) const {
     const char* who = "dmap::associative_array::get";
+    const std::vector<int> owners = agreed([&] {
+      const auto& st = state();
+      std::vector<int> o(keys.size());
+      for (std::size_t k = 0; k < keys.size(); ++k) o[k] = st.locale_of(keys[k], who);
+      return o;
+    });
     const auto& s = state();
-    const std::vector<int> owners = s.owners_of(keys, who);
     const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners));
     byte_buffers answers = agreed([&] {
       byte_buffers out(incoming.size());
@@ -448,8 +453,8 @@ class associative_array {
   // apply `combine` in arrival order.
   template <class Combine>
   void update(const char* who, std::span<const Key> keys, std::span<const T> values, Combine&& combine) {
-    const auto& s = state();
     const std::vector<int> owners = agreed([&] {
+      const auto& s = state();
       if (keys.size() != values.size())
         throw argument_error(std::string(who) + ": " + std::to_string(keys.size()) + " keys but " +
                              std::to_string(values.size()) + " values; give one value per key");
@@ -458,6 +463,7 @@ class associative_array {
       return o;
     });
     const byte_buffers incoming = exchange(detail::pack_by_locale(keys, values.data(), owners));
+    const auto& s = state();
     std::vector<std::vector<T>> given(incoming.size());
     std::vector<std::vector<std::size_t>> slots(incoming.size());
     agreed([&] {
@@ -478,7 +484,7 @@ class associative_array {
   std::unique_ptr<storage> st_;
 };
 
-/// An array over `d` with initial value `initial`.
+/// An array over `d` with implicit value `implicit`.
 template <class T, class Key, class Hash, class Mapper>
 associative_array(const associative_domain<Key, Hash, Mapper>&, const T&) -> associative_array<T, Key, Hash, Mapper>;
 

@@ -168,14 +168,14 @@ class associative_domain {
   /// Collective: adds `keys` (this locale's; any locale may pass any keys, duplicates and
   /// keys already present are ignored). Each key travels to its owner: one message per peer
   /// that owns some of them (sizeof(Key) bytes per key passed). Arrays over the domain give
-  /// new keys their initial value and keep every other value. When an owner's table must
+  /// new keys their implicit value and keep every other value. When an owner's table must
   /// grow and some locale cannot allocate (std::bad_alloc), every locale throws and the
   /// domain and its arrays stay as they were; so do they when the mapper throws or returns
   /// a locale outside [0, num_locales()) (argument_error naming the key) on any locale.
   void add(std::span<const Key> keys) {
     const char* who = "dmap::associative_domain::add";
+    const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners_checked(keys, who)));
     auto& st = live_mut();
-    const byte_buffers incoming = exchange(detail::pack_by_locale(keys, st.owners_of(keys, who)));
     std::vector<Key> fresh;
     std::optional<table_type> grown;
     std::vector<std::int64_t> moved, slots;
@@ -208,11 +208,11 @@ class associative_domain {
 
   /// Collective: removes `keys` (this locale's; absent keys and duplicates are ignored), in
   /// one message per peer that owns some of them. Other keys keep their values in every
-  /// array; a key added again later starts from the array's initial value.
+  /// array; a key added again later starts from the array's implicit value.
   void remove(std::span<const Key> keys) {
     const char* who = "dmap::associative_domain::remove";
+    const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners_checked(keys, who)));
     auto& st = live_mut();
-    const byte_buffers incoming = exchange(detail::pack_by_locale(keys, st.owners_of(keys, who)));
     agreed([&] { check_arrivals(st, incoming, who); });
     for (const auto& buffer : incoming)
       for (const Key& k : detail::unpack_keys<Key>(buffer)) st.table.erase(k);
@@ -223,7 +223,7 @@ class associative_domain {
 
   /// Collective: removes every key (no messages; the tables keep their capacity).
   void clear() {
-    auto& st = live_mut();
+    auto& st = *agreed([&] { return &live_mut(); });
     st.table.clear();
     st.settle(false, false);
   }
@@ -233,8 +233,8 @@ class associative_domain {
   /// there, one byte per key back).
   std::vector<bool> contains_each(std::span<const Key> keys) const {
     const char* who = "dmap::associative_domain::contains_each";
+    const std::vector<int> owners = owners_checked(keys, who);
     const auto& st = live();
-    const std::vector<int> owners = st.owners_of(keys, who);
     const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners));
     byte_buffers answers = agreed([&] {
       check_arrivals(st, incoming, who);
@@ -285,6 +285,16 @@ class associative_domain {
   using table_type = detail::key_table<Key, Hash>;
   friend struct detail::associative_access;
 
+  // Collective: the owner of each of `keys` (the mapper runs here), and the check that this
+  // handle was not moved from; a failure on any locale is thrown on every locale.
+  std::vector<int> owners_checked(std::span<const Key> keys, const char* who) const {
+    return agreed([&] {
+      const auto& st = live();
+      std::vector<int> owners(keys.size());
+      for (std::size_t k = 0; k < keys.size(); ++k) owners[k] = st.locale_of(keys[k], who);
+      return owners;
+    });
+  }
   // Checks that the mapper names this locale for every key that arrived (from locale q in
   // incoming[q]): argument_error otherwise (the callers agree on it).
   static void check_arrivals(const state_type& st, const byte_buffers& incoming, const char* who) {

@@ -246,11 +246,12 @@ class sparse_array {
   /// An index outside the parent is an out_of_bounds_error on every locale.
   std::vector<T> get(std::span<const idx<N>> indices) const {
     const char* who = "dmap::sparse_array::get";
-    const auto& v = live(who);
-    const auto& s = *v.owner;
     const auto p = static_cast<std::size_t>(num_locales());
     std::vector<std::vector<std::size_t>> asked(p);
-    const byte_buffers in = exchange(sparse_domain<N>::route(s, indices, asked, who));
+    const byte_buffers in =
+        exchange(sparse_domain<N>::route([&]() -> const auto& { return *live(who).owner; }, indices, asked, who));
+    const auto& v = live(who);
+    const auto& s = *v.owner;
     byte_buffers answers = agreed([&] {
       byte_buffers out(p);
       for (std::size_t q = 0; q < p; ++q) {
@@ -285,15 +286,16 @@ class sparse_array {
   /// last value wins.
   void set(std::span<const idx<N>> indices, std::span<const T> values_in) {
     const char* who = "dmap::sparse_array::set";
-    auto& v = live(who);
-    const auto& s = *v.owner;
-    agreed([&] {
+    auto& v = *agreed([&] {
+      values* live_values = &live(who);
       if (indices.size() != values_in.size())
         throw argument_error("dmap::sparse_array::set: " + std::to_string(indices.size()) + " indices but " +
                              std::to_string(values_in.size()) + " values; give one value per index");
+      return live_values;
     });
+    const auto& s = *v.owner;
     std::vector<std::vector<std::size_t>> asked(static_cast<std::size_t>(num_locales()));
-    byte_buffers indices_in = exchange(sparse_domain<N>::route(s, indices, asked, who));
+    byte_buffers indices_in = exchange(sparse_domain<N>::route([&]() -> const auto& { return s; }, indices, asked, who));
     byte_buffers out(asked.size());
     for (std::size_t q = 0; q < asked.size(); ++q) {
       std::vector<T> vals;

@@ -102,7 +102,7 @@ class sparse_domain {
   }
   /// Collective: removes every index.
   void clear() {
-    auto& s = live("dmap::sparse_domain::clear");
+    auto& s = *agreed([&] { return &live("dmap::sparse_domain::clear"); });
     std::vector<std::unique_ptr<const detail::sparse_piece<N>>> layouts;
     std::optional<detail::sparse_lookup_table> table;
     std::exception_ptr failure;
@@ -162,10 +162,10 @@ class sparse_domain {
   /// on every locale.
   std::vector<bool> contains_each(std::span<const idx<N>> indices) const {
     const char* who = "dmap::sparse_domain::contains_each";
-    const auto& s = live(who);
     const auto p = static_cast<std::size_t>(num_locales());
     std::vector<std::vector<std::size_t>> asked(p);
-    byte_buffers in = exchange(route(s, indices, asked, who, false));
+    byte_buffers in = exchange(route([&]() -> const auto& { return live(who); }, indices, asked, who, false));
+    const auto& s = live(who);
     byte_buffers answers = agreed([&] {
       byte_buffers out(p);
       for (std::size_t q = 0; q < p; ++q) {
@@ -301,11 +301,14 @@ class sparse_domain {
   // Checks `indices` against the parent (agreed) and packs them for their owners; asked[q]
   // gets the caller's positions of the indices sent to q, in order (when asked is not empty).
   // An index outside the parent is an out_of_bounds_error when `outside_fails`, else it is
-  // left out (not sent, in no asked list).
-  static byte_buffers route(const detail::sparse_state<N>& s, std::span<const idx<N>> indices,
+  // left out (not sent, in no asked list). `state()` gives the domain's state (it throws for a
+  // moved-from operand: inside the agreement, so every locale throws).
+  template <class State>
+  static byte_buffers route(State&& state, std::span<const idx<N>> indices,
                             std::vector<std::vector<std::size_t>>& asked, const char* who,
                             bool outside_fails = true) {
     return agreed([&] {
+      const detail::sparse_state<N>& s = state();
       const rect<N>& whole = s.parent.indices();
       std::vector<idx<N>> inside;
       std::vector<std::size_t> from;  // the caller's position of each inside index
@@ -375,9 +378,9 @@ class sparse_domain {
 
   // Adds or removes: route to owners, merge per piece, prepare every array, agree, commit.
   void change(std::span<const idx<N>> indices, bool adding, const char* who) {
-    auto& s = live(who);
     std::vector<std::vector<std::size_t>> unasked;  // the caller's positions are not needed
-    byte_buffers in = exchange(route(s, indices, unasked, who));
+    byte_buffers in = exchange(route([&]() -> const auto& { return live(who); }, indices, unasked, who));
+    auto& s = live(who);
     std::vector<std::unique_ptr<const detail::sparse_piece<N>>> layouts;
     std::vector<index_t> offsets(s.pieces.size() + 1, 0);
     std::optional<detail::sparse_lookup_table> table;  // none: unchanged here

@@ -81,16 +81,6 @@ struct associative_state {
                            " to locale " + std::to_string(here()) + " as its owner, but the mapper here sends it to "
                            "locale " + std::to_string(owner) + "; a mapper must give the same answer on every locale");
   }
-  /// Collective: the owner of each of `keys` (the mapper runs here; a failure on any locale
-  /// is thrown on every locale).
-  std::vector<int> owners_of(std::span<const Key> keys, const char* who) const {
-    return agreed([&] {
-      std::vector<int> owners(keys.size());
-      for (std::size_t k = 0; k < keys.size(); ++k) owners[k] = locale_of(keys[k], who);
-      return owners;
-    });
-  }
-
   /// The slot of `key` on locale `owner` (its owner), or -1 when absent. On another locale
   /// the table is probed one-sidedly, eight slots per read: a read of their states, and of
   /// their keys when one of them may be the key. Not collective.

@@ -310,20 +310,26 @@ class sparse_domain {
     return agreed([&] {
       const detail::sparse_state<N>& s = state();
       const rect<N>& whole = s.parent.indices();
-      std::vector<idx<N>> inside;
-      std::vector<std::size_t> from;  // the caller's position of each inside index
-      inside.reserve(indices.size());
-      from.reserve(indices.size());
+      std::vector<idx<N>> kept;       // the indices inside the parent, when some are not
+      std::vector<std::size_t> from;  // and the caller's position of each
+      std::size_t outside = 0;
       for (std::size_t k = 0; k < indices.size(); ++k) {
-        if (whole.contains(indices[k])) {
-          inside.push_back(indices[k]);
-          from.push_back(k);
-        } else if (outside_fails) {
+        if (whole.contains(indices[k])) continue;
+        if (outside_fails) {
           std::ostringstream m;
           m << who << ": index " << indices[k] << " is outside the parent domain " << whole;
           throw out_of_bounds_error(m.str());
         }
+        ++outside;
       }
+      if (outside > 0) {
+        for (std::size_t k = 0; k < indices.size(); ++k)
+          if (whole.contains(indices[k])) {
+            kept.push_back(indices[k]);
+            from.push_back(k);
+          }
+      }
+      const std::span<const idx<N>> inside = outside > 0 ? std::span<const idx<N>>(kept) : indices;
       const auto p = static_cast<std::size_t>(num_locales());
       const std::vector<int> owners = owners_in_parent(s, inside);
       std::vector<std::size_t> counts(p, 0);
@@ -339,15 +345,15 @@ class sparse_domain {
         const auto q = static_cast<std::size_t>(owners[k]);
         std::memcpy(at[q], &inside[k], sizeof(idx<N>));
         at[q] += sizeof(idx<N>);
-        if (!asked.empty()) asked[q].push_back(from[k]);
+        if (!asked.empty()) asked[q].push_back(outside > 0 ? from[k] : k);
       }
       return out;
     });
   }
   // The owners of `indices` (all inside the parent): the parent's locale_of, or one lookup
   // per directory home for a parent kept in a directory. Not collective.
-  static std::vector<int> owners_in_parent(const detail::sparse_state<N>& s, const std::vector<idx<N>>& indices) {
-    if (detail::state_of(s.parent)->dir) return s.parent.locales_of(indices);
+  static std::vector<int> owners_in_parent(const detail::sparse_state<N>& s, std::span<const idx<N>> indices) {
+    if (detail::state_of(s.parent)->dir) return s.parent.locales_of(std::vector<idx<N>>(indices.begin(), indices.end()));
     std::vector<int> owners;
     owners.reserve(indices.size());
     for (const idx<N>& i : indices) owners.push_back(s.parent.locale_of(i));
@@ -396,6 +402,16 @@ class sparse_domain {
           arrived[routed_piece(s, i, static_cast<int>(q), who)].push_back(i);
         }
       }
+      // The lookup table is rebuilt when indices arrived here: the parent orders of the new
+      // positions, from the merged lists of changed pieces and the old layouts of the others.
+      const bool rebuild = std::any_of(arrived.begin(), arrived.end(), [](const auto& a) { return !a.empty(); });
+      const detail::order_of_member<N> order_of(s.parent.indices());
+      std::vector<std::int64_t> orders;
+      if (rebuild) {
+        std::size_t arrivals = 0;
+        for (const auto& a : arrived) arrivals += a.size();
+        orders.reserve(static_cast<std::size_t>(s.local_size()) + (adding ? arrivals : 0));
+      }
       std::vector<index_t> moved_from;
       std::vector<idx<N>> old, merged;
       for (std::size_t k = 0; k < s.pieces.size(); ++k) {
@@ -406,6 +422,11 @@ class sparse_domain {
         if (arrived[k].empty()) {  // unchanged piece: the same layout, the same values
           layouts.push_back(nullptr);
           for (index_t p = 0; p < old_size; ++p) moved_from.push_back(base + p);
+          if (rebuild) {
+            old.resize(static_cast<std::size_t>(old_size));
+            layout.decode(0, old_size, old.data());
+            for (const idx<N>& i : old) orders.push_back(order_of(i));
+          }
           continue;
         }
         auto& a = arrived[k];
@@ -434,10 +455,10 @@ class sparse_domain {
           }
         }
         layouts.push_back(s.prototype->built(s.pieces[k], merged));
+        for (const idx<N>& i : merged) orders.push_back(order_of(i));
       }
       offsets.back() = static_cast<index_t>(moved_from.size());
-      if (std::any_of(arrived.begin(), arrived.end(), [](const auto& a) { return !a.empty(); }))
-        table = detail::make_sparse_lookup(s.orders_of(layouts, offsets));
+      if (rebuild) table = detail::make_sparse_lookup(std::move(orders));
       for (auto* arr : s.arrays) arr->prepare(moved_from);
     } catch (...) {
       failure = std::current_exception();

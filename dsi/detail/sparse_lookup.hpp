@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -17,7 +18,9 @@
 
 #include "../../runtime/collectives.hpp"
 #include "../../runtime/detail/window.hpp"
+#include "../index.hpp"
 #include "../range.hpp"
+#include "../rect.hpp"
 
 namespace dmap::detail {
 
@@ -38,13 +41,43 @@ struct sparse_lookup_table {
   }
 };
 
+/// The row-major order of indices known to lie in `whole`, computed with one division per
+/// strided dimension and none for unit strides (rect::order_of checks membership too).
+template <std::size_t N>
+class order_of_member {
+ public:
+  /// The orders of indices of `whole`.
+  explicit order_of_member(const rect<N>& whole) {
+    index_t m = 1;
+    for (std::size_t d = N; d-- > 0;) {
+      const range& r = whole.dim(d);
+      first_[d] = r.empty() ? 0 : r.first();
+      stride_[d] = r.stride();
+      weight_[d] = m;
+      m *= std::max<index_t>(r.size(), 1);
+    }
+  }
+  /// The order of `i`, which must lie in `whole`.
+  std::int64_t operator()(const idx<N>& i) const noexcept {
+    std::int64_t k = 0;
+    for (std::size_t d = 0; d < N; ++d) {
+      const index_t step = stride_[d] == 1 ? i[d] - first_[d] : (i[d] - first_[d]) / stride_[d];
+      k += step * weight_[d];
+    }
+    return k;
+  }
+
+ private:
+  std::array<index_t, N> first_{}, stride_{}, weight_{};
+};
+
 /// The lookup table of the indices whose parent orders are `orders`, listed by position:
 /// the orders alone when they ascend (8 bytes per index), else (order, position) pairs sorted
 /// by order (16 bytes per index).
-inline sparse_lookup_table make_sparse_lookup(const std::vector<std::int64_t>& orders) {
+inline sparse_lookup_table make_sparse_lookup(std::vector<std::int64_t> orders) {
   sparse_lookup_table t;
   if (std::is_sorted(orders.begin(), orders.end())) {
-    t.words = orders;
+    t.words = std::move(orders);
     return t;
   }
   t.paired = true;

@@ -150,24 +150,6 @@ struct sparse_state {
     const index_t p = layouts[k]->position_of(i);
     return p < 0 ? -1 : offsets[k] + p;
   }
-  /// The parent's row-major orders of the indices at every position, were piece k laid out
-  /// by `next[k]` (by its current layout when null) with positions from `starts[k]`.
-  std::vector<std::int64_t> orders_of(const std::vector<std::unique_ptr<const sparse_piece<N>>>& next,
-                                      const std::vector<index_t>& starts) const {
-    const rect<N>& whole = parent.indices();
-    std::vector<std::int64_t> orders(static_cast<std::size_t>(starts.empty() ? 0 : starts.back()));
-    std::vector<idx<N>> batch(4096);
-    for (std::size_t k = 0; k < pieces.size(); ++k) {
-      const sparse_piece<N>& l = k < next.size() && next[k] ? *next[k] : *layouts[k];
-      for (index_t first = 0; first < l.size(); first += static_cast<index_t>(batch.size())) {
-        const index_t last = std::min(l.size(), first + static_cast<index_t>(batch.size()));
-        l.decode(first, last, batch.data());
-        for (index_t j = first; j < last; ++j)
-          orders[static_cast<std::size_t>(starts[k] + j)] = whole.order_of(batch[static_cast<std::size_t>(j - first)]);
-      }
-    }
-    return orders;
-  }
   /// The position of `i` on locale `owner` (this one or another), or -1 when `i` is not in
   /// the set: a local search here, one-sided reads of `owner`'s lookup table elsewhere.
   index_t position_on(int owner, const idx<N>& i) const {

@@ -9,6 +9,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -115,7 +116,10 @@ class hashed_domain : public detail::directory_domain_base<N> {
 
   /// Collective: evaluates the mapper for the indices this locale is the directory home of,
   /// sends each owner its indices (which arrive in row-major order) and builds the directory.
-  /// Throws argument_error on every locale when the mapper names a locale outside [0, P).
+  /// Each owner evaluates the mapper again for the indices it receives: when it names
+  /// another locale there (a mapper answering differently on different locales, so that
+  /// locale_of would disagree with the owner), and when the mapper names a locale outside
+  /// [0, P), every locale throws argument_error.
   void build() {
     const rect<N>& next = this->staged();
     const int p = num_locales(), me = here();
@@ -134,8 +138,18 @@ class hashed_domain : public detail::directory_domain_base<N> {
     const byte_buffers incoming = exchange(std::move(outgoing));
     std::vector<index_t> mine = agreed([&] {
       std::vector<index_t> orders;
-      for (const auto& buffer : incoming) {
-        const auto some = from_bytes<index_t>(buffer);
+      for (std::size_t q = 0; q < incoming.size(); ++q) {
+        const auto some = from_bytes<index_t>(incoming[q]);
+        for (index_t o : some) {
+          const idx<N> i = next.index_at(o);
+          if (const int owner = dist_.map(i); owner != me) {
+            std::ostringstream m;
+            m << "dmap::hashed: the mapper " << dist_.name() << " sends index " << i << " to locale " << me
+              << " on locale " << q << " (its directory home) but to locale " << owner << " on locale " << me
+              << "; a mapper must give the same answer on every locale";
+            throw argument_error(m.str());
+          }
+        }
         orders.insert(orders.end(), some.begin(), some.end());
       }
       return orders;

@@ -18,6 +18,8 @@
 #include "detail/access.hpp"
 #include "detail/array_storage.hpp"
 #include "detail/assignment.hpp"
+#include "detail/misuse.hpp"
+#include "detail/same_on_all_locales.hpp"
 #include "domain.hpp"
 #include "element_ref.hpp"
 #include "foreign_buffer.hpp"
@@ -65,9 +67,11 @@ class array {
   /// The number of dimensions.
   static constexpr std::size_t rank = N;
 
-  /// Collective: an array over `d`, every element value-initialised.
+  /// Collective: an array over `d`, every element value-initialised (and so is the implicit
+  /// value).
   explicit array(const dmap::domain<N>& d) : array(d, T{}) {}
-  /// Collective: an array over `d`, every element set to `value`.
+  /// Collective: an array over `d`, every element set to `value`, which is also the implicit
+  /// value: indices a later `set_indices` adds start with it.
   array(const dmap::domain<N>& d, const T& value)
       : dom_(d),
         st_(agreed({"dmap::array", value_fingerprint(d, value),
@@ -100,8 +104,11 @@ class array {
     st_->serial = detail::env().new_serial();
     st_->expose();
   }
-  /// Collective: a copy over the same domain.
-  array(const array& other) : array(other.checked_live("dmap::array (copy)").dom_, T{}) { *this = other; }
+  /// Collective: a copy over the same domain (elements and implicit value).
+  array(const array& other)
+      : array(other.checked_live("dmap::array (copy)").dom_, other.st_->implicit()) {
+    *this = other;
+  }
   /// Takes over `other`'s domain and elements (no communication); `other` is left empty:
   /// only assigning to it or destroying it is allowed afterwards.
   array(array&&) noexcept = default;
@@ -133,6 +140,17 @@ class array {
     }
     return *this = static_cast<const array&>(other);
   }
+  /// Assignment from a sparse or associative array does not compile: it says which rule the
+  /// call breaks.
+  template <class Other>
+    requires requires { typename std::remove_cvref_t<Other>::own_loops; }
+  array& operator=(const Other&) {
+    static_assert(detail::misuse<Other>,
+                  "dmap::array::operator=: assignment copies values between arrays of one kind (dense to dense, "
+                  "sparse to sparse, associative to associative); copy a sparse array's values into a dense one with "
+                  "a loop it leads: forall(zip(S, D), ...)");
+    return *this;
+  }
   /// Exchanges the domains and elements of two arrays (no communication): the explicit way
   /// to rebind an array to another domain.
   void swap(array& other) noexcept {
@@ -144,6 +162,16 @@ class array {
 
   /// The domain the array is declared over.
   const dmap::domain<N>& domain() const noexcept { return dom_; }
+  /// The implicit value: what every index the domain's `set_indices` adds starts with (the
+  /// value given at construction, T{} by default or for an adopted buffer).
+  const T& implicit_value() const { return checked_live("dmap::array::implicit_value").st_->implicit(); }
+  /// Collective: changes the implicit value (elements keep theirs). Every locale must pass
+  /// the same value: argument_error on every locale otherwise (values with padding bytes,
+  /// which cannot be compared, take locale 0's).
+  void set_implicit_value(const T& value) {
+    agreed([&] { checked_live("dmap::array::set_implicit_value"); });
+    st_->set_implicit(detail::same_value_on_all_locales("dmap::array::set_implicit_value", value));
+  }
   /// This locale's storage: (layout, pointer) per owned rect, in the order of
   /// `domain().local_subdomains()`; a layout may hold more than its rect (ghost cells).
   const std::vector<local_block<T, N>>& local_blocks() const {

@@ -2,12 +2,15 @@
 // go; remote keys are read and written one-sidedly (A[key]) or in collective batches.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -16,6 +19,8 @@
 #include "../runtime/detail/messages.hpp"
 #include "../runtime/detail/window.hpp"
 #include "associative_domain.hpp"
+#include "detail/misuse.hpp"
+#include "detail/same_on_all_locales.hpp"
 
 namespace dmap {
 
@@ -87,7 +92,9 @@ class associative_values final : public associative_hook {
 
   const std::shared_ptr<state_type>& state() const noexcept { return state_; }
   const T& initial() const noexcept { return initial_; }
+  void set_initial(const T& value) noexcept { initial_ = value; }
   std::vector<T>& values() noexcept { return values_; }
+  const std::vector<T>& values() const noexcept { return values_; }
   const rma_window& window() const noexcept { return window_; }
 
  private:
@@ -100,12 +107,27 @@ class associative_values final : public associative_hook {
 
 }  // namespace detail
 
+template <transferable T, associative_key Key, key_hasher<Key> Hash, class Mapper>
+  requires key_mapper<Mapper, Key>
+class associative_array;
+
+namespace detail {
+/// True for associative arrays of value type T and key type Key (any hash and mapper).
+template <class X, class T, class Key>
+inline constexpr bool is_associative_array_of = false;
+template <class T, class Key, class H, class M>
+inline constexpr bool is_associative_array_of<associative_array<T, Key, H, M>, T, Key> = true;
+}  // namespace detail
+
 /// One value of type T per key of an associative domain (Chapel's associative array). New
-/// keys get the initial value given at construction; removing keys, adding others or the
+/// keys get the implicit value (given at construction); removing keys, adding others or the
 /// domain's table growing keep every other key's value. `A.local(key)` reaches a key this
 /// locale owns; `A[key]` reads and writes any key from any locale, one-sidedly (not
 /// collective); `get`, `set` and `accumulate` move many values at once (collective, one
-/// message per peer each way). Creating, copying and destroying an array are collective.
+/// message per peer each way). A value type like dmap::array: creating, copying, assigning
+/// and destroying are collective, assignment copies values (between arrays over different
+/// domains that hold the same keys too: by key, one message per peer) and never rebinds;
+/// `swap` rebinds.
 template <transferable T, associative_key Key, key_hasher<Key> Hash = key_hash<Key>, class Mapper = hash_placement<Hash>>
   requires key_mapper<Mapper, Key>
 class associative_array {
@@ -119,51 +141,92 @@ class associative_array {
   /// Loops over the array are the ones of iterators/associative_loops.hpp.
   using own_loops = void;
 
-  /// Collective: an array over `d`; every key's value is `initial` until written, and so
-  /// is the value of every key added later.
-  explicit associative_array(const domain_type& d, const T& initial = T{})
-      : dom_(d), st_(agreed([&] { return std::make_unique<storage>(detail::associative_access::shared(d), initial); })) {
+  /// Collective: an array over `d`; every key's value is `implicit` until written, and so
+  /// is the value of every key added later (the implicit value).
+  explicit associative_array(const domain_type& d, const T& implicit = T{})
+      : dom_(d), st_(agreed([&] { return std::make_unique<storage>(detail::associative_access::shared(d), implicit); })) {
     st_->expose();
   }
-  /// Collective: a copy over the same domain.
+  /// Collective: a copy (values and implicit value) over the same domain.
   associative_array(const associative_array& other)
-      : associative_array(other.checked("dmap::associative_array (copy)").dom_, other.st_->initial()) {
-    st_->values() = other.st_->values();
+      : dom_(other.dom_), st_(agreed([&] {
+          const storage& o = *other.checked("dmap::associative_array (copy)").st_;
+          auto st = std::make_unique<storage>(o.state(), o.initial());
+          st->values() = o.values();
+          return st;
+        })) {
+    st_->expose();
   }
   /// Takes over `other`'s values (no communication); `other` may then only be assigned to
   /// or destroyed.
   associative_array(associative_array&&) noexcept = default;
-  /// Collective: copies the values of `other`, which must be an array over the same domain
-  /// (shape_error otherwise). No messages.
+  /// Collective: copies the values of `other` (the implicit value stays this array's). Over
+  /// the same domain, locally after one agreement; over another domain holding the same keys
+  /// (any hash, any mapper), each value travels to its key's owner here, one message per
+  /// peer. Domains holding different keys are a shape_error on every locale (as dense arrays
+  /// of different shapes are), and then nothing changes; a moved-from operand on any locale
+  /// is an argument_error on every locale.
   associative_array& operator=(const associative_array& other) {
-    if (this == &other) return *this;
-    checked("dmap::associative_array::operator=");
-    other.checked("dmap::associative_array::operator=");
-    if (!(dom_ == other.dom_))
-      throw shape_error("dmap::associative_array::operator=: the left-hand array is over a domain of " +
-                        std::to_string(dom_.size()) + " keys, the right-hand one over another domain (of " +
-                        std::to_string(other.dom_.size()) + " keys); values copy only between arrays of one domain");
-    st_->values() = other.st_->values();
+    if (this != &other) assign_by_key(other);
     return *this;
   }
-  /// Collective: takes over `other`'s values when this array is empty (moved from), else
-  /// copies them like the copy assignment.
+  /// Collective: copies the values of an array over a domain of another hash or mapper that
+  /// holds the same keys, by key (see the copy assignment).
+  template <class H2, class M2>
+    requires(!std::is_same_v<associative_array<T, Key, H2, M2>, associative_array>)
+  associative_array& operator=(const associative_array<T, Key, H2, M2>& other) {
+    assign_by_key(other);
+    return *this;
+  }
+  /// Assignment from a dense or sparse array does not compile: it says which rule the call
+  /// breaks.
+  template <class Other>
+    requires(!detail::is_associative_array_of<std::remove_cvref_t<Other>, T, Key> &&
+             requires { typename std::remove_cvref_t<Other>::value_type; })
+  associative_array& operator=(const Other&) {
+    static_assert(detail::misuse<Other>,
+                  "dmap::associative_array::operator=: assignment copies values between arrays of one kind (dense to "
+                  "dense, sparse to sparse, associative to associative of the same key and value types)");
+    return *this;
+  }
+  /// Collective: takes over `other`'s domain and values when this array is empty (moved
+  /// from), else copies the values like the copy assignment (the array keeps its domain).
   associative_array& operator=(associative_array&& other) {
     if (this == &other) return *this;
     if (!st_) {
+      other.checked("dmap::associative_array::operator= (right-hand side)");
       dom_ = std::move(other.dom_);
       st_ = std::move(other.st_);
       return *this;
     }
     return *this = static_cast<const associative_array&>(other);
   }
+  /// Exchanges the domains and values of two arrays (no communication): the explicit way to
+  /// rebind an array to another domain.
+  void swap(associative_array& other) noexcept {
+    std::swap(dom_, other.dom_);
+    std::swap(st_, other.st_);
+  }
+  /// See swap().
+  friend void swap(associative_array& a, associative_array& b) noexcept { a.swap(b); }
   /// Collective (frees the RMA window of its values).
   ~associative_array() = default;
 
   /// The domain.
   const domain_type& domain() const { return dom_; }
-  /// The value new keys get.
-  const T& initial_value() const { return checked("dmap::associative_array::initial_value").st_->initial(); }
+  /// The implicit value: what every key added to the domain starts with.
+  const T& implicit_value() const { return checked("dmap::associative_array::implicit_value").st_->initial(); }
+  /// Collective: changes the implicit value (values of keys present keep theirs). Every
+  /// locale must pass the same value: argument_error on every locale otherwise (values with
+  /// padding bytes, which cannot be compared, take locale 0's).
+  void set_implicit_value(const T& value) {
+    agreed([&] { checked("dmap::associative_array::set_implicit_value"); });
+    st_->set_initial(detail::same_value_on_all_locales("dmap::associative_array::set_implicit_value", value));
+  }
+  /// The implicit value (the name before implicit_value).
+  [[deprecated("dmap::associative_array::initial_value() is now implicit_value()")]] const T& initial_value() const {
+    return implicit_value();
+  }
 
   /// The value of `key`, which this locale must own: not_local_error when another locale
   /// owns it, out_of_bounds_error when it is not in the domain. Not collective.
@@ -195,38 +258,33 @@ class associative_array {
   /// given. One message per peer each way (the keys there, the values back). A key not in
   /// the domain is an out_of_bounds_error naming it, on every locale.
   std::vector<T> get(std::span<const Key> keys) const {
+    const char* who = "dmap::associative_array::get";
+    const std::vector<int> owners = agreed([&] {
+      const auto& st = state();
+      std::vector<int> o(keys.size());
+      for (std::size_t k = 0; k < keys.size(); ++k) o[k] = st.locale_of(keys[k], who);
+      return o;
+    });
     const auto& s = state();
-    const std::vector<int> owners = s.owners_of(keys, "dmap::associative_array::get");
     const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners));
     byte_buffers answers = agreed([&] {
       byte_buffers out(incoming.size());
       for (std::size_t q = 0; q < incoming.size(); ++q) {
         const auto asked = detail::unpack_keys<Key>(incoming[q]);
         std::vector<T> values(asked.size());
-        for (std::size_t k = 0; k < asked.size(); ++k) values[k] = st_->values()[owned_slot("dmap::associative_array::get", asked[k])];
+        for (std::size_t k = 0; k < asked.size(); ++k) {
+          s.check_routed(asked[k], static_cast<int>(q), who);
+          values[k] = st_->values()[owned_slot(who, asked[k])];
+        }
         out[q] = to_bytes(values);
       }
       return out;
     });
     // The values come back in one message per peer whose size both sides know (the number
     // of keys sent there), so no second size exchange.
-    const auto p = static_cast<std::size_t>(num_locales());
-    std::vector<std::size_t> sent(p, 0);
-    for (int q : owners) ++sent[static_cast<std::size_t>(q)];
-    byte_buffers replies(p);
-    {
-      detail::message_batch batch;
-      for (std::size_t q = 0; q < p; ++q) {
-        if (q == static_cast<std::size_t>(here())) {
-          replies[q] = std::move(answers[q]);
-          continue;
-        }
-        replies[q].resize(sent[q] * sizeof(T));
-        batch.receive(static_cast<int>(q), replies[q].data(), replies[q].size());
-        batch.send(static_cast<int>(q), answers[q].data(), answers[q].size());
-      }
-      batch.wait();
-    }
+    std::vector<std::size_t> expected(incoming.size(), 0);
+    for (int q : owners) expected[static_cast<std::size_t>(q)] += sizeof(T);
+    const byte_buffers replies = detail::exchange_known_sizes(std::move(answers), expected);
     std::vector<T> out(keys.size());
     std::vector<std::size_t> next(replies.size(), 0);
     for (std::size_t k = 0; k < keys.size(); ++k) {
@@ -253,7 +311,49 @@ class associative_array {
     update("dmap::associative_array::accumulate", keys, values, [&](T& value, const T& v) { return static_cast<T>(op(value, v)); });
   }
 
+  /// Writes the values Chapel's way (separated by spaces) in the order the domain prints its
+  /// keys (locale after locale, slot order within one), on the calling locale: it reads the
+  /// other locales' tables and values one-sidedly (16,384 slots per read). Not collective.
+  friend std::ostream& operator<<(std::ostream& os, const associative_array& a) {
+    const auto& s = a.state();
+    bool first = true;
+    int owner = -1;
+    std::vector<std::int64_t> slots;
+    std::vector<T> got;
+    const auto flush = [&] {
+      if (slots.empty()) return;
+      got.resize(slots.size());
+      if (owner == here()) {
+        for (std::size_t k = 0; k < slots.size(); ++k) got[k] = a.st_->values()[static_cast<std::size_t>(slots[k])];
+      } else {
+        std::vector<detail::element_run> runs;
+        for (std::int64_t slot : slots) {
+          if (!runs.empty() && runs.back().first + runs.back().count == slot) ++runs.back().count;
+          else runs.push_back({slot, 1});
+        }
+        a.st_->window().get(owner, runs, got.data());
+      }
+      for (const T& v : got) {
+        os << (first ? "" : " ") << v;
+        first = false;
+      }
+      slots.clear();
+    };
+    s.for_each_key([&](int q, const Key&, std::int64_t slot) {
+      if (q != owner || slots.size() == 16384) {
+        flush();
+        owner = q;
+      }
+      slots.push_back(slot);
+    });
+    flush();
+    return os;
+  }
+
  private:
+  template <transferable T2, associative_key K2, key_hasher<K2> H2, class M2>
+    requires key_mapper<M2, K2>
+  friend class associative_array;
   using storage = detail::associative_values<T, Key, Hash, Mapper>;
   using state_type = detail::associative_state<Key, Hash, Mapper>;
   friend struct detail::associative_access;
@@ -295,12 +395,66 @@ class associative_array {
                             "); use A[key] for keys elsewhere");
     throw out_of_bounds_error("dmap::associative_array::local: key " + detail::key_text(key) + " is not in the domain");
   }
+  // Collective: operator=. Over the same domain the values are copied locally; over another
+  // domain every value travels to its key's owner here, and the key sets must be equal
+  // (shape_error otherwise). The first agreement checks both operands on every locale.
+  template <class Other>
+  void assign_by_key(const Other& other) {
+    const char* who = "dmap::associative_array::operator=";
+    std::vector<Key> keys;
+    std::vector<T> values;
+    bool same = false;
+    const std::vector<int> owners = agreed([&] {
+      checked("dmap::associative_array::operator= (left-hand side)");
+      other.checked("dmap::associative_array::operator= (right-hand side)");
+      if constexpr (std::is_same_v<Other, associative_array>) same = dom_ == other.dom_;
+      if (same) return std::vector<int>{};
+      const auto& a = state();
+      const auto& b = other.state();
+      if (a.global_size != b.global_size)
+        throw shape_error(std::string(who) + ": the left-hand domain holds " + std::to_string(a.global_size) +
+                          " keys, the right-hand one " + std::to_string(b.global_size) +
+                          "; arrays over different domains copy only when both hold the same keys");
+      const auto& table = b.table;
+      for (std::size_t slot = 0; slot < table.capacity(); ++slot)
+        if (table.states()[slot] == 1) {
+          keys.push_back(table.keys()[slot]);
+          values.push_back(other.st_->values()[slot]);
+        }
+      std::vector<int> o(keys.size());
+      for (std::size_t k = 0; k < keys.size(); ++k) o[k] = a.locale_of(keys[k], who);
+      return o;
+    });
+    if (same) {  // copied in place: the window exposes this storage
+      std::copy(other.st_->values().begin(), other.st_->values().end(), st_->values().begin());
+      return;
+    }
+    const byte_buffers incoming = exchange(detail::pack_by_locale(std::span<const Key>(keys), values.data(), owners));
+    const auto& s = state();
+    std::vector<std::vector<T>> given(incoming.size());
+    std::vector<std::vector<std::size_t>> slots(incoming.size());
+    agreed([&] {
+      for (std::size_t q = 0; q < incoming.size(); ++q)
+        for (const Key& k : detail::unpack_keys<Key>(incoming[q], &given[q])) {
+          s.check_routed(k, static_cast<int>(q), who);
+          const std::int64_t slot = s.table.find(k);
+          if (slot < 0)
+            throw shape_error(std::string(who) + ": key " + detail::key_text(k) + " of the right-hand array is not "
+                              "in the left-hand domain; arrays over different domains copy only when both hold the "
+                              "same keys");
+          slots[q].push_back(static_cast<std::size_t>(slot));
+        }
+    });
+    auto& v = st_->values();
+    for (std::size_t q = 0; q < incoming.size(); ++q)
+      for (std::size_t k = 0; k < slots[q].size(); ++k) v[slots[q][k]] = given[q][k];
+  }
   // Collective: sends (key, value) pairs to the owners, which check every key first and then
   // apply `combine` in arrival order.
   template <class Combine>
   void update(const char* who, std::span<const Key> keys, std::span<const T> values, Combine&& combine) {
-    const auto& s = state();
     const std::vector<int> owners = agreed([&] {
+      const auto& s = state();
       if (keys.size() != values.size())
         throw argument_error(std::string(who) + ": " + std::to_string(keys.size()) + " keys but " +
                              std::to_string(values.size()) + " values; give one value per key");
@@ -309,11 +463,15 @@ class associative_array {
       return o;
     });
     const byte_buffers incoming = exchange(detail::pack_by_locale(keys, values.data(), owners));
+    const auto& s = state();
     std::vector<std::vector<T>> given(incoming.size());
     std::vector<std::vector<std::size_t>> slots(incoming.size());
     agreed([&] {
       for (std::size_t q = 0; q < incoming.size(); ++q)
-        for (const Key& k : detail::unpack_keys<Key>(incoming[q], &given[q])) slots[q].push_back(owned_slot(who, k));
+        for (const Key& k : detail::unpack_keys<Key>(incoming[q], &given[q])) {
+          s.check_routed(k, static_cast<int>(q), who);
+          slots[q].push_back(owned_slot(who, k));
+        }
     });
     agreed([&] {
       auto& v = st_->values();
@@ -326,7 +484,7 @@ class associative_array {
   std::unique_ptr<storage> st_;
 };
 
-/// An array over `d` with initial value `initial`.
+/// An array over `d` with implicit value `implicit`.
 template <class T, class Key, class Hash, class Mapper>
 associative_array(const associative_domain<Key, Hash, Mapper>&, const T&) -> associative_array<T, Key, Hash, Mapper>;
 

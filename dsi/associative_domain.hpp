@@ -10,15 +10,19 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/messages.hpp"
 #include "detail/associative_state.hpp"
 #include "detail/key_table.hpp"
+#include "detail/misuse.hpp"
 #include "index.hpp"
 
 namespace dmap {
@@ -84,8 +88,11 @@ class local_key_view {
 /// modulo the number of locales). Each locale keeps its keys in an open-addressing table;
 /// arrays over the domain (dmap::associative_array) keep one value per key and keep them
 /// as keys come and go. Copies are handles to the same domain. Creating one, adding,
-/// removing, clearing and batched membership queries are collective; every locale passes
-/// its own keys (any keys, not only those it owns).
+/// removing, clearing and the batch contains_each are collective; every locale passes its
+/// own keys (any keys, not only those it owns). Not collective: size, local_size,
+/// contains (any key, looked up one-sidedly at its owner), local_contains, locale_of,
+/// local_keys and printing. Owners check the mapper: a key that arrives at a locale the
+/// mapper does not name there is an argument_error on every locale.
 template <associative_key Key, key_hasher<Key> Hash = key_hash<Key>, class Mapper = hash_placement<Hash>>
   requires key_mapper<Mapper, Key>
 class associative_domain {
@@ -121,7 +128,32 @@ class associative_domain {
   /// The locale owning `key` (the mapper's answer; argument_error when it is not a locale).
   /// Not collective.
   int locale_of(const Key& key) const { return live().locale_of(key, "dmap::associative_domain::locale_of"); }
-  /// True when this locale owns `key` and it is in the domain. Not collective.
+  /// True when `key` is in the domain, wherever it lives (Chapel's dsiMember). Not
+  /// collective: a key another locale owns is looked up in its owner's table one-sidedly
+  /// (one or two reads), and the answer is the set as of the last collective change. Throws
+  /// argument_error when the mapper's answer is not a locale.
+  bool contains(const Key& key) const {
+    const auto& st = live();
+    return st.find_on(st.locale_of(key, "dmap::associative_domain::contains"), key) >= 0;
+  }
+  /// The batch form is contains_each (collective); this overload only says so.
+  template <class R>
+    requires std::convertible_to<const R&, std::span<const Key>> && (!std::convertible_to<const R&, const Key&>)
+  std::vector<bool> contains(const R&) const {
+    static_assert(detail::misuse<R>,
+                  "dmap::associative_domain::contains(keys) was renamed contains_each(keys): the batch is collective, "
+                  "while contains(key) asks about one key from one locale alone");
+    return {};
+  }
+  /// The batch form of a braced list is contains_each (collective); this overload only says so.
+  template <class K = Key>
+  std::vector<bool> contains(std::initializer_list<std::type_identity_t<K>>) const {
+    static_assert(detail::misuse<K>,
+                  "dmap::associative_domain::contains({keys...}) was renamed contains_each({keys...}): the batch is "
+                  "collective, while contains(key) asks about one key from one locale alone");
+    return {};
+  }
+  /// True when this locale owns `key` and it is in the domain. No messages, not collective.
   bool local_contains(const Key& key) const { return live().table.find(key) >= 0; }
   /// The keys this locale owns, in slot order (valid until the domain changes).
   local_key_view<Key> local_keys() const {
@@ -136,18 +168,20 @@ class associative_domain {
   /// Collective: adds `keys` (this locale's; any locale may pass any keys, duplicates and
   /// keys already present are ignored). Each key travels to its owner: one message per peer
   /// that owns some of them (sizeof(Key) bytes per key passed). Arrays over the domain give
-  /// new keys their initial value and keep every other value. When an owner's table must
+  /// new keys their implicit value and keep every other value. When an owner's table must
   /// grow and some locale cannot allocate (std::bad_alloc), every locale throws and the
   /// domain and its arrays stay as they were; so do they when the mapper throws or returns
   /// a locale outside [0, num_locales()) (argument_error naming the key) on any locale.
   void add(std::span<const Key> keys) {
+    const char* who = "dmap::associative_domain::add";
+    const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners_checked(keys, who)));
     auto& st = live_mut();
-    const byte_buffers incoming = exchange(detail::pack_by_locale(keys, st.owners_of(keys, "dmap::associative_domain::add")));
     std::vector<Key> fresh;
     std::optional<table_type> grown;
     std::vector<std::int64_t> moved, slots;
     try {
       agreed([&] {
+        check_arrivals(st, incoming, who);
         fresh = new_keys(st.table, incoming);
         slots.reserve(fresh.size());
         if (st.table.has_room(fresh.size())) return;
@@ -174,38 +208,47 @@ class associative_domain {
 
   /// Collective: removes `keys` (this locale's; absent keys and duplicates are ignored), in
   /// one message per peer that owns some of them. Other keys keep their values in every
-  /// array; a key added again later starts from the array's initial value.
+  /// array; a key added again later starts from the array's implicit value.
   void remove(std::span<const Key> keys) {
+    const char* who = "dmap::associative_domain::remove";
+    const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners_checked(keys, who)));
     auto& st = live_mut();
-    const byte_buffers incoming =
-        exchange(detail::pack_by_locale(keys, st.owners_of(keys, "dmap::associative_domain::remove")));
+    agreed([&] { check_arrivals(st, incoming, who); });
     for (const auto& buffer : incoming)
       for (const Key& k : detail::unpack_keys<Key>(buffer)) st.table.erase(k);
-    st.settle(false);
+    st.settle(false, false);
   }
   /// Collective: removes the keys of `keys` (see remove(std::span)).
   void remove(std::initializer_list<Key> keys) { remove(std::span<const Key>(keys.begin(), keys.size())); }
 
   /// Collective: removes every key (no messages; the tables keep their capacity).
   void clear() {
-    auto& st = live_mut();
+    auto& st = *agreed([&] { return &live_mut(); });
     st.table.clear();
-    st.settle(false);
+    st.settle(false, false);
   }
 
-  /// Collective: for each of `keys` (this locale's), whether it is in the domain, in the
-  /// order given. One message per peer each way (the keys there, one byte per key back).
-  std::vector<bool> contains(std::span<const Key> keys) const {
+  /// Collective: for each of `keys` (this locale's, any keys), whether it is in the domain
+  /// (contains(key) for each), in the order given. One message per peer each way (the keys
+  /// there, one byte per key back).
+  std::vector<bool> contains_each(std::span<const Key> keys) const {
+    const char* who = "dmap::associative_domain::contains_each";
+    const std::vector<int> owners = owners_checked(keys, who);
     const auto& st = live();
-    const std::vector<int> owners = st.owners_of(keys, "dmap::associative_domain::contains");
     const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners));
-    byte_buffers answers(incoming.size());
-    for (std::size_t q = 0; q < incoming.size(); ++q) {
-      const auto asked = detail::unpack_keys<Key>(incoming[q]);
-      answers[q].resize(asked.size());
-      for (std::size_t k = 0; k < asked.size(); ++k) answers[q][k] = static_cast<std::byte>(st.table.find(asked[k]) >= 0);
-    }
-    const byte_buffers replies = exchange(std::move(answers));
+    byte_buffers answers = agreed([&] {
+      check_arrivals(st, incoming, who);
+      byte_buffers out(incoming.size());
+      for (std::size_t q = 0; q < incoming.size(); ++q) {
+        const auto asked = detail::unpack_keys<Key>(incoming[q]);
+        out[q].resize(asked.size());
+        for (std::size_t k = 0; k < asked.size(); ++k) out[q][k] = static_cast<std::byte>(st.table.find(asked[k]) >= 0);
+      }
+      return out;
+    });
+    std::vector<std::size_t> expected(incoming.size(), 0);  // one byte per key sent there
+    for (int q : owners) ++expected[static_cast<std::size_t>(q)];
+    const byte_buffers replies = detail::exchange_known_sizes(std::move(answers), expected);
     std::vector<bool> out(keys.size());
     std::vector<std::size_t> next(replies.size(), 0);
     for (std::size_t k = 0; k < keys.size(); ++k) {
@@ -214,9 +257,22 @@ class associative_domain {
     }
     return out;
   }
-  /// Collective: whether each of `keys` is in the domain (see contains(std::span)).
-  std::vector<bool> contains(std::initializer_list<Key> keys) const {
-    return contains(std::span<const Key>(keys.begin(), keys.size()));
+  /// Collective: contains_each of a braced list.
+  std::vector<bool> contains_each(std::initializer_list<Key> keys) const {
+    return contains_each(std::span<const Key>(keys.begin(), keys.size()));
+  }
+
+  /// Writes the keys Chapel's way (`{4, 8, 15}`), locale after locale and in slot order
+  /// within a locale, on the calling locale: it reads the other locales' tables one-sidedly
+  /// (16,384 slots per read of their states and of their keys). Not collective.
+  friend std::ostream& operator<<(std::ostream& os, const associative_domain& d) {
+    os << '{';
+    bool first = true;
+    d.live().for_each_key([&](int, const Key& k, std::int64_t) {
+      os << (first ? "" : ", ") << detail::key_text(k);
+      first = false;
+    });
+    return os << '}';
   }
 
   /// Both handles name the same domain.
@@ -229,6 +285,22 @@ class associative_domain {
   using table_type = detail::key_table<Key, Hash>;
   friend struct detail::associative_access;
 
+  // Collective: the owner of each of `keys` (the mapper runs here), and the check that this
+  // handle was not moved from; a failure on any locale is thrown on every locale.
+  std::vector<int> owners_checked(std::span<const Key> keys, const char* who) const {
+    return agreed([&] {
+      const auto& st = live();
+      std::vector<int> owners(keys.size());
+      for (std::size_t k = 0; k < keys.size(); ++k) owners[k] = st.locale_of(keys[k], who);
+      return owners;
+    });
+  }
+  // Checks that the mapper names this locale for every key that arrived (from locale q in
+  // incoming[q]): argument_error otherwise (the callers agree on it).
+  static void check_arrivals(const state_type& st, const byte_buffers& incoming, const char* who) {
+    for (std::size_t q = 0; q < incoming.size(); ++q)
+      for (const Key& k : detail::unpack_keys<Key>(incoming[q])) st.check_routed(k, static_cast<int>(q), who);
+  }
   // The distinct keys of `incoming` that `table` lacks, in arrival order.
   static std::vector<Key> new_keys(const table_type& table, const byte_buffers& incoming) {
     std::size_t total = 0;

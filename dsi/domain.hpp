@@ -55,8 +55,22 @@ class domain {
   std::array<index_t, N> shape() const { return indices().shape(); }
   /// The number of indices (Chapel's dsiNumIndices).
   index_t size() const { return indices().size(); }
-  /// True when `i` is an index of the domain (Chapel's dsiMember).
+  /// True when `i` is an index of the domain (Chapel's dsiMember). Not collective.
   bool contains(const idx<N>& i) const { return indices().contains(i); }
+  /// True when `i` is an index of the domain that this locale owns (`A.local(i)` reaches it
+  /// for every array A over the domain; a locale of a map with copies owns its copy). No
+  /// messages, not collective.
+  bool local_contains(const idx<N>& i) const {
+    const auto& s = live();
+    if (!s.whole.contains(i)) return false;
+    if (s.dir) {
+      const auto stored = s.dir->find_stored(s.whole.order_of(i));
+      return stored && stored->second;
+    }
+    for (const auto& r : s.my_subdomains)
+      if (r.contains(i)) return true;
+    return false;
+  }
 
   /// The locale owning index `i`; throws out_of_bounds_error when `i` is not an index.
   int locale_of(const idx<N>& i) const {

@@ -2,16 +2,19 @@
 // subdomain, dsiNewSparseDom). Each index lives where the parent's map puts it; every locale
 // stores the indices of each of its parent pieces in a sparse layout chosen per domain (COO,
 // CSR, CSC from layouts/, or a user type satisfying dmap::sparse_layout). Indices are added
-// and removed in bulk, collectively, from any locale.
+// and removed in bulk, collectively, from any locale; any locale asks whether an index is in
+// the set alone, one-sidedly.
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <exception>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <sstream>
@@ -21,7 +24,9 @@
 
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/messages.hpp"
 #include "detail/access.hpp"
+#include "detail/misuse.hpp"
 #include "detail/sparse_state.hpp"
 #include "domain.hpp"
 #include "sparse_layout.hpp"
@@ -36,9 +41,11 @@ class sparse_array;
 /// by positions 0 .. local_size() - 1: the parent's pieces in local_subdomains() order, each in
 /// its layout's storage order; a sparse array keeps the value of position p at element p.
 ///
-/// Collective: construction, add, remove, clear, contains (a batch), and the loops over it.
-/// The parent must place each index once (no copies), and must not change its index set
-/// while the sparse domain is used (an unsupported_error on every locale then).
+/// Collective: construction, add, remove, clear, contains_each (a batch), the loops over it
+/// and destruction of the last handle. Not collective: size, local_size, contains (any index,
+/// read one-sidedly from its owner), local_contains, locale_of and the local queries. The
+/// parent must place each index once (no copies), and must not change its index set while
+/// the sparse domain is used (an unsupported_error on every locale then).
 template <std::size_t N>
 class sparse_domain {
  public:
@@ -55,18 +62,22 @@ class sparse_domain {
   template <class L>
     requires sparse_layout<L, N>
   sparse_domain(const domain<N>& parent, const L& layout) {
-    const auto& ps = detail::state_of(parent);
-    if (!ps) throw argument_error("dmap::sparse_domain: parent is an empty domain handle (moved from)");
-    if (ps->layers)
-      throw unsupported_error("dmap::sparse_domain: the parent's map " + parent.name() +
-                              " keeps copies of indices; a sparse domain needs a map that places each index once");
-    state_ = std::make_shared<detail::sparse_state<N>>(parent);
-    state_->prototype = std::make_unique<const detail::sparse_piece_of<L, N>>(layout.built(rect<N>{}, {}));
-    state_->parent_generation = ps->generation;
-    state_->pieces = parent.local_subdomains();
-    state_->finder = detail::piece_finder<N>(state_->pieces);
-    for (const rect<N>& piece : state_->pieces) state_->layouts.push_back(state_->prototype->built(piece, {}));
-    state_->offsets.assign(state_->pieces.size() + 1, 0);
+    state_ = agreed([&] {
+      const auto& ps = detail::state_of(parent);
+      if (!ps) throw argument_error("dmap::sparse_domain: parent is an empty domain handle (moved from)");
+      if (ps->layers)
+        throw unsupported_error("dmap::sparse_domain: the parent's map " + parent.name() +
+                                " keeps copies of indices; a sparse domain needs a map that places each index once");
+      auto st = std::make_shared<detail::sparse_state<N>>(parent);
+      st->prototype = std::make_unique<const detail::sparse_piece_of<L, N>>(layout.built(rect<N>{}, {}));
+      st->parent_generation = ps->generation;
+      st->pieces = parent.local_subdomains();
+      st->finder = detail::piece_finder<N>(st->pieces);
+      for (const rect<N>& piece : st->pieces) st->layouts.push_back(st->prototype->built(piece, {}));
+      st->offsets.assign(st->pieces.size() + 1, 0);
+      return st;
+    });
+    state_->global_size = state_->lookup.expose(detail::sparse_lookup_table{});
   }
 
   /// The dense domain the indices belong to.
@@ -91,50 +102,91 @@ class sparse_domain {
   }
   /// Collective: removes every index.
   void clear() {
-    auto& s = live("dmap::sparse_domain::clear");
+    auto& s = *agreed([&] { return &live("dmap::sparse_domain::clear"); });
     std::vector<std::unique_ptr<const detail::sparse_piece<N>>> layouts;
+    std::optional<detail::sparse_lookup_table> table;
     std::exception_ptr failure;
     try {
+      table.emplace();
       for (const rect<N>& piece : s.pieces) layouts.push_back(s.prototype->built(piece, {}));
       for (auto* a : s.arrays) a->prepare({});
     } catch (...) {
       failure = std::current_exception();
     }
-    commit_or_abandon(s, failure, std::move(layouts), std::vector<index_t>(s.pieces.size() + 1, 0));
+    commit_or_abandon(s, failure, std::move(layouts), std::vector<index_t>(s.pieces.size() + 1, 0), std::move(table));
   }
 
-  /// The number of indices on all locales.
+  /// The number of indices on all locales (as of the last collective change).
   index_t size() const { return live("dmap::sparse_domain::size").global_size; }
   /// The number of indices this locale owns.
   index_t local_size() const { return live("dmap::sparse_domain::local_size").local_size(); }
-  /// True when `i`, an index this locale owns in the parent, is in the set. Throws
-  /// out_of_bounds_error outside the parent, not_local_error when another locale owns `i`
-  /// (ask with the collective batch form).
-  bool contains(const idx<N>& i) const { return local_position(i) >= 0; }
-  /// Collective: for each of `indices` (each locale its own list), whether it is in the set,
-  /// in the caller's order; one message per peer each way. An index outside the parent is an
-  /// out_of_bounds_error on every locale.
-  std::vector<bool> contains(std::span<const idx<N>> indices) const {
+  /// True when `i` is in the set, wherever it lives (Chapel's dsiMember); false for an index
+  /// outside the parent. Not collective: an index another locale owns is looked up in its
+  /// owner's table one-sidedly (a few reads: see the sparse domains guide), and the answer is
+  /// the set as of the last collective change.
+  bool contains(const idx<N>& i) const {
     const auto& s = live("dmap::sparse_domain::contains");
-    const int p = num_locales();
-    std::vector<std::vector<std::size_t>> asked(static_cast<std::size_t>(p));
-    byte_buffers out = route(s, indices, asked, "dmap::sparse_domain::contains");
-    byte_buffers in = exchange(std::move(out));
-    byte_buffers answers(static_cast<std::size_t>(p));
-    for (int q = 0; q < p; ++q) {
-      const auto queries = from_bytes<idx<N>>(in[static_cast<std::size_t>(q)]);
-      std::vector<std::uint8_t> a(queries.size());
-      for (std::size_t k = 0; k < queries.size(); ++k) a[k] = s.position_of(queries[k]) >= 0;
-      answers[static_cast<std::size_t>(q)] = to_bytes(a);
+    if (!s.parent.indices().contains(i)) return false;
+    if (s.finder.find(i) != s.pieces.size()) return s.position_of(i) >= 0;
+    return s.position_on(s.parent.locale_of(i), i) >= 0;
+  }
+  /// The batch form is contains_each (collective); this overload only says so.
+  template <class R>
+    requires std::convertible_to<const R&, std::span<const idx<N>>> && (!std::convertible_to<const R&, idx<N>>)
+  std::vector<bool> contains(const R&) const {
+    static_assert(detail::misuse<R>,
+                  "dmap::sparse_domain::contains(indices) was renamed contains_each(indices): the batch is collective, "
+                  "while contains(i) asks about one index from one locale alone");
+    return {};
+  }
+  /// True when this locale owns `i` and it is in the set (false outside the parent). No
+  /// messages, not collective.
+  bool local_contains(const idx<N>& i) const {
+    return live("dmap::sparse_domain::local_contains").position_of(i) >= 0;
+  }
+  /// The locale owning index `i` of the parent (in the set or not): the parent's locale_of.
+  /// Throws out_of_bounds_error outside the parent. Not collective.
+  int locale_of(const idx<N>& i) const {
+    const auto& s = live("dmap::sparse_domain::locale_of");
+    if (!s.parent.indices().contains(i)) {
+      std::ostringstream m;
+      m << "dmap::sparse_domain::locale_of: index " << i << " is outside the parent domain " << s.parent.indices();
+      throw out_of_bounds_error(m.str());
     }
-    byte_buffers back = exchange(std::move(answers));
-    std::vector<bool> result(indices.size());
-    for (int q = 0; q < p; ++q) {
-      const auto& a = back[static_cast<std::size_t>(q)];
-      for (std::size_t k = 0; k < asked[static_cast<std::size_t>(q)].size(); ++k)
-        result[asked[static_cast<std::size_t>(q)][k]] = a[k] != std::byte{0};
-    }
+    return s.finder.find(i) != s.pieces.size() ? here() : s.parent.locale_of(i);
+  }
+  /// Collective: for each of `indices` (each locale its own list, any indices), whether it is
+  /// in the set (contains(i) for each, false outside the parent), in the caller's order; one
+  /// message per peer each way. An owner that receives an index its pieces do not hold (a
+  /// parent map answering locale_of differently on different locales) is an argument_error
+  /// on every locale.
+  std::vector<bool> contains_each(std::span<const idx<N>> indices) const {
+    const char* who = "dmap::sparse_domain::contains_each";
+    const auto p = static_cast<std::size_t>(num_locales());
+    std::vector<std::vector<std::size_t>> asked(p);
+    byte_buffers in = exchange(route([&]() -> const auto& { return live(who); }, indices, asked, who, false));
+    const auto& s = live(who);
+    byte_buffers answers = agreed([&] {
+      byte_buffers out(p);
+      for (std::size_t q = 0; q < p; ++q) {
+        const auto queries = from_bytes<idx<N>>(in[q]);
+        out[q].resize(queries.size());
+        for (std::size_t k = 0; k < queries.size(); ++k)
+          out[q][k] = std::byte{routed_position(s, queries[k], static_cast<int>(q), who) >= 0};
+      }
+      return out;
+    });
+    std::vector<std::size_t> expected(p);
+    for (std::size_t q = 0; q < p; ++q) expected[q] = asked[q].size();
+    const byte_buffers back = detail::exchange_known_sizes(std::move(answers), expected);
+    std::vector<bool> result(indices.size(), false);
+    for (std::size_t q = 0; q < p; ++q)
+      for (std::size_t k = 0; k < asked[q].size(); ++k) result[asked[q][k]] = back[q][k] != std::byte{0};
     return result;
+  }
+  /// Collective: contains_each of a braced list.
+  std::vector<bool> contains_each(std::initializer_list<idx<N>> indices) const {
+    return contains_each(std::span<const idx<N>>(indices.begin(), indices.size()));
   }
 
   /// The position of `i` among this locale's indices, or -1 when `i` is not in the set.
@@ -201,11 +253,19 @@ class sparse_domain {
 
   /// True when both handles name the same domain.
   friend bool operator==(const sparse_domain& a, const sparse_domain& b) noexcept { return a.state_ == b.state_; }
-  /// "sparse csr subset (5 indices) of {0..9, 0..9}".
+  /// Writes the indices in the parent's row-major order, Chapel's way (`{(1, 2), (5, 0)}`),
+  /// on the calling locale: it reads the other locales' lookup tables one-sidedly, in batches
+  /// of 16,384 indices. Not collective.
   friend std::ostream& operator<<(std::ostream& os, const sparse_domain& d) {
     const auto& s = d.live("dmap::sparse_domain (printing)");
-    return os << "sparse " << s.prototype->name() << " subset (" << s.global_size << " indices) of "
-              << s.parent.indices();
+    const rect<N>& whole = s.parent.indices();
+    os << '{';
+    bool first = true;
+    s.lookup.for_each_in_order([&](int, std::int64_t order, index_t) {
+      os << (first ? "" : ", ") << whole.index_at(order);
+      first = false;
+    });
+    return os << '}';
   }
 
  private:
@@ -234,30 +294,44 @@ class sparse_domain {
     }
     if (s.finder.find(i) == s.pieces.size()) {
       m << who << ": index " << i << " is owned by locale " << s.parent.locale_of(i) << ", not by locale " << here()
-        << "; use the collective batch form";
+        << "; ask contains(i), or read A[i], from any locale";
       throw not_local_error(m.str());
     }
   }
   // Checks `indices` against the parent (agreed) and packs them for their owners; asked[q]
   // gets the caller's positions of the indices sent to q, in order (when asked is not empty).
-  static byte_buffers route(const detail::sparse_state<N>& s, std::span<const idx<N>> indices,
-                            std::vector<std::vector<std::size_t>>& asked, const char* who) {
+  // An index outside the parent is an out_of_bounds_error when `outside_fails`, else it is
+  // left out (not sent, in no asked list). `state()` gives the domain's state (it throws for a
+  // moved-from operand: inside the agreement, so every locale throws).
+  template <class State>
+  static byte_buffers route(State&& state, std::span<const idx<N>> indices,
+                            std::vector<std::vector<std::size_t>>& asked, const char* who,
+                            bool outside_fails = true) {
     return agreed([&] {
+      const detail::sparse_state<N>& s = state();
       const rect<N>& whole = s.parent.indices();
-      for (const idx<N>& i : indices)
-        if (!whole.contains(i)) {
+      std::vector<idx<N>> kept;       // the indices inside the parent, when some are not
+      std::vector<std::size_t> from;  // and the caller's position of each
+      std::size_t outside = 0;
+      for (std::size_t k = 0; k < indices.size(); ++k) {
+        if (whole.contains(indices[k])) continue;
+        if (outside_fails) {
           std::ostringstream m;
-          m << who << ": index " << i << " is outside the parent domain " << whole;
+          m << who << ": index " << indices[k] << " is outside the parent domain " << whole;
           throw out_of_bounds_error(m.str());
         }
-      const auto p = static_cast<std::size_t>(num_locales());
-      std::vector<int> owners;
-      if (detail::state_of(s.parent)->dir) {
-        owners = s.parent.locales_of(std::vector<idx<N>>(indices.begin(), indices.end()));
-      } else {
-        owners.reserve(indices.size());
-        for (const idx<N>& i : indices) owners.push_back(s.parent.locale_of(i));
+        ++outside;
       }
+      if (outside > 0) {
+        for (std::size_t k = 0; k < indices.size(); ++k)
+          if (whole.contains(indices[k])) {
+            kept.push_back(indices[k]);
+            from.push_back(k);
+          }
+      }
+      const std::span<const idx<N>> inside = outside > 0 ? std::span<const idx<N>>(kept) : indices;
+      const auto p = static_cast<std::size_t>(num_locales());
+      const std::vector<int> owners = owners_in_parent(s, inside);
       std::vector<std::size_t> counts(p, 0);
       for (int q : owners) ++counts[static_cast<std::size_t>(q)];
       byte_buffers out(p);
@@ -267,41 +341,77 @@ class sparse_domain {
         at[q] = out[q].data();
         if (!asked.empty()) asked[q].reserve(counts[q]);
       }
-      for (std::size_t k = 0; k < indices.size(); ++k) {
+      for (std::size_t k = 0; k < inside.size(); ++k) {
         const auto q = static_cast<std::size_t>(owners[k]);
-        std::memcpy(at[q], &indices[k], sizeof(idx<N>));
+        std::memcpy(at[q], &inside[k], sizeof(idx<N>));
         at[q] += sizeof(idx<N>);
-        if (!asked.empty()) asked[q].push_back(k);
+        if (!asked.empty()) asked[q].push_back(outside > 0 ? from[k] : k);
       }
       return out;
     });
   }
+  // The owners of `indices` (all inside the parent): the parent's locale_of, or one lookup
+  // per directory home for a parent kept in a directory. Not collective.
+  static std::vector<int> owners_in_parent(const detail::sparse_state<N>& s, std::span<const idx<N>> indices) {
+    if (detail::state_of(s.parent)->dir) return s.parent.locales_of(std::vector<idx<N>>(indices.begin(), indices.end()));
+    std::vector<int> owners;
+    owners.reserve(indices.size());
+    for (const idx<N>& i : indices) owners.push_back(s.parent.locale_of(i));
+    return owners;
+  }
+  // The position of `i`, which locale `from` routed here as its owner, or -1 when it is not
+  // in the set. An index none of this locale's pieces holds means the parent's map named
+  // another owner on `from` than it does here: argument_error (the caller agrees on it).
+  static index_t routed_position(const detail::sparse_state<N>& s, const idx<N>& i, int from, const char* who) {
+    const std::size_t k = routed_piece(s, i, from, who);
+    const index_t p = s.layouts[k]->position_of(i);
+    return p < 0 ? -1 : s.offsets[k] + p;
+  }
+  // The piece holding `i`, which locale `from` routed here (argument_error when none does:
+  // see routed_position).
+  static std::size_t routed_piece(const detail::sparse_state<N>& s, const idx<N>& i, int from, const char* who) {
+    const std::size_t k = s.finder.find(i);
+    if (k == s.pieces.size()) {
+      std::ostringstream m;
+      m << who << ": locale " << from << " sent index " << i << " to locale " << here()
+        << " as its owner, but no piece of the parent held here contains it: the parent's map " << s.parent.name()
+        << " names different owners on different locales (a map, and a hashed map's mapper, must give the same "
+        << "answer on every locale)";
+      throw argument_error(m.str());
+    }
+    return k;
+  }
 
   // Adds or removes: route to owners, merge per piece, prepare every array, agree, commit.
   void change(std::span<const idx<N>> indices, bool adding, const char* who) {
-    auto& s = live(who);
     std::vector<std::vector<std::size_t>> unasked;  // the caller's positions are not needed
-    byte_buffers in = exchange(route(s, indices, unasked, who));
+    byte_buffers in = exchange(route([&]() -> const auto& { return live(who); }, indices, unasked, who));
+    auto& s = live(who);
     std::vector<std::unique_ptr<const detail::sparse_piece<N>>> layouts;
     std::vector<index_t> offsets(s.pieces.size() + 1, 0);
+    std::optional<detail::sparse_lookup_table> table;  // none: unchanged here
     std::exception_ptr failure;
     try {
       // The indices that arrived, per piece.
       std::vector<std::vector<idx<N>>> arrived(s.pieces.size());
-      for (const auto& bytes : in)
+      for (std::size_t q = 0; q < in.size(); ++q) {
+        const auto& bytes = in[q];
         for (std::size_t at = 0; at + sizeof(idx<N>) <= bytes.size(); at += sizeof(idx<N>)) {
           idx<N> i;
           std::memcpy(&i, bytes.data() + at, sizeof(idx<N>));
-          const std::size_t k = s.finder.find(i);
-          if (k == s.pieces.size()) {
-            std::ostringstream m;
-            m << who << ": index " << i << " was routed to locale " << here()
-              << ", which owns no piece of the parent holding it (the parent's map " << s.parent.name()
-              << " answers locale_of and local_subdomains differently)";
-            throw runtime_error(m.str());
-          }
-          arrived[k].push_back(i);
+          arrived[routed_piece(s, i, static_cast<int>(q), who)].push_back(i);
         }
+      }
+      // The lookup table is rebuilt when indices arrived here: the parent orders of the new
+      // positions, from the merged lists of changed pieces and the old layouts of the others.
+      const bool rebuild = std::any_of(arrived.begin(), arrived.end(), [](const auto& a) { return !a.empty(); });
+      const detail::order_of_member<N> order_of(s.parent.indices());
+      std::vector<std::int64_t> orders;
+      if (rebuild) {
+        std::size_t arrivals = 0;
+        for (const auto& a : arrived) arrivals += a.size();
+        orders.reserve(static_cast<std::size_t>(s.local_size()) + (adding ? arrivals : 0));
+      }
       std::vector<index_t> moved_from;
       std::vector<idx<N>> old, merged;
       for (std::size_t k = 0; k < s.pieces.size(); ++k) {
@@ -312,6 +422,11 @@ class sparse_domain {
         if (arrived[k].empty()) {  // unchanged piece: the same layout, the same values
           layouts.push_back(nullptr);
           for (index_t p = 0; p < old_size; ++p) moved_from.push_back(base + p);
+          if (rebuild) {
+            old.resize(static_cast<std::size_t>(old_size));
+            layout.decode(0, old_size, old.data());
+            for (const idx<N>& i : old) orders.push_back(order_of(i));
+          }
           continue;
         }
         auto& a = arrived[k];
@@ -340,20 +455,25 @@ class sparse_domain {
           }
         }
         layouts.push_back(s.prototype->built(s.pieces[k], merged));
+        for (const idx<N>& i : merged) orders.push_back(order_of(i));
       }
       offsets.back() = static_cast<index_t>(moved_from.size());
+      if (rebuild) table = detail::make_sparse_lookup(std::move(orders));
       for (auto* arr : s.arrays) arr->prepare(moved_from);
     } catch (...) {
       failure = std::current_exception();
     }
-    commit_or_abandon(s, failure, std::move(layouts), std::move(offsets));
+    commit_or_abandon(s, failure, std::move(layouts), std::move(offsets), std::move(table));
   }
 
   // Agrees on `failure`; then every array commits its prepared values and the domain its
-  // new layouts (null: piece unchanged), or, on failure anywhere, everything is dropped.
+  // new layouts (null: piece unchanged) and lookup table, or, on failure anywhere,
+  // everything is dropped. Committing exposes the table and every array's values again
+  // (collective), and the all-gather that tells every locale the others' table sizes also
+  // gives the global size.
   static void commit_or_abandon(detail::sparse_state<N>& s, std::exception_ptr failure,
                                 std::vector<std::unique_ptr<const detail::sparse_piece<N>>> layouts,
-                                std::vector<index_t> offsets) {
+                                std::vector<index_t> offsets, std::optional<detail::sparse_lookup_table> table) {
     try {
       agree(failure);
     } catch (...) {
@@ -366,7 +486,8 @@ class sparse_domain {
     for (auto* a : s.arrays) a->commit();
     ++s.version;
     s.caches = detail::cache_slots{};
-    s.global_size = all_reduce_sum(s.local_size());
+    s.global_size = s.lookup.expose(std::move(table));
+    for (auto* a : s.arrays) a->expose();
   }
 
   std::shared_ptr<detail::sparse_state<N>> state_;

@@ -32,19 +32,84 @@ inline constexpr bool is_associative_array_v = false;
 template <class T, class K, class H, class M>
 inline constexpr bool is_associative_array_v<associative_array<T, K, H, M>> = true;
 
-/// An associative domain or array (any reference or const).
+}  // namespace detail
+
+/// A single thing an associative loop iterates (any reference, const or not):
+///
+/// | iterand | yields to the body |
+/// |---|---|
+/// | `dmap::associative_domain<Key, Hash, Mapper>` | `const Key&`, each key on its owner |
+/// | `dmap::associative_array<T, Key, ...>` | `T&` (`const T&` for a const array), each value on its key's owner |
 template <class X>
 concept associative_iterand =
-    is_associative_domain_v<std::remove_cvref_t<X>> || is_associative_array_v<std::remove_cvref_t<X>>;
+    detail::is_associative_domain_v<std::remove_cvref_t<X>> || detail::is_associative_array_v<std::remove_cvref_t<X>>;
 
+namespace detail {
 template <class X>
 inline constexpr bool is_associative_zip_v = false;
 template <class... X>
 inline constexpr bool is_associative_zip_v<zipped<X...>> = (associative_iterand<X> && ...);
-
-/// What associative loops accept: an associative domain or array, or a zip of them.
+/// True for a zip led by an associative domain or array (whatever follows).
 template <class X>
-concept associative_loop_iterand = associative_iterand<X> || is_associative_zip_v<std::remove_cvref_t<X>>;
+inline constexpr bool is_associative_leader = false;
+template <class Lead, class... X>
+inline constexpr bool is_associative_leader<zipped<Lead, X...>> = associative_iterand<Lead>;
+}  // namespace detail
+
+/// What forall and reduce over associative domains and arrays accept:
+///
+/// | form | rule (checked) |
+/// |---|---|
+/// | an associative_iterand | at compile time |
+/// | `zip(x0, x1, ...)` of associative_iterands | at compile time; all over x0's domain: shape_error on every locale otherwise |
+///
+/// Dense and sparse operands do not zip with associative ones (a compile-time error naming
+/// this concept): they are placed by index, associative ones by key.
+template <class X>
+concept associative_loop_iterand = associative_iterand<X> || detail::is_associative_zip_v<std::remove_cvref_t<X>>;
+
+namespace detail {
+/// The argument an associative loop hands the body for iterand X: the key of a domain, a
+/// reference to the value of an array (const for a const array).
+template <class X, bool Domain = is_associative_domain_v<std::remove_cvref_t<X>>>
+struct associative_arg {
+  using type = const typename std::remove_cvref_t<X>::key_type&;
+};
+template <class X>
+struct associative_arg<X, false> {
+  using value = typename std::remove_cvref_t<X>::value_type;
+  using type = std::conditional_t<std::is_const_v<std::remove_reference_t<X>>, const value&, value&>;
+};
+template <class X>
+using associative_arg_t = typename associative_arg<X>::type;
+
+template <class X>
+struct associative_loop_args {
+  using type = std::tuple<associative_arg_t<X>>;
+};
+template <class... X>
+struct associative_loop_args<zipped<X...>> {
+  using type = std::tuple<associative_arg_t<X>...>;
+};
+}  // namespace detail
+
+/// The arguments a body of an associative loop over X receives, as a std::tuple: `const
+/// Key&` for the domain, `T&` or `const T&` for arrays, one per zipped iterand.
+template <associative_loop_iterand X>
+using associative_args_t = typename detail::associative_loop_args<std::remove_cvref_t<X>>::type;
+
+/// A body for an associative loop over X:
+///
+/// | iterand | the body is called as |
+/// |---|---|
+/// | an associative domain | `body(const Key&)` |
+/// | an associative array of T | `body(T&)`, or `body(const T&)` for a const array |
+/// | `zip(x0, x1, ...)` | `body(a0, a1, ...)`, one argument per iterand as above |
+template <class Body, class X>
+concept associative_body =
+    associative_loop_iterand<X> && detail::invocable_with_tuple<Body&, associative_args_t<X>>::value;
+
+namespace detail {
 
 /// One iterand of an associative loop, reduced to what a slot gives the body: the key of a
 /// domain, a reference to the value of an array (const for a const array).
@@ -117,13 +182,10 @@ decltype(auto) slot_args(const Ops& ops, std::size_t s) {
 /// order within a chunk). A zip operand over another domain is a shape_error. An exception
 /// thrown by the body on any locale is rethrown on every locale.
 template <class X, class Body>
-  requires detail::associative_loop_iterand<X>
+  requires associative_loop_iterand<X> && associative_body<Body, X>
 void forall(X&& x, Body&& body) {
   const auto ops = detail::associative_operands(x);
   detail::check_same_associative_domain(ops, "dmap::forall");
-  static_assert(detail::invocable_with_tuple<Body&, decltype(detail::slot_args(ops, 0))>::value,
-                "dmap::forall: the body must take one argument per zipped iterand: the key (const Key&) of an "
-                "associative domain, a value (T&, or const T& for a const array) of an associative array");
   const auto& table = detail::associative_lead_table(x);
   const std::uint8_t* states = table.states().data();
   const std::size_t capacity = table.capacity();
@@ -136,6 +198,24 @@ void forall(X&& x, Body&& body) {
   });
 }
 
+/// A misuse of forall over an associative iterand: says which rule it breaks.
+template <class X, class Body>
+  requires(detail::leads_own_loops<std::remove_cvref_t<X>> &&
+           (associative_iterand<X> || detail::is_associative_leader<std::remove_cvref_t<X>>) &&
+           !associative_body<Body, X>)
+void forall(X&&, Body&&) {
+  if constexpr (!associative_loop_iterand<X>)
+    static_assert(detail::misuse<X, Body>,
+                  "dmap::forall: a zip led by an associative domain or array takes only associative domains and "
+                  "arrays (over the leader's domain); dense and sparse operands do not zip with them (concept "
+                  "dmap::associative_loop_iterand)");
+  else
+    static_assert(detail::misuse<X, Body>,
+                  "dmap::forall: the body must take one argument per zipped iterand: the key (const Key&) of an "
+                  "associative domain, a value (T&, or const T& for a const array) of an associative array (concept "
+                  "dmap::associative_body)");
+}
+
 /// Collective: folds `transform(elements...)` of every key of an associative domain, array
 /// or zip of them with `op`, starting from `init`, and returns the same result on every
 /// locale. `op` must be associative and commutative; the grouping is fixed by the tables,
@@ -143,7 +223,8 @@ void forall(X&& x, Body&& body) {
 /// binomial tree over locales of dmap::reduce), so repeated runs give identical bits. An
 /// exception from `transform` or `op` on any locale is rethrown on every locale.
 template <class X, class T, class Op, class Transform>
-  requires detail::associative_loop_iterand<X> && std::is_trivially_copyable_v<T>
+  requires associative_loop_iterand<X> && std::is_trivially_copyable_v<T> && reduction_op<Op, T> &&
+           associative_body<Transform, X>
 [[nodiscard]] T reduce(X&& x, T init, Op op, Transform transform) {
   const auto ops = detail::associative_operands(x);
   detail::check_same_associative_domain(ops, "dmap::reduce");
@@ -168,11 +249,22 @@ template <class X, class T, class Op, class Transform>
   return detail::combine_partials(partials, init, op, false, nullptr);
 }
 
+/// A misuse of reduce over a zip led by an associative iterand: says which rule it breaks.
+template <class X, class T, class... Rest>
+  requires(detail::is_associative_leader<std::remove_cvref_t<X>> && !associative_loop_iterand<X>)
+T reduce(X&&, T init, Rest&&...) {
+  static_assert(detail::misuse<X, T>,
+                "dmap::reduce: a zip led by an associative domain or array takes only associative domains and arrays "
+                "(over the leader's domain); dense and sparse operands do not zip with them (concept "
+                "dmap::associative_loop_iterand)");
+  return init;
+}
+
 /// Collective: folds the keys of an associative domain or the values of an associative
 /// array with `op` (a sum by default), starting from `init`. A zip needs the transform that
 /// combines its elements (the four-argument form).
 template <class X, class T, class Op = std::plus<>>
-  requires detail::associative_iterand<X> && std::is_trivially_copyable_v<T>
+  requires associative_iterand<X> && std::is_trivially_copyable_v<T> && reduction_op<Op, T>
 [[nodiscard]] T reduce(X&& x, T init, Op op = {}) {
   return reduce(std::forward<X>(x), init, op, [](const auto& v) -> decltype(auto) { return v; });
 }

@@ -56,9 +56,14 @@ constexpr bool sparse_loop_operands() {
 }
 }  // namespace detail
 
-/// What sparse loops accept: a sparse domain or array, or a zip led by one whose other
-/// operands are sparse arrays over the same sparse domain, the sparse domain itself, or dense
-/// arrays (`dmap::array`) of the parent's shape.
+/// What sparse loops (forall, reduce) accept:
+///
+/// | form | rule (checked) |
+/// |---|---|
+/// | `dmap::sparse_domain<N>` (yields `idx<N>`) or `dmap::sparse_array<T, N>` (yields `T&`, `const T&` when const) | at compile time |
+/// | `zip(lead, x1, ...)` led by one | at compile time: each follower a sparse domain or array, or a dense `dmap::array` (not a view, not an associative operand) |
+/// | sparse followers | over the leader's sparse domain: shape_error on every locale otherwise |
+/// | dense followers | of the parent's shape: shape_error on every locale otherwise; read in place when placed like the parent, staged otherwise |
 template <class X>
 concept sparse_iterand = detail::leads_own_loops<std::remove_cvref_t<X>> && detail::sparse_loop_operands<X>();
 
@@ -67,7 +72,13 @@ concept sparse_iterand = detail::leads_own_loops<std::remove_cvref_t<X>> && deta
 template <sparse_iterand X>
 using sparse_args_t = typename detail::sparse_args<detail::sparse_iterands_t<X>>::type;
 
-/// A body for a sparse loop over X.
+/// A body for a sparse loop over X:
+///
+/// | iterand | the body is called as |
+/// |---|---|
+/// | the sparse domain | `body(idx<N>)` |
+/// | a sparse or dense array of T | `body(T&)`, or `body(const T&)` / `body(T)` for a const one |
+/// | `zip(x0, x1, ...)` | `body(a0, a1, ...)`, one argument per iterand as above |
 template <class Body, class X>
 concept sparse_body = sparse_iterand<X> && detail::invocable_with_tuple<Body&, sparse_args_t<X>>::value;
 

@@ -39,7 +39,7 @@ auto zip(Iterands&&...) {
   else if constexpr (!(iterand<Iterands> && ...))
     static_assert(detail::misuse<Iterands...>,
                   "dmap::zip: every iterand must be a dmap::domain, array, array view or neighbors(...) (concept "
-                  "dmap::iterand)");
+                  "dmap::iterand); a sparse or associative domain or array zips only as the leader");
   else
     static_assert(detail::misuse<Iterands...>,
                   "dmap::zip: zipped iterands must have the same number of dimensions (concept "

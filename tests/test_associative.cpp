@@ -151,7 +151,7 @@ TEST_CASE("associative: adding, removing and membership of integer keys against 
   for (i64 k = -520 + dmap::here(); k < 520; k += 3) asked.push_back(k);
   asked.push_back(std::numeric_limits<i64>::min());
   dmap::reset_counters();
-  const std::vector<bool> in = D.contains(asked);
+  const std::vector<bool> in = D.contains_each(asked);
   const auto queried = dmap::counters();
   bool same = in.size() == asked.size();
   for (std::size_t k = 0; same && k < asked.size(); ++k) same = in[k] == (oracle.count(asked[k]) == 1);
@@ -359,7 +359,7 @@ TEST_CASE("associative: idx<2> keys and a struct key with a user hash", "[associ
     D.add(parts[static_cast<std::size_t>(dmap::here())]);
     CHECK_NO_FAILURE(check_keys(D, oracle));
     const std::vector<part> asked{part{5, 0}, part{5, 1}, part{1000, 0}, *oracle.begin(), *oracle.rbegin()};
-    const auto in = D.contains(asked);
+    const auto in = D.contains_each(asked);
     bool ok = in.size() == asked.size();
     for (std::size_t k = 0; ok && k < asked.size(); ++k) ok = in[k] == (oracle.count(asked[k]) == 1);
     for (const part& k : oracle) ok = ok && static_cast<double>(A[k]) == 1.5;
@@ -437,7 +437,7 @@ TEST_CASE("associative: errors reach every locale and change nothing", "[associa
   if (dmap::here() == last) some.push_back(13);
   CHECK_NO_FAILURE(throws_with<dmap::argument_error>([&] { D.add(some); }, "key 13 to locale " + std::to_string(p)));
   CHECK_NO_FAILURE(throws_with<dmap::argument_error>([&] { D.remove(some); }, "key 13"));
-  CHECK_NO_FAILURE(throws_with<dmap::argument_error>([&] { (void)D.contains(some); }, "key 13"));
+  CHECK_NO_FAILURE(throws_with<dmap::argument_error>([&] { (void)D.contains_each(some); }, "key 13"));
   CHECK_NO_FAILURE(throws_with<dmap::argument_error>([&] { A.accumulate(some, std::vector<i64>(some.size(), 1)); }, "key 13"));
   CHECK_NO_FAILURE(throws_with<dmap::argument_error>([&] { (void)D.locale_of(13); }, "[0, " + std::to_string(p) + ")"));
   DMAP_CHECK_ALL(D.size() == 5);
@@ -474,7 +474,7 @@ TEST_CASE("associative: errors reach every locale and change nothing", "[associa
     CHECK_NO_FAILURE(fails_with([&] { G.add(many); }, ""));
   }
   DMAP_CHECK_ALL(G.size() == 3 && dmap::reduce(small, i64{0}) == 9 + 20 + 9);
-  DMAP_CHECK_ALL(static_cast<i64>(small[2]) == 20 && G.contains({1, 2, 3, 100}) == std::vector<bool>({true, true, true, false}));
+  DMAP_CHECK_ALL(static_cast<i64>(small[2]) == 20 && G.contains_each({1, 2, 3, 100}) == std::vector<bool>({true, true, true, false}));
   G.add({100});
   DMAP_CHECK_ALL(G.size() == 4 && static_cast<i64>(small[100]) == 9);
 #endif

@@ -1,7 +1,8 @@
 // domain::set_indices (Chapel's dsiSetIndices / dsiReallocate) against a serial oracle.
 //
 // Every case keeps, next to the distributed arrays, a serial map from index to value: after
-// a resize an index keeps its value iff it was an index before, and a new index holds T{}.
+// a resize an index keeps its value iff it was an index before, and a new index holds the
+// array's implicit value (the value it was made with: T{} by default).
 // The oracle of a rect is the row-major list of its indices (nested loops over each
 // dimension's sequence, found by scanning [lo, hi) for (i - alignment) mod |stride| == 0);
 // the oracle of ownership is Chapel's Block cut written out independently: along a
@@ -159,7 +160,7 @@ struct resize_fixture {
     std::map<key_t<N>, std::array<double, 4>> next;
     for (const auto& i : points_of(r)) {
       const auto it = values.find(key(i));
-      next[key(i)] = it == values.end() ? std::array<double, 4>{0, 0, 0, 0} : it->second;
+      next[key(i)] = it == values.end() ? std::array<double, 4>{0, 0, 42, 1.5} : it->second;  // the implicit values
     }
     values = std::move(next);
   }

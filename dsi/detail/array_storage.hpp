@@ -96,7 +96,8 @@ class array_storage final : public array_hook<N> {
   /// memory when `shared` (see node_storage_wanted; collective over the node then). May throw
   /// std::bad_alloc on one locale only (the array agrees before exposing it); node-shared
   /// memory is allocated last, after everything that can fail here.
-  array_storage(std::shared_ptr<domain_state<N>> dom, const T& value, bool shared) : dom_(std::move(dom)) {
+  array_storage(std::shared_ptr<domain_state<N>> dom, const T& value, bool shared)
+      : dom_(std::move(dom)), implicit_(value) {
     dom_->arrays.reserve(dom_->arrays.size() + 1);
     now_ = allocated(value, shared);
     dom_->arrays.push_back(this);
@@ -118,7 +119,7 @@ class array_storage final : public array_hook<N> {
   }
 
   void choose_storage() override { next_shared_ = node_storage_wanted<T>(*dom_); }
-  void prepare() override { next_ = allocated(T{}, next_shared_); }
+  void prepare() override { next_ = allocated(implicit_, next_shared_); }
   void discard() noexcept override { next_ = {}; }
   void commit(const locator<N>& before, const locator<N>& after) override {
     storage old = std::exchange(now_, std::move(next_));
@@ -131,6 +132,10 @@ class array_storage final : public array_hook<N> {
   std::uint64_t serial = 0;
 
   const std::shared_ptr<domain_state<N>>& dom() const noexcept { return dom_; }
+  /// The implicit value: what indices a resize adds start with.
+  const T& implicit() const noexcept { return implicit_; }
+  /// Changes the implicit value (the caller agrees on it).
+  void set_implicit(const T& value) noexcept { implicit_ = value; }
   T* data() const noexcept { return now_.data; }
   /// True while the elements live in a foreign buffer (until the domain changes).
   bool adopted() const noexcept { return now_.foreign; }
@@ -207,6 +212,7 @@ class array_storage final : public array_hook<N> {
   }
 
   std::shared_ptr<domain_state<N>> dom_;
+  T implicit_{};  // what indices a resize adds start with
   storage now_;   // the storage in use
   storage next_;  // allocated by prepare(), taken by commit()
   bool next_shared_ = false;  // whether prepare() allocates node-shared memory

@@ -19,6 +19,7 @@
 #include "../../runtime/detail/window.hpp"
 #include "../range.hpp"
 #include "key_table.hpp"
+#include "pack_by_locale.hpp"
 
 namespace dmap {
 
@@ -42,52 +43,6 @@ class associative_hook {
   /// Collective: exposes the values to one-sided access again (after the storage moved).
   virtual void expose() = 0;
 };
-
-/// Keys and, optionally, one payload value per key, packed per destination locale: the
-/// keys, then the payloads, in the order given.
-template <class Key, class T = std::byte>
-byte_buffers pack_by_locale(std::span<const Key> keys, const T* payload, const std::vector<int>& owners) {
-  const auto p = static_cast<std::size_t>(num_locales());
-  std::vector<std::size_t> count(p, 0);
-  for (int q : owners) ++count[static_cast<std::size_t>(q)];
-  const std::size_t record = sizeof(Key) + (payload ? sizeof(T) : 0);
-  byte_buffers out(p);
-  for (std::size_t q = 0; q < p; ++q) out[q].resize(count[q] * record);
-  std::vector<std::size_t> filled(p, 0);
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    const auto q = static_cast<std::size_t>(owners[k]);
-    std::byte* at = out[q].data();
-    std::memcpy(at + filled[q] * sizeof(Key), &keys[k], sizeof(Key));
-    if (payload) std::memcpy(at + count[q] * sizeof(Key) + filled[q] * sizeof(T), payload + k, sizeof(T));
-    ++filled[q];
-  }
-  return out;
-}
-
-/// Keys packed per destination locale (`owners[k]` receives `keys[k]`), in the order given.
-template <class Key>
-byte_buffers pack_by_locale(std::span<const Key> keys, const std::vector<int>& owners) {
-  return pack_by_locale<Key, std::byte>(keys, nullptr, owners);
-}
-
-/// The keys (and payloads, when `payload` is given) of one buffer pack_by_locale made.
-template <class Key, class T = std::byte>
-std::vector<Key> unpack_keys(const std::vector<std::byte>& buffer, std::vector<T>* payload) {
-  const std::size_t record = sizeof(Key) + (payload ? sizeof(T) : 0);
-  const std::size_t n = buffer.size() / record;
-  std::vector<Key> keys(n);
-  if (n) std::memcpy(keys.data(), buffer.data(), n * sizeof(Key));
-  if (payload) {
-    payload->resize(n);
-    if (n) std::memcpy(payload->data(), buffer.data() + n * sizeof(Key), n * sizeof(T));
-  }
-  return keys;
-}
-/// The keys of one buffer pack_by_locale made without payloads.
-template <class Key>
-std::vector<Key> unpack_keys(const std::vector<std::byte>& buffer) {
-  return unpack_keys<Key, std::byte>(buffer, nullptr);
-}
 
 /// The state every handle of one associative domain shares.
 template <class Key, class Hash, class Mapper>
@@ -116,16 +71,16 @@ struct associative_state {
                            ")");
     return static_cast<int>(answer);
   }
-  /// Collective: the owner of each of `keys` (the mapper runs here; a failure on any locale
-  /// is thrown on every locale).
-  std::vector<int> owners_of(std::span<const Key> keys, const char* who) const {
-    return agreed([&] {
-      std::vector<int> owners(keys.size());
-      for (std::size_t k = 0; k < keys.size(); ++k) owners[k] = locale_of(keys[k], who);
-      return owners;
-    });
+  /// Throws argument_error unless the mapper names this locale as the owner of `key`, which
+  /// locale `from` sent here because its mapper did: a mapper answering differently on
+  /// different locales. The callers fold the verdict into an agreement they make anyway.
+  void check_routed(const Key& key, int from, const char* who) const {
+    const int owner = locale_of(key, who);
+    if (owner != here())
+      throw argument_error(std::string(who) + ": locale " + std::to_string(from) + " sent key " + key_text(key) +
+                           " to locale " + std::to_string(here()) + " as its owner, but the mapper here sends it to "
+                           "locale " + std::to_string(owner) + "; a mapper must give the same answer on every locale");
   }
-
   /// The slot of `key` on locale `owner` (its owner), or -1 when absent. On another locale
   /// the table is probed one-sidedly, eight slots per read: a read of their states, and of
   /// their keys when one of them may be the key. Not collective.
@@ -166,12 +121,42 @@ struct associative_state {
     capacities = all_gather(static_cast<std::uint64_t>(capacity));
   }
   /// Collective: after a change, counts the keys and, when some locale's table moved,
-  /// exposes the table and every array again.
-  void settle(bool moved) {
+  /// exposes the table and every array again. `may_move` is false for changes that never
+  /// move a table (remove, clear: no locale asks the others).
+  void settle(bool moved, bool may_move = true) {
     global_size = all_reduce_sum(static_cast<index_t>(table.size()));
-    if (!any_of_locales(moved)) return;
+    if (!may_move || !any_of_locales(moved)) return;
     expose();
     for (auto* a : arrays) a->expose();
+  }
+  /// Calls `f(owner, key, slot)` for every key of every locale's table, locale after locale
+  /// and in slot order: this locale's table directly, the others' one-sidedly, 16,384 slots
+  /// per read of their states and of their keys. Not collective.
+  template <class F>
+  void for_each_key(F&& f) const {
+    constexpr std::size_t batch = 16384;
+    std::vector<std::uint8_t> states;
+    std::vector<Key> keys;
+    for (int q = 0; q < num_locales(); ++q) {
+      if (q == here()) {
+        for (std::size_t s = 0; s < table.capacity(); ++s)
+          if (table.states()[s] == key_table<Key, Hash>::full) f(q, table.keys()[s], static_cast<std::int64_t>(s));
+        continue;
+      }
+      const std::size_t capacity = capacities[static_cast<std::size_t>(q)];
+      for (std::size_t first = 0; first < capacity; first += batch) {
+        const std::size_t n = std::min(batch, capacity - first);
+        const std::vector<element_run> runs{{static_cast<std::int64_t>(first), static_cast<std::int64_t>(n)}};
+        states.resize(n);
+        keys.resize(n);
+        state_window.get(q, runs, states.data());
+        if (std::none_of(states.begin(), states.end(), [](std::uint8_t s) { return s == key_table<Key, Hash>::full; }))
+          continue;
+        key_window.get(q, runs, keys.data());
+        for (std::size_t s = 0; s < n; ++s)
+          if (states[s] == key_table<Key, Hash>::full) f(q, keys[s], static_cast<std::int64_t>(first + s));
+      }
+    }
   }
 };
 

@@ -1,7 +1,7 @@
 // The shared state of a sparse domain: its parent, this locale's pieces of the parent (one
 // sparse layout each, behind a virtual interface called per piece or per batch, never per
-// element in loops), the positions that number the local indices, and the arrays declared
-// over it.
+// element in loops), the positions that number the local indices, the lookup table through
+// which other locales find them one-sidedly, and the arrays declared over it.
 #pragma once
 
 #include <algorithm>
@@ -13,11 +13,13 @@
 #include <typeinfo>
 #include <vector>
 
+#include "../../runtime/environment.hpp"
 #include "../domain.hpp"
 #include "../index.hpp"
 #include "../rect.hpp"
 #include "../sparse_layout.hpp"
 #include "cache_slots.hpp"
+#include "sparse_lookup.hpp"
 
 namespace dmap::detail {
 
@@ -78,6 +80,8 @@ struct sparse_array_hook {
   virtual void commit() noexcept = 0;
   /// Drops the prepared values.
   virtual void abandon() noexcept = 0;
+  /// Collective: exposes the (committed) values to one-sided access again.
+  virtual void expose() = 0;
 };
 
 /// Finds which of a locale's pieces holds an index: a binary search on the pieces' lowest
@@ -135,6 +139,7 @@ struct sparse_state {
   std::uint64_t version = 0;                       // bumps whenever the index set changes
   std::vector<sparse_array_hook<N>*> arrays;       // arrays declared over the domain
   mutable cache_slots caches;                      // plans kept by operations, by type
+  sparse_lookup lookup;                            // every locale's indices, searchable one-sidedly
 
   /// This locale's number of indices.
   index_t local_size() const noexcept { return offsets.empty() ? 0 : offsets.back(); }
@@ -144,6 +149,12 @@ struct sparse_state {
     if (k == pieces.size()) return -1;
     const index_t p = layouts[k]->position_of(i);
     return p < 0 ? -1 : offsets[k] + p;
+  }
+  /// The position of `i` on locale `owner` (this one or another), or -1 when `i` is not in
+  /// the set: a local search here, one-sided reads of `owner`'s lookup table elsewhere.
+  index_t position_on(int owner, const idx<N>& i) const {
+    if (owner == here()) return position_of(i);
+    return lookup.position_on(owner, parent.indices().order_of(i));
   }
   /// The piece holding position p.
   std::size_t piece_at(index_t p) const noexcept {

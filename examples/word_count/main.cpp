@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
 
   // Any locale reads any word's count one-sidedly: the most frequent word, checked here.
   const std::int64_t top_count = all.empty() ? 0 : static_cast<std::int64_t>(count[all.front().w]);
-  const std::vector<bool> known = D.contains({word_of(0), word_of(vocabulary)});  // collective
+  const std::vector<bool> known = D.contains_each({word_of(0), word_of(vocabulary)});  // collective
 
   const bool ok = total == text_words && total_letters == letters_generated && D.size() <= vocabulary &&
                   !all.empty() && top_count == all.front().count && known[0] && !known[1];

@@ -76,6 +76,28 @@ class message_batch {
   std::vector<MPI_Request> requests_;
 };
 
+/// Sends `outgoing[q]` to every other locale q and receives `expected[q]` bytes from each,
+/// where both sides know every size in advance (answers to queries whose counts they
+/// share): one message per peer and direction that carries bytes, no size exchange and no
+/// collective call. `outgoing[here()]` is returned as what this locale "received" from
+/// itself. Throws unsupported_error for a message of more than 2^31 - 1 bytes.
+inline std::vector<std::vector<std::byte>> exchange_known_sizes(std::vector<std::vector<std::byte>> outgoing,
+                                                                const std::vector<std::size_t>& expected) {
+  const int p = static_cast<int>(outgoing.size()), me = env().rank();
+  std::vector<std::vector<std::byte>> incoming(outgoing.size());
+  message_batch batch;
+  for (int q = 0; q < p; ++q) {
+    const auto k = static_cast<std::size_t>(q);
+    if (q == me) continue;
+    incoming[k].resize(expected[k]);
+    batch.receive(q, incoming[k].data(), incoming[k].size());
+    batch.send(q, outgoing[k].data(), outgoing[k].size());
+  }
+  batch.wait();
+  incoming[static_cast<std::size_t>(me)] = std::move(outgoing[static_cast<std::size_t>(me)]);
+  return incoming;
+}
+
 /// What a zero-byte signal between two locales of one node says: "my storage is ready for
 /// your direct copy" or "my direct copy into your storage is done".
 enum class signal_kind { ready = 1, done = 2 };

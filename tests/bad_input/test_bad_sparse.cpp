@@ -12,6 +12,7 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../../layouts/compressed_layout.hpp"
@@ -71,8 +72,8 @@ TEST_CASE("bad input: sparse domain arguments", "[bad_input][sparse]") {
             s.add(dmap::here() == 0 ? std::vector<idx<2>>{{9, 0}} : none));
   BAD_INPUT("sparse remove: an index below the parent on the last locale only", dmap::out_of_bounds_error,
             s.remove(last ? std::vector<idx<2>>{{0, -5}} : none));
-  BAD_INPUT("sparse contains (batch): INT64_MIN on every locale", dmap::out_of_bounds_error,
-            s.contains(std::vector<idx<2>>{{int64_min, int64_min}}));
+  BAD_INPUT("sparse_array get: INT64_MIN in both dimensions on every locale", dmap::out_of_bounds_error,
+            a.get(std::vector<idx<2>>{{int64_min, int64_min}}));
   BAD_INPUT("sparse_array get: an index past the parent on the last locale only", dmap::out_of_bounds_error,
             a.get(last ? std::vector<idx<2>>{{int64_max, 0}} : none));
   BAD_INPUT("sparse_array set: an absent index on the last locale only", dmap::out_of_bounds_error,
@@ -110,15 +111,39 @@ TEST_CASE("bad input: sparse domain arguments", "[bad_input][sparse]") {
                 }
               throw dmap::out_of_bounds_error("every local index is present");
             }());
-  BAD_INPUT("sparse_array operator[]: an index another locale owns", dmap::not_local_error,
+  BAD_INPUT("sparse_array local: an index another locale owns", dmap::not_local_error,
             [&] {
               for (const auto& i : dmap::testing::oracle::points_of(space))
                 if (parent.locale_of(i) != dmap::here()) {
-                  (void)a[i];
+                  (void)a.local(i);
                   return;
                 }
               throw dmap::not_local_error("one locale owns everything");
             }());
+  BAD_INPUT("sparse_array operator[]: writing an absent index another locale owns", dmap::out_of_bounds_error,
+            [&] {
+              for (const auto& i : dmap::testing::oracle::points_of(space))
+                if (parent.locale_of(i) != dmap::here() && !s.contains(i)) {
+                  a[i] = 1.0;
+                  return;
+                }
+              throw dmap::out_of_bounds_error("no absent index elsewhere");
+            }());
+  BAD_INPUT("sparse_array operator[]: writing an absent index this locale owns", dmap::out_of_bounds_error,
+            [&] {
+              for (const auto& i : dmap::testing::oracle::points_of(space))
+                if (s.locale_of(i) == dmap::here() && !s.contains(i)) {
+                  a[i] = 1.0;
+                  return;
+                }
+              throw dmap::out_of_bounds_error("no absent index here");
+            }());
+  BAD_INPUT("sparse_array operator[]: reading (INT64_MIN, INT64_MAX), outside the parent", dmap::out_of_bounds_error,
+            (void)static_cast<double>(a[idx<2>{int64_min, int64_max}]));
+  BAD_INPUT("sparse_array operator[] const: reading one past the parent's last row", dmap::out_of_bounds_error,
+            (void)std::as_const(a)[idx<2>{9, 0}]);
+  BAD_INPUT("sparse locale_of: INT64_MAX in dimension 0", dmap::out_of_bounds_error,
+            (void)s.locale_of(idx<2>{int64_max, 0}));
   BAD_INPUT("sparse_array: a moved-from array", dmap::argument_error,
             [&] {
               dmap::sparse_array<double, 2> b{s};

@@ -1,8 +1,11 @@
 // The control: the correct forms of every misuse in this folder compile with the same flags.
 #include <dmap/dmap.hpp>
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 double fine(dmap::array<double, 2>& a, dmap::array<double, 2>& b, dmap::array<double, 1>& c) {
   dmap::forall(dmap::zip(a, b), [](double& x, const double& y) { x = y; });
@@ -22,4 +25,20 @@ dmap::array<double, 2> exported(dmap::array<double, 2>& a, const dmap::array<dou
   for (const auto& position : p.locals) sum += *p.partitions.at(position).data;
   (void)sum;
   return dmap::dap_import(dmap::dap_export(a));
+}
+
+// The correct forms of the sparse and associative misuses.
+double fine_kinds(dmap::sparse_array<double, 2>& s, dmap::sparse_array<double, 2>& t, dmap::array<double, 2>& d,
+                  dmap::associative_array<double, std::int64_t>& a, dmap::associative_domain<std::int64_t>& k) {
+  s[dmap::idx<2>{1, 2}] = 3.0;
+  a[42] = 3.0;
+  d[dmap::idx<2>{1, 2}] = 3.0;
+  s.local(dmap::idx<2>{1, 2}) = 3.0;
+  s = t;
+  dmap::forall(dmap::zip(s, d), [](const double& x, double& y) { y = x; });
+  dmap::forall(dmap::zip(a, k), [](double& x, const std::int64_t& key) { x = static_cast<double>(key); });
+  const std::vector<bool> in = k.contains_each({4, 8, 15});
+  const std::vector<bool> also = s.domain().contains_each(std::vector<dmap::idx<2>>{{1, 2}});
+  return dmap::reduce(dmap::zip(a, k), 0.0, std::plus<>{}, [](double x, const std::int64_t&) { return x; }) +
+         static_cast<double>(in.size() + also.size()) + (k.contains(4) ? 1.0 : 0.0);
 }

@@ -106,7 +106,7 @@ class array {
   }
   /// Collective: a copy over the same domain (elements and implicit value).
   array(const array& other)
-      : array(other.checked_live("dmap::array (copy)").dom_, other.st_->implicit()) {
+      : array(other.checked_live("dmap::array (copy)").dom_, other.checked_live("dmap::array (copy)").st_->implicit()) {
     *this = other;
   }
   /// Takes over `other`'s domain and elements (no communication); `other` is left empty:

@@ -145,6 +145,7 @@ class associative_array {
   /// is the value of every key added later (the implicit value).
   explicit associative_array(const domain_type& d, const T& implicit = T{})
       : dom_(d), st_(agreed([&] { return std::make_unique<storage>(detail::associative_access::shared(d), implicit); })) {
+    const detail::collective_scope scope;
     st_->expose();
   }
   /// Collective: a copy (values and implicit value) over the same domain.
@@ -155,6 +156,7 @@ class associative_array {
           st->values() = o.values();
           return st;
         })) {
+    const detail::collective_scope scope;
     st_->expose();
   }
   /// Takes over `other`'s values (no communication); `other` may then only be assigned to
@@ -220,6 +222,7 @@ class associative_array {
   /// locale must pass the same value: argument_error on every locale otherwise (values with
   /// padding bytes, which cannot be compared, take locale 0's).
   void set_implicit_value(const T& value) {
+    const detail::collective_scope scope;
     agreed([&] { checked("dmap::associative_array::set_implicit_value"); });
     st_->set_initial(detail::same_value_on_all_locales("dmap::associative_array::set_implicit_value", value));
   }
@@ -400,6 +403,7 @@ class associative_array {
   // (shape_error otherwise). The first agreement checks both operands on every locale.
   template <class Other>
   void assign_by_key(const Other& other) {
+    const detail::collective_scope scope;
     const char* who = "dmap::associative_array::operator=";
     std::vector<Key> keys;
     std::vector<T> values;
@@ -453,6 +457,7 @@ class associative_array {
   // apply `combine` in arrival order.
   template <class Combine>
   void update(const char* who, std::span<const Key> keys, std::span<const T> values, Combine&& combine) {
+    const detail::collective_scope scope;
     const std::vector<int> owners = agreed([&] {
       const auto& s = state();
       if (keys.size() != values.size())

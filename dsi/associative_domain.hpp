@@ -173,6 +173,7 @@ class associative_domain {
   /// domain and its arrays stay as they were; so do they when the mapper throws or returns
   /// a locale outside [0, num_locales()) (argument_error naming the key) on any locale.
   void add(std::span<const Key> keys) {
+    const detail::collective_scope scope;
     const char* who = "dmap::associative_domain::add";
     const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners_checked(keys, who)));
     auto& st = live_mut();
@@ -210,6 +211,7 @@ class associative_domain {
   /// one message per peer that owns some of them. Other keys keep their values in every
   /// array; a key added again later starts from the array's implicit value.
   void remove(std::span<const Key> keys) {
+    const detail::collective_scope scope;
     const char* who = "dmap::associative_domain::remove";
     const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners_checked(keys, who)));
     auto& st = live_mut();
@@ -223,6 +225,7 @@ class associative_domain {
 
   /// Collective: removes every key (no messages; the tables keep their capacity).
   void clear() {
+    const detail::collective_scope scope;
     auto& st = *agreed([&] { return &live_mut(); });
     st.table.clear();
     st.settle(false, false);

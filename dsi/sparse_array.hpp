@@ -112,6 +112,7 @@ class sparse_array {
           v->current.assign(static_cast<std::size_t>(v->owner->local_size()), implicit);
           return v;
         })) {
+    const detail::collective_scope scope;
     values_->expose();
   }
   /// Collective: a copy of `other` (values and implicit value) over the same domain.
@@ -122,6 +123,7 @@ class sparse_array {
           v->current = o.current;
           return v;
         })) {
+    const detail::collective_scope scope;
     values_->expose();
   }
   /// Takes over `other`'s domain and values (no communication); `other` may then only be
@@ -179,6 +181,7 @@ class sparse_array {
   /// pass the same value: argument_error on every locale otherwise (values with padding
   /// bytes, which cannot be compared, take locale 0's).
   void set_implicit_value(const T& value) {
+    const detail::collective_scope scope;
     auto& v = *agreed([&] { return &live("dmap::sparse_array::set_implicit_value"); });
     v.implicit = detail::same_value_on_all_locales("dmap::sparse_array::set_implicit_value", value);
   }
@@ -285,6 +288,7 @@ class sparse_array {
   /// then nothing is written. When several locales write one index, the highest locale's
   /// last value wins.
   void set(std::span<const idx<N>> indices, std::span<const T> values_in) {
+    const detail::collective_scope scope;
     const char* who = "dmap::sparse_array::set";
     auto& v = *agreed([&] {
       values* live_values = &live(who);
@@ -432,6 +436,7 @@ class sparse_array {
   // domain every value travels to its index's owner here, and the index sets must be equal
   // (shape_error otherwise). The first agreement checks both operands on every locale.
   void assign(const sparse_array& other) {
+    const detail::collective_scope scope;
     const char* who = "dmap::sparse_array::operator=";
     bool same = false;
     byte_buffers out = agreed([&] {

@@ -102,6 +102,7 @@ class sparse_domain {
   }
   /// Collective: removes every index.
   void clear() {
+    const detail::collective_scope scope;
     auto& s = *agreed([&] { return &live("dmap::sparse_domain::clear"); });
     std::vector<std::unique_ptr<const detail::sparse_piece<N>>> layouts;
     std::optional<detail::sparse_lookup_table> table;
@@ -384,6 +385,7 @@ class sparse_domain {
 
   // Adds or removes: route to owners, merge per piece, prepare every array, agree, commit.
   void change(std::span<const idx<N>> indices, bool adding, const char* who) {
+    const detail::collective_scope scope;
     std::vector<std::vector<std::size_t>> unasked;  // the caller's positions are not needed
     byte_buffers in = exchange(route([&]() -> const auto& { return live(who); }, indices, unasked, who));
     auto& s = live(who);

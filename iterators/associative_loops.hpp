@@ -184,6 +184,7 @@ decltype(auto) slot_args(const Ops& ops, std::size_t s) {
 template <class X, class Body>
   requires associative_loop_iterand<X> && associative_body<Body, X>
 void forall(X&& x, Body&& body) {
+  const detail::collective_scope scope;
   const auto ops = detail::associative_operands(x);
   detail::check_same_associative_domain(ops, "dmap::forall");
   const auto& table = detail::associative_lead_table(x);
@@ -226,6 +227,7 @@ template <class X, class T, class Op, class Transform>
   requires associative_loop_iterand<X> && std::is_trivially_copyable_v<T> && reduction_op<Op, T> &&
            associative_body<Transform, X>
 [[nodiscard]] T reduce(X&& x, T init, Op op, Transform transform) {
+  const detail::collective_scope scope;
   const auto ops = detail::associative_operands(x);
   detail::check_same_associative_domain(ops, "dmap::reduce");
   const auto& table = detail::associative_lead_table(x);

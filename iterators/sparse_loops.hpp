@@ -184,6 +184,7 @@ void run_sparse_loop(X& iterand, Prepare&& prepare, Chunk&& chunk, std::uint64_t
 template <class Iterand, class Body>
   requires sparse_iterand<Iterand> && sparse_body<Body, Iterand>
 void forall(Iterand&& iterand, Body&& body) {
+  const detail::collective_scope scope;
   constexpr std::size_t count = std::tuple_size_v<sparse_args_t<Iterand>>;
   constexpr std::uint64_t written = detail::parameters_written<Body>(std::make_index_sequence<count>{});
   detail::run_sparse_loop(
@@ -216,6 +217,7 @@ void forall(Iterand&&, Body&&) {
 template <class Iterand, class T, class Op, class Transform>
   requires sparse_iterand<Iterand> && reduction_op<Op, T> && sparse_body<Transform, Iterand>
 [[nodiscard]] T reduce(Iterand&& iterand, T init, Op op, Transform transform) {
+  const detail::collective_scope scope;
   static_assert(std::is_trivially_copyable_v<T>, "dmap::reduce: the result type must be trivially copyable");
   std::vector<detail::partial<T>> partials;
   detail::run_sparse_loop(

@@ -258,4 +258,70 @@ TEST_CASE("reads after scans and halo reductions are never stale", "[memory_mode
   DMAP_CHECK_ALL(stale == 0);
 }
 
+TEST_CASE("reads after sparse and associative collectives are never stale", "[memory_model]") {
+  const int n = std::max(1, rounds() / 4);
+  const int p = dmap::num_locales();
+  // Sparse: every third index of a Block parent; a loop writes the values, then set() from
+  // locale 0 alone (the others pass empty lists), then an assignment from another sparse domain.
+  const dmap::rect<2> r{{0, 9}, {0, 8}};
+  dmap::domain D{dmap::block<2>{}, r};
+  dmap::domain C{dmap::cyclic<2>{}, r};
+  std::vector<dmap::idx<2>> members;
+  for (dmap::index_t k = 0; k < r.size(); ++k)
+    if (k % 3 == 0) members.push_back(r.index_at(k));
+  dmap::sparse_domain<2> S{D, dmap::csr_layout<2>{}}, T{C, dmap::coo_layout<2>{}};
+  S.add(dmap::here() == 0 ? std::span<const dmap::idx<2>>(members) : std::span<const dmap::idx<2>>());
+  T.add(dmap::here() == 0 ? std::span<const dmap::idx<2>>(members) : std::span<const dmap::idx<2>>());
+  dmap::sparse_array<double, 2> A{S, 0.0}, B{T, 0.0};
+  std::vector<dmap::idx<2>> probes;
+  for (const auto& i : members)
+    if (p > 1 && D.locale_of(i) == (dmap::here() + 1) % p && probes.size() < 4) probes.push_back(i);
+  std::int64_t stale = 0;
+  const auto read = [&](double round) {
+    for (const auto& i : probes)
+      if (static_cast<double>(A[i]) < round) ++stale;
+  };
+  for (int round = 1; round <= n; ++round) {
+    dmap::forall(A, [round](double& a) { a = 3.0 * round - 2; });
+    read(3.0 * round - 2);
+    const std::vector<double> values(dmap::here() == 0 ? members.size() : 0, 3.0 * round - 1);
+    A.set(dmap::here() == 0 ? std::span<const dmap::idx<2>>(members) : std::span<const dmap::idx<2>>(),
+          std::span<const double>(values));
+    read(3.0 * round - 1);
+    dmap::forall(B, [round](double& b) { b = 3.0 * round; });
+    A = B;
+    read(3.0 * round);
+  }
+  DMAP_CHECK_ALL(stale == 0);
+
+  // Associative: keys 0..99 (added by locale 0), written by a loop, then by set() from locale 0,
+  // then accumulated; read one-sidedly from the keys' owners.
+  dmap::associative_domain<std::int64_t> K;
+  std::vector<std::int64_t> keys;
+  for (std::int64_t k = 0; k < 100; ++k) keys.push_back(k);
+  K.add(dmap::here() == 0 ? std::span<const std::int64_t>(keys) : std::span<const std::int64_t>());
+  dmap::associative_array<double, std::int64_t> V{K, 0.0};
+  std::vector<std::int64_t> remote_keys;
+  for (const auto k : keys)
+    if (p > 1 && K.locale_of(k) != dmap::here() && remote_keys.size() < 4) remote_keys.push_back(k);
+  stale = 0;
+  const auto read_keys = [&](double round) {
+    for (const auto k : remote_keys)
+      if (static_cast<double>(V[k]) < round) ++stale;
+  };
+  for (int round = 1; round <= n; ++round) {
+    dmap::forall(V, [round](double& v) { v = 3.0 * round - 2; });
+    read_keys(3.0 * round - 2);
+    const std::vector<double> values(dmap::here() == 0 ? keys.size() : 0, 3.0 * round - 1);
+    V.set(dmap::here() == 0 ? std::span<const std::int64_t>(keys) : std::span<const std::int64_t>(),
+          std::span<const double>(values));
+    read_keys(3.0 * round - 1);
+    const std::vector<double> ones(dmap::here() == 0 ? keys.size() : 0, 1.0);
+    V.accumulate(dmap::here() == 0 ? std::span<const std::int64_t>(keys) : std::span<const std::int64_t>(),
+                 std::span<const double>(ones));
+    read_keys(3.0 * round);
+  }
+  DMAP_CHECK_ALL(stale == 0);
+}
+
 }  // namespace test_memory_model

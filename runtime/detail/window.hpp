@@ -76,6 +76,20 @@ class rma_window {
       count_node_copy(bytes);
       return;
     }
+    if (runs.size() == 1) {  // one run (a single element, a contiguous fetch): no derived datatype
+      const auto& r = runs.front();
+      const std::int64_t bytes = r.count * static_cast<std::int64_t>(element_size_);
+      const auto guard = access(locale);
+      // The target displacement counts elements (the window's displacement unit).
+      int code = MPI_Get(out, static_cast<int>(bytes), MPI_BYTE, locale, static_cast<MPI_Aint>(r.first),
+                         static_cast<int>(bytes), MPI_BYTE, win_);
+      if (code == MPI_SUCCESS) code = MPI_Win_flush(locale, win_);
+      check_mpi(code, "MPI_Get");
+      auto& c = env().counters();
+      ++c.messages_received;
+      c.bytes_received += static_cast<std::uint64_t>(bytes);
+      return;
+    }
     std::vector<int> lengths;
     std::vector<MPI_Aint> displacements;
     std::int64_t total = 0;

@@ -88,6 +88,7 @@ class assignment_plan {
   /// may be sent from and received into them directly). Throws argument_error when a run
   /// is already in flight.
   void start() {
+    const detail::collective_scope scope;  // its own copies land in the destination now
     if (pending_)
       throw argument_error("dmap::assignment_plan::start: a run is already in flight; call finish() first");
     // One fixed-size agreement: a side that changed on one locale fails every locale.
@@ -105,6 +106,7 @@ class assignment_plan {
   /// Waits for the messages of the run in flight and stores what arrived (argument_error
   /// when none is in flight).
   void finish() {
+    const detail::collective_scope scope;
     if (!pending_) throw argument_error("dmap::assignment_plan::finish: no run is in flight; call start() first");
     auto running = std::move(*pending_);
     pending_.reset();

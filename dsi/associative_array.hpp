@@ -433,7 +433,28 @@ class associative_array {
       std::copy(other.st_->values().begin(), other.st_->values().end(), st_->values().begin());
       return;
     }
-    const byte_buffers incoming = exchange(detail::pack_by_locale(std::span<const Key>(keys), values.data(), owners));
+    const auto [given, slots] = received(
+        exchange(detail::pack_by_locale(std::span<const Key>(keys), values.data(), owners)), who,
+        [&](const Key& k) {
+          const std::int64_t slot = state().table.find(k);
+          if (slot < 0)
+            throw shape_error(std::string(who) + ": key " + detail::key_text(k) + " of the right-hand array is not "
+                              "in the left-hand domain; arrays over different domains copy only when both hold the "
+                              "same keys");
+          return static_cast<std::size_t>(slot);
+        });
+    auto& v = st_->values();
+    for (std::size_t q = 0; q < slots.size(); ++q)
+      for (std::size_t k = 0; k < slots[q].size(); ++k) v[slots[q][k]] = given[q][k];
+  }
+  // Collective: the (key, value) pairs of `incoming` (one buffer per source locale) as values
+  // and slots, per source; every key is checked at its owner (routed here by the mapper,
+  // `slot_of` finds it) inside one agreement, so a bad key on any locale fails every locale
+  // before anything is written.
+  template <class SlotOf>
+  std::pair<std::vector<std::vector<T>>, std::vector<std::vector<std::size_t>>> received(const byte_buffers& incoming,
+                                                                                        const char* who,
+                                                                                        SlotOf&& slot_of) const {
     const auto& s = state();
     std::vector<std::vector<T>> given(incoming.size());
     std::vector<std::vector<std::size_t>> slots(incoming.size());
@@ -441,17 +462,10 @@ class associative_array {
       for (std::size_t q = 0; q < incoming.size(); ++q)
         for (const Key& k : detail::unpack_keys<Key>(incoming[q], &given[q])) {
           s.check_routed(k, static_cast<int>(q), who);
-          const std::int64_t slot = s.table.find(k);
-          if (slot < 0)
-            throw shape_error(std::string(who) + ": key " + detail::key_text(k) + " of the right-hand array is not "
-                              "in the left-hand domain; arrays over different domains copy only when both hold the "
-                              "same keys");
-          slots[q].push_back(static_cast<std::size_t>(slot));
+          slots[q].push_back(slot_of(k));
         }
     });
-    auto& v = st_->values();
-    for (std::size_t q = 0; q < incoming.size(); ++q)
-      for (std::size_t k = 0; k < slots[q].size(); ++k) v[slots[q][k]] = given[q][k];
+    return {std::move(given), std::move(slots)};
   }
   // Collective: sends (key, value) pairs to the owners, which check every key first and then
   // apply `combine` in arrival order.
@@ -467,20 +481,14 @@ class associative_array {
       for (std::size_t k = 0; k < keys.size(); ++k) o[k] = s.locale_of(keys[k], who);
       return o;
     });
-    const byte_buffers incoming = exchange(detail::pack_by_locale(keys, values.data(), owners));
-    const auto& s = state();
-    std::vector<std::vector<T>> given(incoming.size());
-    std::vector<std::vector<std::size_t>> slots(incoming.size());
-    agreed([&] {
-      for (std::size_t q = 0; q < incoming.size(); ++q)
-        for (const Key& k : detail::unpack_keys<Key>(incoming[q], &given[q])) {
-          s.check_routed(k, static_cast<int>(q), who);
-          slots[q].push_back(owned_slot(who, k));
-        }
-    });
+    // Not a structured binding: clang < 16 cannot capture one in the lambda below.
+    const auto pairs = received(exchange(detail::pack_by_locale(keys, values.data(), owners)), who,
+                                [&](const Key& k) { return owned_slot(who, k); });
+    const auto& given = pairs.first;
+    const auto& slots = pairs.second;
     agreed([&] {
       auto& v = st_->values();
-      for (std::size_t q = 0; q < incoming.size(); ++q)
+      for (std::size_t q = 0; q < slots.size(); ++q)
         for (std::size_t k = 0; k < slots[q].size(); ++k) v[slots[q][k]] = combine(v[slots[q][k]], given[q][k]);
     });
   }

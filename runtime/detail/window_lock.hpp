@@ -51,7 +51,11 @@ void create_window_exclusively(MPI_Comm comm, bool node_leader, Create&& create)
       int r = 0;
       do r = ::flock(fd, LOCK_EX | LOCK_NB);
       while (r != 0 && errno == EINTR);
-      held = r == 0 ? 1 : 0;
+      if (r != 0 && errno != EWOULDBLOCK) {  // no locks on this file system: go unguarded
+        ::close(fd);
+        fd = -1;
+      }
+      held = r == 0 || fd < 0 ? 1 : 0;
     }
     int all_held = 0;
     const int code = MPI_Allreduce(&held, &all_held, 1, MPI_INT, MPI_MIN, comm);

@@ -21,6 +21,13 @@ int rounds() {
   return v != nullptr ? std::atoi(v) : 2000;
 }
 
+// Rounds of a slow case (resizes, files, scans): rounds() / divisor in the suite, all of
+// rounds() with DMAP_MEMORY_MODEL_FULL=1 (the full check, run by hand: docs/testing.md).
+int slow_rounds(int divisor) {
+  const char* full = std::getenv("DMAP_MEMORY_MODEL_FULL");
+  return std::max(1, full != nullptr && std::string(full) == "1" ? rounds() : rounds() / divisor);
+}
+
 // The node-transfer settings of a case: node-shared storage for every array, or none.
 struct storage_mode {
   const char* name;
@@ -186,7 +193,7 @@ TEST_CASE("reads after set_indices are never stale", "[memory_model]") {
       const with_settings s(mode.settings);
       dmap::domain D{dmap::block<1>{}, dmap::rect<1>{dmap::range{0, 64}}};
       dmap::array<double, 1> A{D};
-      const int n = std::max(1, rounds() / 10);  // a resize recreates windows: fewer rounds
+      const int n = slow_rounds(10);  // a resize recreates windows: fewer rounds
       std::int64_t stale = 0;
       for (int round = 1; round <= n; ++round) {
         dmap::forall(A, [round](double& a) { a = round; });
@@ -209,7 +216,7 @@ TEST_CASE("reads after a file is read into an array are never stale", "[memory_m
   dmap::domain D{dmap::block<1>{}, r};
   dmap::array<double, 1> Src{C}, A{D};
   const auto probes = probes_of(D, 4);
-  const int n = std::max(1, rounds() / 20);  // files: fewer rounds
+  const int n = slow_rounds(20);  // files: fewer rounds
   std::int64_t stale = 0;
   for (int round = 1; round <= n; ++round) {
     dmap::forall(Src, [round](double& a) { a = round; });
@@ -228,7 +235,7 @@ TEST_CASE("reads after scans and halo reductions are never stale", "[memory_mode
   dmap::array<double, 1> In{D}, Out{C};
   dmap::forall(In, [](double& a) { a = 0; });
   const auto probes = probes_of(C, 4);
-  const int n = std::max(1, rounds() / 4);
+  const int n = slow_rounds(4);
   std::int64_t stale = 0;
   for (int round = 1; round <= n; ++round) {
     // The running maximum of a constant array is the constant everywhere.
@@ -259,7 +266,7 @@ TEST_CASE("reads after scans and halo reductions are never stale", "[memory_mode
 }
 
 TEST_CASE("reads after sparse and associative collectives are never stale", "[memory_model]") {
-  const int n = std::max(1, rounds() / 4);
+  const int n = slow_rounds(4);
   const int p = dmap::num_locales();
   // Sparse: every third index of a Block parent; a loop writes the values, then set() from
   // locale 0 alone (the others pass empty lists), then an assignment from another sparse domain.

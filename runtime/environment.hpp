@@ -164,8 +164,12 @@ class environment {
   }
   /// The node-transfer settings in force (see dmap::set_node_transfers).
   const node_transfer_settings& node_transfers() const noexcept { return node_transfers_; }
-  /// Replaces the node-transfer settings (see dmap::set_node_transfers).
-  void set_node_transfers(const node_transfer_settings& s) noexcept { node_transfers_ = s; }
+  /// Collective: replaces the node-transfer settings (see dmap::set_node_transfers); settings
+  /// that differ between locales are an argument_error on every locale, and change nothing.
+  void set_node_transfers(const node_transfer_settings& s) {
+    check_same_everywhere(s, "dmap::set_node_transfers: the settings");
+    node_transfers_ = s;
+  }
   /// The state an optional component keeps for this environment (interop/scalapack.hpp's
   /// BLACS grids), one per type: made as `State{}` on first use, destroyed with the
   /// environment, the latest made first, before MPI stops. Its destructor must not throw;
@@ -185,7 +189,8 @@ class environment {
     if (detail::current_environment != nullptr)
       throw runtime_error("dmap::environment: an environment already exists; create exactly one");
     // The settings are checked before MPI starts: a rejected one leaves nothing to finalise,
-    // and the program may correct it and create the environment again.
+    // and the program may correct it and create the environment again. (Node-transfer settings
+    // that differ between locales are found once MPI runs, below.)
     const char* threads_setting = std::getenv("DMAP_NUM_THREADS");
     threads_ = threads_asked(threads_setting);
     node_transfers_ = node_transfers_asked(std::getenv("DMAP_NODE_TRANSFERS"), std::getenv("DMAP_NODE_MIN_BYTES"));
@@ -212,6 +217,9 @@ class environment {
       MPI_Comm_rank(comm_, &rank_);
       MPI_Comm_size(comm_, &size_);
       find_node();
+      // Each locale read its own environment variables; the storage of every array is chosen
+      // collectively from them, so they must agree (a per-node job script may set them apart).
+      check_same_everywhere(node_transfers_, "dmap::environment: DMAP_NODE_TRANSFERS and DMAP_NODE_MIN_BYTES");
       detail::check_mpi(MPI_Op_create(&detail::combine_agreement_records, 1, &agreement_op_), "MPI_Op_create");
       if (size_ > 1) progress_ = std::make_unique<detail::progress_board>(comm_, node_comm_, node_locales_, rank_, size_);
       // Lets the arena have more workers than cores when DMAP_NUM_THREADS asks for them; without
@@ -240,6 +248,23 @@ class environment {
                       "MPI_Allgather(node locales)");
     detail::check_mpi(MPI_Allreduce(&members, &largest_node_, 1, MPI_INT, MPI_MAX, comm_),
                       "MPI_Allreduce(largest node)");
+  }
+
+  // Collective: throws argument_error on every locale (the same message) when `s` differs
+  // between locales; `what` names the settings. One all-reduce of the settings and their
+  // complements by minimum gives each field's least and greatest value.
+  void check_same_everywhere(const node_transfer_settings& s, const char* what) const {
+    if (size_ == 1) return;
+    const std::uint64_t enabled = s.enabled ? 1 : 0;
+    const std::uint64_t mine[4] = {enabled, s.min_bytes, ~enabled, ~s.min_bytes};
+    std::uint64_t all[4] = {};
+    detail::check_mpi(MPI_Allreduce(mine, all, 4, MPI_UINT64_T, MPI_MIN, comm_), "MPI_Allreduce(node-transfer settings)");
+    const auto range = [](std::uint64_t low, std::uint64_t high) {
+      return low == high ? std::to_string(low) : std::to_string(low) + " on some, " + std::to_string(high) + " on others";
+    };
+    if (all[0] != ~all[2] || all[1] != ~all[3])
+      throw argument_error(std::string(what) + " must be the same on every locale (node transfers on: " +
+                           range(all[0], ~all[2]) + "; min bytes: " + range(all[1], ~all[3]) + ")");
   }
 
   // Frees the library's communicators and finalises MPI when this environment started it.
@@ -385,9 +410,10 @@ inline void reset_file_statistics() { detail::env().files() = {}; }
 /// DMAP_NODE_TRANSFERS=0 and DMAP_NODE_MIN_BYTES=n (bytes) change the defaults.
 inline node_transfer_settings node_transfers() { return detail::env().node_transfers(); }
 /// Switches node-aware storage and transfers on or off for arrays made (or resized) from now
-/// on. Every locale must make the same call at the same point of the program (each array's
-/// storage is chosen collectively). Arrays already in node-shared memory stay there, but a
-/// transfer into one copies directly only while the setting is on.
+/// on. Collective: every locale makes the same call at the same point of the program (each
+/// array's storage is chosen collectively); settings that differ between locales are an
+/// argument_error on every locale and change nothing. Arrays already in node-shared memory stay
+/// there, but a transfer into one copies directly only while the setting is on.
 inline void set_node_transfers(const node_transfer_settings& s) { detail::env().set_node_transfers(s); }
 
 }  // namespace dmap

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/messages.hpp"
 #include "environment.hpp"
 
 namespace dmap {
@@ -224,56 +225,31 @@ inline byte_buffers exchange(byte_buffers outgoing) {
   detail::check_mpi(MPI_Alltoall(send_sizes.data(), 1, MPI_UINT64_T, recv_sizes.data(), 1,
                                  MPI_UINT64_T, e.comm()),
                     "MPI_Alltoall");
-  std::uint64_t largest = 0;
-  for (int q = 0; q < p; ++q) largest = std::max({largest, send_sizes[q], recv_sizes[q]});
   // The receive buffers are allocated before any message moves, and one collective tells
-  // every locale whether some message is too large or some locale could not allocate
-  // (reported as 2^64-1 minus its id, so the lowest failing locale is named).
+  // every locale whether some locale could not allocate (reported as 2^64-1 minus its id, so
+  // the lowest failing locale is named). Messages over message_piece_bytes travel in pieces.
   constexpr std::uint64_t failed_mark = UINT64_MAX;
   byte_buffers incoming;
   std::exception_ptr failure;
-  if (largest <= static_cast<std::uint64_t>(INT32_MAX)) {
-    try {
-      incoming.resize(static_cast<std::size_t>(p));
-      for (int q = 0; q < p; ++q)
-        if (q != me) incoming[q].resize(recv_sizes[q]);
-    } catch (...) {
-      failure = std::current_exception();
-    }
+  try {
+    incoming.resize(static_cast<std::size_t>(p));
+    for (int q = 0; q < p; ++q)
+      if (q != me) incoming[q].resize(recv_sizes[q]);
+  } catch (...) {
+    failure = std::current_exception();
   }
-  const std::uint64_t worst =
-      all_reduce_max(failure ? failed_mark - static_cast<std::uint64_t>(me) : largest);
+  const std::uint64_t worst = all_reduce_max(failure ? failed_mark - static_cast<std::uint64_t>(me) : 0);
   if (worst > failed_mark - static_cast<std::uint64_t>(p)) {
     if (failure) std::rethrow_exception(failure);
     throw runtime_error("dmap::exchange: locale " + std::to_string(failed_mark - worst) +
                         " could not allocate its receive buffers");
   }
-  if (worst > static_cast<std::uint64_t>(INT32_MAX))
-    throw unsupported_error("dmap::exchange: a message exceeds 2^31-1 bytes; split the transfer");
-  std::vector<MPI_Request> requests;
-  requests.reserve(2 * static_cast<std::size_t>(p));
-  constexpr int tag = 0x646d;
-  for (int q = 0; q < p; ++q) {
-    if (q == me || recv_sizes[q] == 0) continue;
-    requests.emplace_back();
-    detail::check_mpi(MPI_Irecv(incoming[q].data(), static_cast<int>(recv_sizes[q]), MPI_BYTE, q,
-                                tag, e.comm(), &requests.back()),
-                      "MPI_Irecv");
-    ++e.counters().messages_received;
-    e.counters().bytes_received += recv_sizes[q];
-  }
-  for (int q = 0; q < p; ++q) {
-    if (q == me || send_sizes[q] == 0) continue;
-    requests.emplace_back();
-    detail::check_mpi(MPI_Isend(outgoing[q].data(), static_cast<int>(send_sizes[q]), MPI_BYTE, q,
-                                tag, e.comm(), &requests.back()),
-                      "MPI_Isend");
-    ++e.counters().messages_sent;
-    e.counters().bytes_sent += send_sizes[q];
-  }
-  detail::check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
-                                MPI_STATUSES_IGNORE),
-                    "MPI_Waitall");
+  detail::message_batch batch(0x646d);
+  for (int q = 0; q < p; ++q)
+    if (q != me) batch.receive(q, incoming[q].data(), recv_sizes[q]);
+  for (int q = 0; q < p; ++q)
+    if (q != me) batch.send(q, outgoing[q].data(), send_sizes[q]);
+  batch.wait();
   incoming[me] = std::move(outgoing[me]);
   return incoming;
 }

@@ -244,4 +244,57 @@ TEST_CASE("domain checks: one fixed-size reduction, and a mismatch names locale 
   DMAP_CHECK_ALL((thrown && what.find("locales 0 and " + std::to_string(p - 1)) != std::string::npos));
 }
 
+TEST_CASE("messages longer than the piece size travel in pieces, cut alike on both sides", "[collectives][pieces]") {
+  // The piece size is lowered from 2^30 bytes so that ordinary transfers are cut: a
+  // redistribution, an exchange and a gather must give the same answer, in more messages.
+  struct piece_size {
+    std::size_t saved = dmap::detail::message_piece_bytes;
+    explicit piece_size(std::size_t bytes) { dmap::detail::message_piece_bytes = bytes; }
+    ~piece_size() { dmap::detail::message_piece_bytes = saved; }
+  };
+  const int p = dmap::num_locales(), me = dmap::here();
+  const rect<1> r{range(0, 10007)};
+  dmap::domain<1> B(dmap::block<1>{}, r), C(dmap::cyclic<1>{}, r);
+  dmap::array<std::int64_t, 1> from(B);
+  dmap::forall(dmap::zip(from, B), [](std::int64_t& a, const idx<1>& i) { a = 3 * i[0] + 1; });
+  const auto settings = dmap::node_transfers();
+  dmap::set_node_transfers({.enabled = false, .min_bytes = settings.min_bytes});  // every byte through messages
+  dmap::array<std::int64_t, 1> from_private(B), whole_private(C), cut_private(C);
+  from_private = from;
+  dmap::reset_counters();
+  whole_private = from_private;
+  const auto in_one = dmap::counters();
+  {
+    const piece_size small(1000);
+    dmap::reset_counters();
+    cut_private = from_private;
+    const auto in_pieces = dmap::counters();
+    INFO("locale " << me << ": " << in_one.messages_sent << " messages whole, " << in_pieces.messages_sent
+                   << " in pieces of 1000 bytes; " << in_one.bytes_sent << " / " << in_pieces.bytes_sent << " bytes");
+    DMAP_CHECK_ALL(in_pieces.bytes_sent == in_one.bytes_sent && in_pieces.bytes_received == in_one.bytes_received);
+    // Each message of b bytes becomes ceil(b / 1000) pieces: every message here is over 1000
+    // bytes when some locale sends any (10007 elements over p locales, a cyclic target).
+    DMAP_CHECK_ALL(in_pieces.messages_sent >= in_one.messages_sent);
+    DMAP_CHECK_ALL(in_pieces.messages_sent <= in_one.messages_sent + in_pieces.bytes_sent / 1000);
+    if (p > 1) DMAP_CHECK_ALL(dmap::all_reduce_sum(in_pieces.messages_sent) > dmap::all_reduce_sum(in_one.messages_sent));
+    // An exchange of 4,999 bytes to every other locale, and a gather of the whole to locale 0.
+    dmap::byte_buffers out(static_cast<std::size_t>(p));
+    for (int q = 0; q < p; ++q) out[static_cast<std::size_t>(q)].assign(4999, std::byte(static_cast<unsigned char>(me * 16 + q)));
+    const auto in = dmap::exchange(std::move(out));
+    bool right = true;
+    for (int q = 0; q < p; ++q)
+      for (const std::byte b : in[static_cast<std::size_t>(q)]) right = right && b == std::byte(static_cast<unsigned char>(q * 16 + me));
+    DMAP_CHECK_ALL(right);
+    const auto all = cut_private.gather();
+    bool gathered = me != 0 || all.size() == 10007;
+    for (std::size_t k = 0; k < all.size(); ++k) gathered = gathered && all[k] == 3 * static_cast<std::int64_t>(k) + 1;
+    DMAP_CHECK_ALL(gathered);
+  }
+  dmap::set_node_transfers(settings);
+  const bool same = dmap::reduce(dmap::zip(whole_private, cut_private), std::int64_t{0}, std::plus<>{},
+                                 [](std::int64_t a, std::int64_t b) { return std::int64_t{a != b}; }) == 0;
+  DMAP_CHECK_ALL(same);
+  DMAP_CHECK_ALL(dmap::reduce(cut_private, std::int64_t{0}) == 3 * (10006 * 10007 / 2) + 10007);
+}
+
 }  // namespace test_collectives

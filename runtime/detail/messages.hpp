@@ -2,6 +2,7 @@
 // together and completed together (no collective). Counted in the communication counters.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <vector>
@@ -10,43 +11,60 @@
 
 namespace dmap::detail {
 
+/// The largest MPI message a message_batch posts: longer messages travel as several pieces
+/// of this size (the last one shorter), which both sides cut alike and MPI delivers in order
+/// (same source, tag and communicator). 2^30 bytes, under MPI's int count; tests lower it to
+/// cut ordinary transfers.
+inline std::size_t message_piece_bytes = std::size_t{1} << 30;
+
 /// A set of non-blocking sends and receives completed by one `wait()`.
 class message_batch {
  public:
   message_batch() = default;
+  /// A batch whose messages carry `tag` (so that they never match another protocol's
+  /// messages in flight between the same locales).
+  explicit message_batch(int tag) : tag_(tag) {}
   message_batch(const message_batch&) = delete;
   message_batch& operator=(const message_batch&) = delete;
-  message_batch(message_batch&& other) noexcept : requests_(std::move(other.requests_)) {}
+  message_batch(message_batch&& other) noexcept : requests_(std::move(other.requests_)), tag_(other.tag_) {}
   message_batch& operator=(message_batch&& other) noexcept {
     wait_quietly();
     requests_ = std::move(other.requests_);
+    tag_ = other.tag_;
     return *this;
   }
   /// Completes what is still pending (errors are not reported from a destructor).
   ~message_batch() { wait_quietly(); }
 
-  /// Posts the receive of `bytes` bytes from locale `from` into `buffer`.
+  /// Posts the receive of `bytes` bytes from locale `from` into `buffer` (in pieces of at
+  /// most message_piece_bytes).
   void receive(int from, void* buffer, std::size_t bytes) {
-    if (bytes == 0) return;
     auto& e = env();
-    requests_.emplace_back();
-    check_mpi(MPI_Irecv(buffer, checked_count(bytes), MPI_BYTE, from, tag, e.comm(),
-                                &requests_.back()),
-                      "MPI_Irecv");
-    ++e.counters().messages_received;
-    e.counters().bytes_received += bytes;
+    auto* at = static_cast<std::byte*>(buffer);
+    for (std::size_t done = 0; done < bytes;) {
+      const std::size_t piece = std::min(bytes - done, piece_bytes());
+      requests_.emplace_back();
+      check_mpi(MPI_Irecv(at + done, static_cast<int>(piece), MPI_BYTE, from, tag_, e.comm(), &requests_.back()),
+                "MPI_Irecv");
+      ++e.counters().messages_received;
+      e.counters().bytes_received += piece;
+      done += piece;
+    }
   }
-  /// Posts the send of `bytes` bytes at `buffer` to locale `to`; the buffer must stay valid
-  /// until wait().
+  /// Posts the send of `bytes` bytes at `buffer` to locale `to` (in pieces of at most
+  /// message_piece_bytes); the buffer must stay valid until wait().
   void send(int to, const void* buffer, std::size_t bytes) {
-    if (bytes == 0) return;
     auto& e = env();
-    requests_.emplace_back();
-    check_mpi(MPI_Isend(buffer, checked_count(bytes), MPI_BYTE, to, tag, e.comm(),
-                                &requests_.back()),
-                      "MPI_Isend");
-    ++e.counters().messages_sent;
-    e.counters().bytes_sent += bytes;
+    const auto* at = static_cast<const std::byte*>(buffer);
+    for (std::size_t done = 0; done < bytes;) {
+      const std::size_t piece = std::min(bytes - done, piece_bytes());
+      requests_.emplace_back();
+      check_mpi(MPI_Isend(at + done, static_cast<int>(piece), MPI_BYTE, to, tag_, e.comm(), &requests_.back()),
+                "MPI_Isend");
+      ++e.counters().messages_sent;
+      e.counters().bytes_sent += piece;
+      done += piece;
+    }
   }
   /// Completes every posted message.
   void wait() {
@@ -58,12 +76,9 @@ class message_batch {
   }
 
  private:
-  static constexpr int tag = 0x6d70;
-  static int checked_count(std::size_t bytes) {
-    if (bytes > static_cast<std::size_t>(INT32_MAX))
-      throw unsupported_error("dmap::message_batch: a message of " + std::to_string(bytes) +
-                              " bytes exceeds 2^31-1 bytes");
-    return static_cast<int>(bytes);
+  // The piece size in force, within [1, 2^31 - 1].
+  static std::size_t piece_bytes() noexcept {
+    return std::clamp<std::size_t>(message_piece_bytes, 1, static_cast<std::size_t>(INT32_MAX));
   }
   void wait_quietly() noexcept {
     int finalized = 0;
@@ -74,13 +89,14 @@ class message_batch {
   }
 
   std::vector<MPI_Request> requests_;
+  int tag_ = 0x6d70;
 };
 
 /// Sends `outgoing[q]` to every other locale q and receives `expected[q]` bytes from each,
 /// where both sides know every size in advance (answers to queries whose counts they
 /// share): one message per peer and direction that carries bytes, no size exchange and no
 /// collective call. `outgoing[here()]` is returned as what this locale "received" from
-/// itself. Throws unsupported_error for a message of more than 2^31 - 1 bytes.
+/// itself.
 inline std::vector<std::vector<std::byte>> exchange_known_sizes(std::vector<std::vector<std::byte>> outgoing,
                                                                 const std::vector<std::size_t>& expected) {
   const int p = static_cast<int>(outgoing.size()), me = env().rank();

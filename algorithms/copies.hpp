@@ -33,12 +33,14 @@ struct copies_plans {
 template <class T, std::size_t N>
 void update_copies(array<T, N>& a) {
   const detail::collective_scope scope;
-  detail::check_array_live(a, "dmap::update_copies", "it has no copies to refresh");
+  agreed({"dmap::update_copies", detail::access::serial(a), [] { return std::string("the array to refresh"); }}, [&] {
+    detail::check_array_live(a, "dmap::update_copies", "it has no copies to refresh");
+    if (!detail::state_of(a.domain())->dir)
+      throw argument_error("dmap::update_copies: the array is distributed by " + a.domain().name() +
+                           "; only Unstructured maps hold copies that update_copies refreshes (copies of "
+                           "Replicated maps and replicated dimensions: dmap::replicate_from)");
+  });
   auto& st = *detail::state_of(a.domain());
-  if (!st.dir)
-    throw argument_error("dmap::update_copies: the array is distributed by " + a.domain().name() +
-                         "; only Unstructured maps hold copies that update_copies refreshes (copies of "
-                         "Replicated maps and replicated dimensions: dmap::replicate_from)");
   const auto& plan = st.caches.template get<detail::copies_plans<N>>().plan.for_generation(st.generation, [&] {
     const auto& dir = *st.dir;
     std::vector<detail::placed_block<N>> copies;
@@ -64,15 +66,21 @@ void update_copies(array<T, N>& a) {
 template <class T, std::size_t N>
 void replicate_from(array<T, N>& a, int root) {
   const detail::collective_scope scope;
-  detail::check_array_live(a, "dmap::replicate_from", "it has no copies to make consistent");
+  // One agreement: the array is whole and holds copies, root is a locale, and every locale
+  // names the same array and the same root.
+  agreed({"dmap::replicate_from", detail::fingerprint().add(detail::access::serial(a)).add(root).value(),
+          [root] { return "root " + std::to_string(root); }},
+         [&] {
+           detail::check_array_live(a, "dmap::replicate_from", "it has no copies to make consistent");
+           if (!detail::state_of(a.domain())->layers)
+             throw argument_error("dmap::replicate_from: the array is distributed by " + a.domain().name() +
+                                  "; only arrays whose domain holds copies (dmap::replicated, or dmap::dimensional "
+                                  "with replicated dimensions) have copies to make consistent");
+           if (root < 0 || root >= num_locales())
+             throw argument_error("dmap::replicate_from: root is " + std::to_string(root) + "; it must be in [0, " +
+                                  std::to_string(num_locales()) + ")");
+         });
   const auto& st = *detail::state_of(a.domain());
-  if (!st.layers)
-    throw argument_error("dmap::replicate_from: the array is distributed by " + a.domain().name() +
-                         "; only arrays whose domain holds copies (dmap::replicated, or dmap::dimensional with "
-                         "replicated dimensions) have copies to make consistent");
-  if (root < 0 || root >= num_locales())
-    throw argument_error("dmap::replicate_from: root is " + std::to_string(root) + "; it must be in [0, " +
-                         std::to_string(num_locales()) + ")");
   if (num_locales() == 1) return;
   if (st.replicated) {
     if (!a.local_blocks().empty())

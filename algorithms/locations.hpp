@@ -74,14 +74,16 @@ auto locate_extreme(Iterand&& iterand, Transform transform, const char* who) {
   static_assert(std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T>,
                 "dmap::minloc/maxloc: the value type must be trivially copyable and default-constructible");
   using cand = location_candidate<T, N>;
-  const auto ops = operands_named(iterand, who);
+  const auto ops = operands_agreed(iterand, who, [who](const auto& checked) {
+    const auto& first = std::get<0>(checked.ops);
+    if (first.whole().empty()) {
+      std::ostringstream s;
+      s << who << ": the input (" << first.describe() << ") is empty; an extreme needs at least one element";
+      throw argument_error(s.str());
+    }
+  });
   const auto& lead = std::get<0>(ops.ops);
   const rect<N> whole = lead.whole();
-  if (whole.empty()) {
-    std::ostringstream s;
-    s << who << ": the input (" << lead.describe() << ") is empty; an extreme needs at least one element";
-    throw argument_error(s.str());
-  }
   std::vector<work_chunk<N>> chunks;
   std::vector<partial<cand>> partials;
   const std::exception_ptr failure = run_positioned_loop(

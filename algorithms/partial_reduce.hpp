@@ -144,19 +144,22 @@ void partial_reduce(Iterand&& in, array<T, K>& out, T init, Op op = {}, Transfor
   using dims = detail::kept_dims<N, Reduced...>;
   static_assert(dims::K == K, "dmap::partial_reduce: the output's rank must be the input's rank minus the number "
                               "of reduced dimensions");
-  if (!detail::state_of(out.domain()))
-    throw argument_error("dmap::partial_reduce: out is a moved-from array; it has no domain or elements");
-  const auto ops = detail::operands_named(in, "dmap::partial_reduce");
+  const auto ops = detail::operands_agreed(in, "dmap::partial_reduce", [&out](const auto& checked) {
+    if (!detail::state_of(out.domain()))
+      throw argument_error("dmap::partial_reduce: out is a moved-from array; it has no domain or elements");
+    const auto& first = std::get<0>(checked.ops);
+    const rect<N> in_whole = first.whole();
+    const rect<K> out_indices = out.domain().indices();
+    if (dims::project(in_whole).shape() != out_indices.shape()) {
+      std::ostringstream s;
+      s << "dmap::partial_reduce: out has the index set " << out_indices << " but the input (" << first.describe()
+        << ") projected onto the kept dimensions has the shape of " << dims::project(in_whole)
+        << "; out must have that shape";
+      throw shape_error(s.str());
+    }
+  }, detail::access::serial(out));
   const auto& lead = std::get<0>(ops.ops);
-  const rect<N> whole = lead.whole();
   const rect<K> out_whole = out.domain().indices();
-  if (dims::project(whole).shape() != out_whole.shape()) {
-    std::ostringstream s;
-    s << "dmap::partial_reduce: out has the index set " << out_whole << " but the input (" << lead.describe()
-      << ") projected onto the kept dimensions has the shape of " << dims::project(whole)
-      << "; out must have that shape";
-    throw shape_error(s.str());
-  }
   const int p = num_locales(), me = here();
 
   // 1. Each chunk folds its elements into one value per kept position of the chunk.

@@ -447,19 +447,21 @@ T scan(const char* who, In& in, Out& out, const T& init, Op& op, Tr& tr) {
   using U = scan_value_t<In>;
   using V = scan_value_t<Out>;
   constexpr std::size_t N = array_traits<in_t>::rank;
-  check_scan_operand(in, who, "in");
-  check_scan_operand(out, who, "out");
   const operand<In> in_op{in};
   const operand<Out> out_op{out};
-  if (in_op.whole().shape() != out_op.whole().shape())
-    throw shape_error(std::string(who) + ": out (" + out_op.describe() + ") has another shape than in (" +
-                      in_op.describe() + "); a scan writes one element per input element");
   // Which path: every locale's input one run of positions, stored with its output here?
+  // The operand checks fail in the same reduction, so a locale whose operand was moved
+  // from (or differs in shape) fails with the others instead of leaving them waiting.
   constexpr std::uint64_t not_single = 1, not_aligned = 2, failed = 4;
   std::exception_ptr failure;
   std::optional<decltype(make_scan_plan(in_op, out_op))> plan;
   std::uint64_t mine = 0;
   try {
+    check_scan_operand(in, who, "in");
+    check_scan_operand(out, who, "out");
+    if (in_op.whole().shape() != out_op.whole().shape())
+      throw shape_error(std::string(who) + ": out (" + out_op.describe() + ") has another shape than in (" +
+                        in_op.describe() + "); a scan writes one element per input element");
     plan.emplace(make_scan_plan(in_op, out_op));
     if (!plan->single) mine |= not_single;
     if (!plan->aligned) mine |= not_aligned;

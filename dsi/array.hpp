@@ -72,15 +72,7 @@ class array {
   explicit array(const dmap::domain<N>& d) : array(d, T{}) {}
   /// Collective: an array over `d`, every element set to `value`, which is also the implicit
   /// value: indices a later `set_indices` adds start with it.
-  array(const dmap::domain<N>& d, const T& value)
-      : dom_(d),
-        st_(agreed({"dmap::array", value_fingerprint(d, value),
-                    [] { return std::string("an array of ") + typeid(T).name() + " (" + std::to_string(sizeof(T)) + " bytes) and its initial value"; }},
-                   [&, shared = detail::state_of(d) && detail::node_storage_wanted<T>(*detail::state_of(d))] {
-                     if (!detail::state_of(d))
-                       throw argument_error("dmap::array: the domain was moved from; an array needs a domain with indices");
-                     return std::make_unique<detail::array_storage<T, N>>(detail::state_of(d), value, shared);
-                   })) {
+  array(const dmap::domain<N>& d, const T& value) : dom_(d), st_(made_storage(d, value, "dmap::array")) {
     const detail::collective_scope scope;
     st_->serial = detail::env().new_serial();
     st_->expose();
@@ -106,7 +98,10 @@ class array {
   }
   /// Collective: a copy over the same domain (elements and implicit value).
   array(const array& other)
-      : array(other.checked_live("dmap::array (copy)").dom_, other.checked_live("dmap::array (copy)").st_->implicit()) {
+      : dom_(other.dom_), st_(made_storage(other.dom_, other.st_ ? other.st_->implicit() : T{}, "dmap::array (copy)")) {
+    const detail::collective_scope scope;
+    st_->serial = detail::env().new_serial();
+    st_->expose();
     *this = other;
   }
   /// Takes over `other`'s domain and elements (no communication); `other` is left empty:
@@ -118,8 +113,7 @@ class array {
   /// and reused while neither domain changes (plan_statistics() counts it).
   array& operator=(const array& other) {
     if (this == &other) return *this;
-    checked_live("dmap::array::operator= (left-hand side)");
-    other.checked_live("dmap::array::operator= (right-hand side)");
+    refuse_if_moved_from(&other);
     detail::assign_elements<T, N>(other.placed_elements_of(), placed_elements_of(), "dmap::array::operator=");
     return *this;
   }
@@ -286,6 +280,43 @@ class array {
     f.add(sizeof(T)).add(std::string_view(typeid(T).name()));
     if (const auto& s = detail::state_of(d); !s || !s->layers) f.add_value(value);
     return f.value();
+  }
+  // Collective: the storage of a new array over `d` with implicit value `value`, after one
+  // agreement on the arguments (the domain is not moved from, the value and the element type
+  // are the same everywhere) that also decides node-shared storage: every locale's part must
+  // fit. A failure to allocate on any locale is thrown on every locale. `who` names the call.
+  static std::unique_ptr<detail::array_storage<T, N>> made_storage(const dmap::domain<N>& d, const T& value,
+                                                                 const char* who) {
+    const auto& st = detail::state_of(d);
+    detail::node_storage_ask ask;
+    const std::exception_ptr failure = detail::exception_of([&] {
+      if (!st)
+        throw argument_error(std::string(who) + ": the domain (or the copied array) was moved from; an array needs "
+                             "a domain with indices");
+      ask = detail::node_storage_asked<T>(*st);
+    });
+    const std::uint64_t does_not_fit = 1;
+    const std::uint64_t bits = agree(failure,
+                                     {who, value_fingerprint(d, value),
+                                      [] {
+                                        return std::string("an array of ") + typeid(T).name() + " (" +
+                                               std::to_string(sizeof(T)) + " bytes) and its initial value";
+                                      }},
+                                     ask.may && !ask.fits ? does_not_fit : 0);
+    const bool shared = ask.may && !(bits & does_not_fit);
+    return agreed([&] { return std::make_unique<detail::array_storage<T, N>>(st, value, shared); });
+  }
+  // Collective companion of assign_elements for an operand moved from on this locale only:
+  // joins the agreement the other locales make first there, which throws everywhere.
+  void refuse_if_moved_from(const array* other) const {
+    const std::exception_ptr failure = detail::exception_of([&] {
+      checked_live("dmap::array::operator= (left-hand side)");
+      if (other != nullptr) other->checked_live("dmap::array::operator= (right-hand side)");
+    });
+    if (failure) {
+      const detail::collective_scope scope;
+      agree(failure);
+    }
   }
   // The collective serial number of the array (0 when moved from).
   std::uint64_t serial() const noexcept { return st_ ? st_->serial : 0; }

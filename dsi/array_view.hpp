@@ -411,6 +411,7 @@ template <transferable T, std::size_t N>
 template <class U, std::size_t M>
   requires std::is_same_v<std::remove_const_t<U>, T>
 array<T, N>& array<T, N>::operator=(const array_view<U, N, M>& other) {
+  refuse_if_moved_from(nullptr);
   detail::assign_elements<T, N>(detail::access::placed_elements_of(other), placed_elements_of(), "dmap::array::operator=");
   return *this;
 }

@@ -408,10 +408,17 @@ class associative_array {
     std::vector<Key> keys;
     std::vector<T> values;
     bool same = false;
-    const std::vector<int> owners = agreed([&] {
+    // Whether both sides share a domain (a local copy, no message) is agreed with the checks:
+    // a locale that copies locally must not leave the others in the exchange.
+    detail::call_arguments args{who, 0, [&same] {
+                                  return same ? std::string("both sides over one associative domain")
+                                              : std::string("sides over two associative domains");
+                                }};
+    const std::vector<int> owners = agreed(args, [&] {
       checked("dmap::associative_array::operator= (left-hand side)");
       other.checked("dmap::associative_array::operator= (right-hand side)");
       if constexpr (std::is_same_v<Other, associative_array>) same = dom_ == other.dom_;
+      args.fingerprint = same ? 1 : 2;
       if (same) return std::vector<int>{};
       const auto& a = state();
       const auto& b = other.state();

@@ -139,13 +139,17 @@ class domain {
   /// When a locale cannot allocate its new storage, every locale throws and the domain and
   /// its arrays stay as they were.
   void set_indices(const rect<N>& indices) {
-    detail::check_same_on_all_locales("dmap::domain::set_indices", indices, name());
-    state_->reindex(indices);  // name() checked the handle
+    const auto moved_from = detail::exception_of([&] { (void)live(); });
+    detail::check_same_on_all_locales("dmap::domain::set_indices", indices, moved_from ? std::string() : name(),
+                                      moved_from);
+    state_->reindex(indices);  // the agreement checked the handle
   }
 
   /// Collective: a new domain with the same distribution over other indices.
   domain with_indices(const rect<N>& indices) const {
-    detail::check_same_on_all_locales("dmap::domain::with_indices", indices, name());
+    const auto moved_from = detail::exception_of([&] { (void)live(); });
+    detail::check_same_on_all_locales("dmap::domain::with_indices", indices, moved_from ? std::string() : name(),
+                                      moved_from);
     domain d{empty_tag{}};
     d.state_->install([&] { return live().model->with_indices(indices); });
     return d;

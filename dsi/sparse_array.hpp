@@ -439,10 +439,17 @@ class sparse_array {
     const detail::collective_scope scope;
     const char* who = "dmap::sparse_array::operator=";
     bool same = false;
-    byte_buffers out = agreed([&] {
+    // Whether both sides share a domain (a local copy, no message) is agreed with the checks:
+    // a locale that copies locally must not leave the others in the exchange.
+    detail::call_arguments args{who, 0, [&same] {
+                                  return same ? std::string("both sides over one sparse domain")
+                                              : std::string("sides over two sparse domains");
+                                }};
+    byte_buffers out = agreed(args, [&] {
       const values& mine = live("dmap::sparse_array::operator= (left-hand side)");
       const values& theirs = other.live("dmap::sparse_array::operator= (right-hand side)");
       same = dom_ == other.dom_;
+      args.fingerprint = same ? 1 : 2;
       if (same) return byte_buffers{};
       const auto& a = *mine.owner;
       const auto& b = *theirs.owner;

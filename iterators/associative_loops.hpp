@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -185,8 +186,15 @@ template <class X, class Body>
   requires associative_loop_iterand<X> && associative_body<Body, X>
 void forall(X&& x, Body&& body) {
   const detail::collective_scope scope;
-  const auto ops = detail::associative_operands(x);
-  detail::check_same_associative_domain(ops, "dmap::forall");
+  // A locale whose operands are refused (moved from, over another domain) joins the agreement
+  // the others make after their tasks, which throws its error everywhere.
+  std::optional<decltype(detail::associative_operands(x))> checked;
+  if (const auto refused = detail::exception_of([&] {
+        checked.emplace(detail::associative_operands(x));
+        detail::check_same_associative_domain(*checked, "dmap::forall");
+      }))
+    agree(refused);
+  const auto& ops = *checked;
   const auto& table = detail::associative_lead_table(x);
   const std::uint8_t* states = table.states().data();
   const std::size_t capacity = table.capacity();
@@ -228,8 +236,15 @@ template <class X, class T, class Op, class Transform>
            associative_body<Transform, X>
 [[nodiscard]] T reduce(X&& x, T init, Op op, Transform transform) {
   const detail::collective_scope scope;
-  const auto ops = detail::associative_operands(x);
-  detail::check_same_associative_domain(ops, "dmap::reduce");
+  // A locale whose operands are refused (moved from, over another domain) joins the agreement
+  // the others make after their tasks, which throws its error everywhere.
+  std::optional<decltype(detail::associative_operands(x))> checked;
+  if (const auto refused = detail::exception_of([&] {
+        checked.emplace(detail::associative_operands(x));
+        detail::check_same_associative_domain(*checked, "dmap::reduce");
+      }))
+    agree(refused);
+  const auto& ops = *checked;
   const auto& table = detail::associative_lead_table(x);
   const std::uint8_t* states = table.states().data();
   const std::size_t capacity = table.capacity();

@@ -112,10 +112,12 @@ struct any_needs_indices<std::tuple<O...>> : std::bool_constant<(O::needs_indice
 template <class X, class Prepare, class Chunk>
 void run_sparse_loop(X& iterand, Prepare&& prepare, Chunk&& chunk, std::uint64_t written) {
   auto refs = sparse_iterand_refs(iterand);
-  const auto& lead = sparse_state_of(std::get<0>(refs));
+  const std::remove_reference_t<decltype(sparse_state_of(std::get<0>(refs)))>* leader = nullptr;
   std::exception_ptr failure;
-  // Operands (checks that may fail on one locale only are agreed).
+  // Operands (checks that may fail on one locale only are agreed, the leader's too).
   auto ops = agreed([&] {
+    const auto& lead = sparse_state_of(std::get<0>(refs));
+    leader = &lead;
     return std::apply(
         [&](auto&... r) {
           return std::tuple<sparse_operand<std::remove_reference_t<decltype(r)>>...>(
@@ -123,6 +125,7 @@ void run_sparse_loop(X& iterand, Prepare&& prepare, Chunk&& chunk, std::uint64_t
         },
         refs);
   });
+  const auto& lead = *leader;
   // Misaligned dense followers: one bitwise-or tells every locale which to stage.
   std::uint64_t misaligned = 0;
   bool any_dense = false;

@@ -103,6 +103,17 @@ class fingerprint {
   std::uint64_t h_ = 1469598103934665603ull;
 };
 
+/// The first exception `f` throws, or null (a check whose failure a collective agrees on).
+template <class F>
+std::exception_ptr exception_of(F&& f) noexcept {
+  try {
+    f();
+  } catch (...) {
+    return std::current_exception();
+  }
+  return nullptr;
+}
+
 /// The arguments of one collective call as this locale passed them: the call's name, their
 /// fingerprint, and a description for the error when locales disagree.
 struct call_arguments {

@@ -16,22 +16,28 @@
 
 namespace dmap::detail {
 
-/// The loop operands of `x` (operands_of), a moved-from iterand reported under the name of
-/// the algorithm `who` rather than the loop's.
-template <class X>
-auto operands_named(X& x, const char* who) {
-  try {
-    return operands_of(x);
-  } catch (const argument_error& e) {
-    std::string message = e.what();
-    const std::string loop = "dmap::forall/reduce";
-    if (message.compare(0, loop.size(), loop) == 0) message.replace(0, loop.size(), who);
-    throw argument_error(message);
+/// Collective: the loop operands of `x` (operands_of), once every locale found them whole
+/// and of one shape and `check(ops)` passed: otherwise the first locale's error (a moved-from
+/// iterand reported under the name of the algorithm `who`) is thrown on every locale. The
+/// operands' identities, and `also` (of the call's other arguments), are compared in the
+/// same agreement.
+template <class X, class Check>
+auto operands_agreed(X& x, const char* who, Check&& check, std::uint64_t also = 0) {
+  auto ops = operands_of(x, who);
+  std::exception_ptr failure = loop_refusal(ops);
+  if (!failure) failure = exception_of([&] { check(ops); });
+  call_arguments args;
+  if (!failure) {
+    args = loop_arguments(ops);
+    args.who = who;
+    args.fingerprint = fingerprint().add(args.fingerprint).add(also).value();
   }
+  agree(failure, args);
+  return ops;
 }
 
-/// Collective (the shape check, the alignment check and any staging of misaligned
-/// followers are collective; the tasks are not). `before(chunks)` runs once with the
+/// Collective (the alignment check and any staging of misaligned followers are collective;
+/// the tasks are not). The operands come from operands_agreed: whole and of one shape. `before(chunks)` runs once with the
 /// leader's chunks; then `task(c, each_row)` runs for every chunk c on this locale's
 /// threads, where `each_row(row_fn)` calls `row_fn(k, length, rows...)` for every row of
 /// chunk c in row-major order, k being the row's start inside the chunk (positions per
@@ -40,7 +46,6 @@ auto operands_named(X& x, const char* who) {
 template <class Ops, class Before, class Task>
 std::exception_ptr run_positioned_loop(const Ops& ops, Before&& before, Task&& task) {
   constexpr std::size_t N = Ops::N;
-  check_shapes(ops);
   const auto pieces_and_chunks = leader_chunks(ops);
   const auto& chunks = pieces_and_chunks.second;
   const std::uint64_t misaligned = misaligned_operands(ops, pieces_and_chunks.first, loop_arguments(ops));

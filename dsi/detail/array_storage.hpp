@@ -32,6 +32,17 @@ bool node_storage_wanted(const domain_state<N>& dom) {
   return use_node_storage(bytes(dom.whole.size()), bytes(dom.storage_size));
 }
 
+/// Not collective: whether an array of T over `dom` may keep node-shared storage and whether
+/// this locale's part fits (see node_storage_asked); the caller agrees on the fit.
+template <class T, std::size_t N>
+node_storage_ask node_storage_asked(const domain_state<N>& dom) {
+  const auto bytes = [](index_t count) {
+    const auto n = static_cast<std::uint64_t>(std::max<index_t>(count, 0));
+    return n > UINT64_MAX / sizeof(T) ? UINT64_MAX : n * sizeof(T);
+  };
+  return node_storage_asked(bytes(dom.whole.size()), bytes(dom.storage_size));
+}
+
 /// Calls `f(first, last)` for each run [first, last) of the offsets [0, count) that no element
 /// of `layouts` occupies (the gaps padded rows leave, or anything a map's layouts skip), in
 /// increasing order. One layout whose strides nest (each dimension's stride, by increasing

@@ -50,7 +50,9 @@ std::vector<T> gather_to_root(const locator<N>& where, const T* data) {
   const rect<N>& whole = where.whole;
   placement<N> to(static_cast<std::size_t>(num_locales()));
   to[0].push_back({whole, dense_layout<N>::make(whole, 0), {}});
-  std::vector<T> all(here() == 0 ? static_cast<std::size_t>(whole.size()) : 0);
+  // Locale 0 alone allocates the whole: a shortage there is thrown on every locale, before
+  // any locale sends.
+  std::vector<T> all = agreed([&] { return std::vector<T>(here() == 0 ? static_cast<std::size_t>(whole.size()) : 0); });
   locator<N> target{whole, here() == 0 ? to[0] : std::vector<placed_block<N>>{}, nullptr, nullptr, nullptr, {}};
   target.peers = std::make_shared<const listed_query<N>>(std::make_shared<const placement<N>>(std::move(to)));
   transfer(where, data, target, all.data());

@@ -35,10 +35,12 @@ std::uint64_t index_set_fingerprint(const rect<N>& r, const std::string& name) {
 
 /// Collective: throws argument_error on every locale unless all passed the same (rect, map).
 /// One agreement (a reduction of fixed size); only when they differ, a broadcast of locale
-/// 0's fingerprint and a second reduction find the lowest locale that differs from it.
+/// 0's fingerprint and a second reduction find the lowest locale that differs from it. A
+/// `failure` of this locale (a moved-from handle) is thrown on every locale first.
 template <std::size_t N>
-void check_same_on_all_locales(const char* what, const rect<N>& r, const std::string& name) {
-  agree(nullptr, {what, index_set_fingerprint(r, name), [&] {
+void check_same_on_all_locales(const char* what, const rect<N>& r, const std::string& name,
+                               std::exception_ptr failure = nullptr) {
+  agree(failure, {what, index_set_fingerprint(r, name), [&] {
                     std::ostringstream s;
                     s << "different index sets or distributions: " << r << " over " << name;
                     return s.str();

@@ -35,39 +35,46 @@ struct loop_operands {
                 "dmap::zip: all iterands must have the same number of dimensions");
   /// True when every operand is an array (so a loop may walk storage instead of pieces).
   static constexpr bool all_walk_storage = (operand<X>::walks_storage && ...);
+  /// Set when an operand is moved-from on this locale (an argument_error not yet thrown: the
+  /// loop's first agreement throws it on every locale, so other locales never wait for it).
+  std::exception_ptr refused{};
 };
 
 /// Throws argument_error when iterand `x` is a moved-from array or domain (it has no
-/// index set); other iterands are always whole.
+/// index set); other iterands are always whole. `who` names the call.
 template <class X>
-void check_live_iterand(const X& x) {
+void check_live_iterand(const X& x, const char* who) {
   using Y = std::remove_const_t<X>;
   if constexpr (is_array_v<Y>) {
     if (!state_of(x.domain()))
-      throw argument_error("dmap::forall/reduce: an iterand is a moved-from array; it has no domain or elements");
+      throw argument_error(std::string(who) + ": an iterand is a moved-from array; it has no domain or elements");
   } else if constexpr (requires { state_of(x); }) {
-    if (!state_of(x)) throw argument_error("dmap::forall/reduce: an iterand is a moved-from domain; it has no indices");
+    if (!state_of(x)) throw argument_error(std::string(who) + ": an iterand is a moved-from domain; it has no indices");
   }
 }
 
+/// The loop operands of `x`; a moved-from iterand is recorded in `refused`, not thrown
+/// (see loop_refusal). `who` names the call in that error.
 template <class X>
-loop_operands<X> operands_of(X& x) {
-  check_live_iterand(x);
-  return {std::tuple<operand<X>>(operand<X>{x})};
+loop_operands<X> operands_of(X& x, const char* who = "dmap::forall/reduce") {
+  loop_operands<X> ops{std::tuple<operand<X>>(operand<X>{x})};
+  ops.refused = exception_of([&] { check_live_iterand(x, who); });
+  return ops;
 }
 template <class... X>
-loop_operands<std::remove_reference_t<X>...> operands_of(zipped<X...>& z) {
+loop_operands<std::remove_reference_t<X>...> operands_of(zipped<X...>& z, const char* who = "dmap::forall/reduce") {
   return std::apply(
-      [](auto&... x) {
-        (check_live_iterand(x), ...);
-        return loop_operands<std::remove_reference_t<X>...>{
+      [who](auto&... x) {
+        loop_operands<std::remove_reference_t<X>...> ops{
             std::tuple<operand<std::remove_reference_t<X>>...>(operand<std::remove_reference_t<X>>{x}...)};
+        ops.refused = exception_of([&] { (check_live_iterand(x, who), ...); });
+        return ops;
       },
       z.iterands);
 }
 template <class... X>
-auto operands_of(const zipped<X...>& z) {
-  return operands_of(const_cast<zipped<X...>&>(z));
+auto operands_of(const zipped<X...>& z, const char* who = "dmap::forall/reduce") {
+  return operands_of(const_cast<zipped<X...>&>(z), who);
 }
 
 /// Throws shape_error unless every operand has the leader's shape.
@@ -85,6 +92,15 @@ void check_shapes(const Ops& ops) {
          ...);
       },
       ops.ops);
+}
+
+/// Why this locale cannot run a loop over `ops` (a moved-from operand, operands of different
+/// shapes), or null. Not collective: a loop passes it to its first agreement, so a locale that
+/// refuses and the locales that do not fail together instead of waiting for each other.
+template <class Ops>
+std::exception_ptr loop_refusal(const Ops& ops) noexcept {
+  if (ops.refused) return ops.refused;
+  return exception_of([&] { check_shapes(ops); });
 }
 
 /// True when `op` certainly stores the leader's pieces where the leader does: arrays and
@@ -269,6 +285,9 @@ call_arguments loop_arguments(const Ops& ops) {
 template <class Ops, class Before, class Task>
 void run_loop(const Ops& ops, Before&& before, Task&& task, std::uint64_t written) {
   const collective_scope scope;
+  // A locale that refuses the loop goes straight to the agreement every other locale makes
+  // first (in misaligned_operands or after its tasks), which throws its error everywhere.
+  if (const auto refused = loop_refusal(ops)) agree(refused);
   const call_arguments args = loop_arguments(ops);
   if constexpr (Ops::all_walk_storage) {
     if (const auto span = storage_span(ops)) {
@@ -284,7 +303,6 @@ void run_loop(const Ops& ops, Before&& before, Task&& task, std::uint64_t writte
       return;
     }
   }
-  check_shapes(ops);
   const auto pieces_and_chunks = leader_chunks(ops);
   const auto& chunks = pieces_and_chunks.second;  // not a structured binding: clang < 16 cannot capture one
   const std::uint64_t misaligned = misaligned_operands(ops, pieces_and_chunks.first, args);

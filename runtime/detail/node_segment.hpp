@@ -82,17 +82,31 @@ inline std::uint64_t node_memory_free() noexcept {
   return free;
 }
 
+/// Whether node-shared storage may apply to an array (the same answer on every locale) and
+/// whether this locale's part fits.
+struct node_storage_ask {
+  bool may = false;   ///< the settings, the nodes and the size allow it
+  bool fits = false;  ///< this locale's part fits in half of what its node has free
+};
+
+/// Not collective: use_node_storage's question for an array of `total_bytes` bytes over all
+/// locales, `local_bytes` on this one, before the fit is agreed.
+inline node_storage_ask node_storage_asked(std::uint64_t total_bytes, std::uint64_t local_bytes) {
+  auto& e = env();
+  if (simulated || !e.node_transfers().enabled || e.largest_node() < 2 || total_bytes < e.node_transfers().min_bytes)
+    return {};
+  return {true, local_bytes <= node_memory_free() / 2};
+}
+
 /// Collective when it may apply: whether an array of `total_bytes` bytes over all locales
 /// (`local_bytes` on this one) keeps its elements in node-shared memory: node transfers are
 /// on, some node holds two locales or more, the array has at least the settings' minimum
 /// size, and every locale's part fits in half of what its node has free (else the array
 /// keeps private storage, whose allocation reports a shortage as std::bad_alloc).
 inline bool use_node_storage(std::uint64_t total_bytes, std::uint64_t local_bytes) {
-  auto& e = env();
-  if (simulated || !e.node_transfers().enabled || e.largest_node() < 2 || total_bytes < e.node_transfers().min_bytes)
-    return false;
-  const bool fits = local_bytes <= node_memory_free() / 2;
-  return all_reduce_min(fits ? 1 : 0) == 1;
+  const node_storage_ask ask = node_storage_asked(total_bytes, local_bytes);
+  if (!ask.may) return false;
+  return all_reduce_min(ask.fits ? 1 : 0) == 1;
 }
 
 /// Counts one direct copy of `bytes` bytes into or out of a node peer's memory.

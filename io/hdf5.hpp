@@ -221,6 +221,54 @@ inline std::string h5_joined(const std::vector<std::string>& parts) {
   return out.empty() ? "/" : out;
 }
 
+/// Collective. The components of object path `path` (h5_path_parts), agreed: a bad path on one
+/// locale is its argument_error on every locale, and locales naming different objects (or
+/// attribute names, `attribute` when given) are an argument_error on every locale. `file` is
+/// for messages.
+inline std::vector<std::string> h5_agreed_path(const std::string& path, const std::string& who, bool root_allowed,
+                                               const std::string& file, const std::string* attribute = nullptr) {
+  call_arguments args{who.c_str(), 0, {}};
+  return agreed(args, [&] {
+    auto parts = h5_path_parts(path, who, root_allowed);
+    if (attribute != nullptr && attribute->empty()) throw argument_error(who + ": the attribute name is empty");
+    if (attribute != nullptr && attribute->find('\0') != std::string::npos)
+      throw argument_error(who + ": the attribute name contains a NUL character");
+    // The fingerprint of what this locale names ("a" and "/a" alike), read by the agreement.
+    const std::string object = h5_joined(parts), name = attribute != nullptr ? *attribute : std::string();
+    args.fingerprint = fingerprint().add(object).add(object.size()).add(name).add(name.size()).value();
+    args.describe = [object, name, file] {
+      return "object '" + object + "'" + (name.empty() ? std::string() : ", attribute '" + name + "'") + " of '" + file + "'";
+    };
+    return parts;
+  });
+}
+
+/// Collective. Throws io_error on every locale unless every locale sees the same `info` of
+/// `what` (each reads the metadata of the file it opened: a path resolved per locale or a file
+/// replaced between the locales' opens gives another type or shape there, and a locale acting
+/// on it alone would leave the others waiting).
+inline void h5_agree_info(const hdf5_dataset_info& info, const std::string& who, const std::string& what) {
+  if (num_locales() == 1) return;
+  fingerprint f;
+  f.add(info.type).add(info.type.size()).add(info.map).add(info.map.size());
+  for (const auto* list : {&info.shape, &info.first, &info.stride}) {
+    f.add(list->size());
+    for (const index_t e : *list) f.add(e);
+  }
+  const std::uint64_t mine = f.value();
+  std::uint64_t first = mine;
+  broadcast(first, 0);
+  agreed([&] {
+    if (mine == first) return;
+    std::string shape;
+    for (std::size_t d = 0; d < info.shape.size(); ++d) shape += (d ? ", " : "") + std::to_string(info.shape[d]);
+    throw io_error(who + ": locale " + std::to_string(here()) + " sees another " + what + " than locale 0 (here: type '" +
+                   info.type + "', shape (" + shape + "), map '" + info.map +
+                   "'): the path names another file on some locale (a relative path or link resolved per locale?) or the "
+                   "file changed while it was opened; every locale must read one file");
+  });
+}
+
 /// The map name and the index set of an array or view (what a dataset's attributes record).
 template <class X>
 std::pair<std::string, std::vector<std::pair<index_t, index_t>>> h5_origin(const X& x) {
@@ -414,9 +462,7 @@ class hdf5_writer {
   void set_attribute(const std::string& object, const std::string& name, const V& value) {
     const std::string who = "dmap::hdf5_writer::set_attribute";
     live(who);
-    const auto parts = detail::h5_path_parts(object, who, true);
-    if (name.empty()) throw argument_error(who + ": the attribute name is empty");
-    if (name.find('\0') != std::string::npos) throw argument_error(who + ": the attribute name contains a NUL character");
+    const auto parts = detail::h5_agreed_path(object, who, true, commit_.path(), &name);
     const std::string what = "'" + detail::h5_joined(parts) + "' in '" + commit_.path() + "'";
     agreed([&] {
       if (!detail::h5_exists(file_.get(), parts))
@@ -456,7 +502,7 @@ class hdf5_writer {
     const std::string who = "dmap::hdf5_writer::write";
     live(who);
     detail::check_live_operand(x, who.c_str());
-    const auto parts = detail::h5_path_parts(dataset, who, false);
+    const auto parts = detail::h5_agreed_path(dataset, who, false, commit_.path());
     const std::string name = detail::h5_joined(parts);
     const std::string what = "dataset '" + name + "' of '" + commit_.path() + "'";
     auto part = detail::h5_part<T, N>(x, true, route);
@@ -511,20 +557,18 @@ class hdf5_reader {
   explicit hdf5_reader(std::string path) : path_(std::move(path)) {
     detail::h5_quiet();
     const std::string who = "dmap::hdf5_reader";
-    if (path_.empty()) throw argument_error(who + ": the file name is empty");
-    if (path_.find('\0') != std::string::npos) throw argument_error(who + ": the file name contains a NUL character");
-    agreed([&] {
-      if (here() != 0) return;
-      struct stat st {};
-      if (::stat(path_.c_str(), &st) != 0)
-        throw io_error(who + ": cannot open '" + path_ + "': " + std::strerror(errno));
-      if (S_ISDIR(st.st_mode)) throw io_error(who + ": cannot open '" + path_ + "': it is a directory");
-      if (S_ISFIFO(st.st_mode)) throw io_error(who + ": cannot open '" + path_ + "': it is a FIFO (named pipe), not a file");
+    // Every locale checks the path as it sees it, agreed before any locale opens: H5Fopen
+    // (MPI_File_open) waits forever when the file is missing on one locale only.
+    agreed(detail::file_arguments(who, path_), [&] {
+      if (path_.empty()) throw argument_error(who + ": the file name is empty");
+      if (path_.find('\0') != std::string::npos) throw argument_error(who + ": the file name contains a NUL character");
+      detail::check_mpi_file_name(path_, who, path_);
+      detail::check_file_here(path_, false, who, path_);
       const htri_t is_hdf5 = H5Fis_hdf5(path_.c_str());
-      if (is_hdf5 == 0) throw format_error(who + ": '" + path_ + "' is not an HDF5 file (no HDF5 signature)");
-      if (is_hdf5 < 0) throw io_error(who + ": cannot read '" + path_ + "': " + detail::h5_error_text());
+      const std::string on = num_locales() > 1 ? " (on locale " + std::to_string(here()) + ")" : std::string();
+      if (is_hdf5 == 0) throw format_error(who + ": '" + path_ + "' is not an HDF5 file (no HDF5 signature)" + on);
+      if (is_hdf5 < 0) throw io_error(who + ": cannot read '" + path_ + "': " + detail::h5_error_text() + on);
     });
-    detail::check_mpi_file_name(path_, who, path_);
     detail::h5_id fapl;
     agreed([&] { fapl = detail::h5_file_access(who); });
     agreed([&] {
@@ -537,7 +581,8 @@ class hdf5_reader {
 
   /// Collective. True when the file has an object (dataset or group) at `object`.
   bool exists(const std::string& object) {
-    const auto parts = detail::h5_path_parts(object, "dmap::hdf5_reader::exists", true);
+    const std::string who = "dmap::hdf5_reader::exists";
+    const auto parts = detail::h5_agreed_path(object, who, true, path_);
     return agreed([&] { return detail::h5_exists(file_.get(), parts); });
   }
 
@@ -561,8 +606,7 @@ class hdf5_reader {
     requires std::is_same_v<V, std::int64_t> || std::is_same_v<V, double> || std::is_same_v<V, std::string>
   V attribute(const std::string& object, const std::string& name) {
     const std::string who = "dmap::hdf5_reader::attribute";
-    const auto parts = detail::h5_path_parts(object, who, true);
-    if (name.find('\0') != std::string::npos) throw argument_error(who + ": the attribute name contains a NUL character");
+    const auto parts = detail::h5_agreed_path(object, who, true, path_, &name);
     return agreed([&] { return attribute_of<V>(detail::h5_joined(parts), parts, name, who); });
   }
 
@@ -577,7 +621,7 @@ class hdf5_reader {
     constexpr std::size_t N = detail::array_traits_of<X>::rank;
     const std::string who = "dmap::hdf5_reader::read";
     detail::check_live_operand(x, who.c_str());
-    const hdf5_dataset_info info = info_of(dataset, who);
+    const hdf5_dataset_info info = info_of(dataset, who);  // the name and what the locales see, agreed
     const std::string name = detail::h5_joined(detail::h5_path_parts(dataset, who, false));
     const std::string what = "dataset '" + name + "' of '" + path_ + "'";
     if (!detail::h5_holds<T>(info.type))
@@ -605,10 +649,10 @@ class hdf5_reader {
 
  private:
   hdf5_dataset_info info_of(const std::string& dataset, const std::string& who) {
-    const auto parts = detail::h5_path_parts(dataset, who, false);
+    const auto parts = detail::h5_agreed_path(dataset, who, false, path_);
     const std::string name = detail::h5_joined(parts);
     const std::string what = "'" + name + "' of '" + path_ + "'";
-    return agreed([&] {
+    hdf5_dataset_info seen = agreed([&] {
       if (!detail::h5_exists(file_.get(), parts)) throw format_error(who + ": there is no dataset " + what);
       H5O_info_t o;
       detail::h5_status(H5Oget_info_by_name(file_.get(), name.c_str(), &o, H5P_DEFAULT), who, "cannot inspect " + what);
@@ -636,6 +680,8 @@ class hdf5_reader {
       H5Eclear2(H5E_DEFAULT);
       return info;
     });
+    detail::h5_agree_info(seen, who, "dataset " + what);
+    return seen;
   }
 
   static std::vector<index_t> int_list(hid_t set, const char* name, const std::string& who, const std::string& what) {

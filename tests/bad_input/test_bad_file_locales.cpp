@@ -214,12 +214,21 @@ TEST_CASE("bad input: files: one path naming another file on each locale fails o
     if (odd) dmap::write_npy(at + "header.npy", ints);  // the same size, another dtype
     else dmap::write_npy(at + "header.npy", a);
     dmap::write_npy(at + "cut.npy", a);
+    dmap::write_hdf5(at + "cut.h5", "/x", a);
     if (!odd) dmap::write_npy(at + "missing.npy", a);
     if (!odd) dmap::write_hdf5(at + "missing.h5", "/x", a);
+    dmap::hdf5_writer w(at + "attributes.h5");  // another attribute value, one dataset more
+    w.write("/x", a);
+    if (odd) w.write("/y", a);
+    w.set_attribute("/x", "step", std::int64_t{odd ? 8 : 7});
+    w.set_attribute("/x", "label", odd ? "other" : "field");
+    w.commit();
   }
   if (dmap::here() == 0 && differs) {  // the last locale's cut.npy: the header and half the elements
     const std::string cut = locale_dir(dir, p - 1) + "/cut.npy";
     std::filesystem::resize_file(cut, std::filesystem::file_size(cut) - 12 * sizeof(double));
+    const std::string cut_h5 = locale_dir(dir, p - 1) + "/cut.h5";
+    std::filesystem::resize_file(cut_h5, std::filesystem::file_size(cut_h5) / 2);
   }
   dmap::barrier();
   const working_directory here(locale_dir(dir, dmap::here()));
@@ -245,10 +254,37 @@ TEST_CASE("bad input: files: one path naming another file on each locale fails o
     if (in.info("/x").shape != std::vector<index_t>{6, 4}) throw std::logic_error("wrong shape");
     in.read("/x", b);
   });
+  fails_or_reads.operator()<dmap::io_error>("hdf5 exists: another answer on one locale", [&] {
+    dmap::hdf5_reader in(self + "attributes.h5");
+    if (in.exists("/y")) throw std::logic_error("a dataset that is not there");
+    in.read("/x", b);
+  });
+  // Another attribute value in a file of another layout: HDF5 reads some metadata through
+  // locale 0, so which locale notices first varies; every locale must raise a dmap error.
+  const auto fails_everywhere = [&](const std::string& name, auto&& f) {
+    INFO(name);
+    CHECK(dmap::bad_input::census().insert(name).second);
+    if (differs) {
+      CHECK_NO_FAILURE(dmap::bad_input::mismatch<dmap::error>(f));
+      CHECK_NO_FAILURE(dmap::bad_input::library_still_works());
+    } else {
+      CHECK_NO_FAILURE(runs(f));
+    }
+  };
+  fails_everywhere("hdf5 attribute<int64>: another value on one locale", [&] {
+    dmap::hdf5_reader in(self + "attributes.h5");
+    if (in.attribute<std::int64_t>("/x", "step") != 7) throw std::logic_error("another value");
+  });
+  fails_everywhere("hdf5 attribute<string>: another value on one locale", [&] {
+    dmap::hdf5_reader in(self + "attributes.h5");
+    if (in.attribute<std::string>("/x", "label") != "field") throw std::logic_error("another value");
+  });
   fails_or_reads.operator()<dmap::io_error>("read_npy: another .npy header on one locale",
                                             [&] { dmap::read_npy(self + "header.npy", b); });
   fails_or_reads.operator()<dmap::io_error>("read_npy: a truncated copy on one locale",
                                             [&] { dmap::read_npy(self + "cut.npy", b); });
+  fails_or_reads.operator()<dmap::io_error>("read_hdf5: a truncated copy on one locale",
+                                            [&] { dmap::read_hdf5(self + "cut.h5", "/x", b); });
   fails_or_reads.operator()<dmap::io_error>("read_npy: a file missing on one locale",
                                             [&] { dmap::read_npy(self + "missing.npy", b); });
   fails_or_reads.operator()<dmap::io_error>("read_hdf5: a file missing on one locale",

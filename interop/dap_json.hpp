@@ -1,8 +1,10 @@
 // DAP descriptions read from JSON text (the form dmap::to_json writes, and what a Python
 // producer's __distarray__ gives through json.dumps with the buffer left out), and the
 // import of such text. Parsing by nlohmann/json (Debian nlohmann-json3-dev): a tested,
-// non-recursive parser, so hostile text (deep nesting, huge numbers, truncation) is an
-// error, never a crash. Not included by dmap.hpp: include it where JSON is read.
+// non-recursive parser, so hostile text (huge numbers, truncation) is an error, never a crash.
+// Printing, copying and comparing a parsed value recurse once per level of nesting, so text
+// nested deeper than dap_json_depth_limit is refused while it is parsed. Not included by
+// dmap.hpp: include it where JSON is read.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -18,6 +20,12 @@
 
 namespace dmap {
 
+/// The deepest nesting of arrays and objects dap_from_json reads (a DAP description needs 4:
+/// the text, "dim_data", a dictionary, "padding" or "indices"). Deeper text is an
+/// argument_error naming this limit: the parsed value is printed into messages, which
+/// recurses once per level, so the limit bounds that recursion.
+inline constexpr int dap_json_depth_limit = 64;
+
 namespace detail {
 
 /// Throws argument_error "dmap::dap_from_json: <where><key> is <what>; it must be <rule>".
@@ -26,11 +34,31 @@ namespace detail {
   throw argument_error("dmap::dap_from_json: " + where + "'" + key + "' is " + what + "; it must be " + rule);
 }
 
-/// A short description of a JSON value for messages ("a string", "3.5", ...).
+/// A short description of a JSON value for messages ("a string", "3.5", ...). `v` is part of
+/// a value json_parse_bounded read, so printing it recurses at most dap_json_depth_limit deep.
 inline std::string describe_json(const nlohmann::json& v) {
   std::string text = v.dump();
   if (text.size() > 40) text = text.substr(0, 37) + "...";
   return std::string(v.type_name()) + " " + text;
+}
+
+/// `text` parsed, refusing (argument_error naming `who` and the limit) arrays and objects nested
+/// deeper than dap_json_depth_limit, before the parser builds them; nlohmann's own errors
+/// become argument_error too.
+inline nlohmann::json json_parse_bounded(const std::string& text, const std::string& who) {
+  const nlohmann::json::parser_callback_t bounded = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
+    // depth: the containers open around this event (the one starting here not counted)
+    if ((event == nlohmann::json::parse_event_t::object_start || event == nlohmann::json::parse_event_t::array_start) &&
+        depth >= dap_json_depth_limit)
+      throw argument_error(who + ": the text has arrays or objects nested deeper than " +
+                           std::to_string(dap_json_depth_limit) + " levels (dap_json_depth_limit); a DAP description needs 4");
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(text, bounded);
+  } catch (const nlohmann::json::exception& e) {
+    throw argument_error(who + ": the text is not valid JSON (" + e.what() + ")");
+  }
 }
 
 /// The integer at `v`, which must be a JSON integer in [lowest, highest].
@@ -121,16 +149,11 @@ inline dap_dimension dap_dimension_from_json(const nlohmann::json& j, const std:
 /// optional "typestr"}) and "dim_data" (N dictionaries; an empty one is DAP 0.10's shortcut
 /// for a dimension not distributed; 'n' is DAP 0.9's). Throws argument_error naming the key
 /// and the rule for text that is not JSON, a missing or mistyped key, an itemsize other
-/// than sizeof(T), strides that are not whole elements, or a description `validate`
-/// rejects. Not collective.
+/// than sizeof(T), strides that are not whole elements, arrays or objects nested deeper than
+/// dap_json_depth_limit, or a description `validate` rejects. Not collective.
 template <class T, std::size_t N>
 dap_description<T, N> dap_from_json(const std::string& text, T* buffer) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw argument_error(std::string("dmap::dap_from_json: the text is not valid JSON (") + e.what() + ")");
-  }
+  const nlohmann::json j = detail::json_parse_bounded(text, "dmap::dap_from_json");
   if (!j.is_object()) detail::reject_json("", "the text", detail::describe_json(j), "a JSON object");
   dap_description<T, N> x;
   const auto& version = detail::json_required(j, "", "__version__");

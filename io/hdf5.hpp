@@ -221,6 +221,61 @@ inline std::string h5_joined(const std::vector<std::string>& parts) {
   return out.empty() ? "/" : out;
 }
 
+/// Collective. The components of object path `path` (h5_path_parts), agreed: a bad path on one
+/// locale is its argument_error on every locale, and locales naming different objects (or
+/// attribute names, `attribute` when given) are an argument_error on every locale. `file` is
+/// for messages.
+inline std::vector<std::string> h5_agreed_path(const std::string& path, const std::string& who, bool root_allowed,
+                                               const std::string& file, const std::string* attribute = nullptr) {
+  call_arguments args{who.c_str(), 0, {}};
+  return agreed(args, [&] {
+    auto parts = h5_path_parts(path, who, root_allowed);
+    if (attribute != nullptr && attribute->empty()) throw argument_error(who + ": the attribute name is empty");
+    if (attribute != nullptr && attribute->find('\0') != std::string::npos)
+      throw argument_error(who + ": the attribute name contains a NUL character");
+    // The fingerprint of what this locale names ("a" and "/a" alike), read by the agreement.
+    const std::string object = h5_joined(parts), name = attribute != nullptr ? *attribute : std::string();
+    args.fingerprint = fingerprint().add(object).add(object.size()).add(name).add(name.size()).value();
+    args.describe = [object, name, file] {
+      return "object '" + object + "'" + (name.empty() ? std::string() : ", attribute '" + name + "'") + " of '" + file + "'";
+    };
+    return parts;
+  });
+}
+
+/// Collective. Throws io_error on every locale unless every locale's `mine` (a fingerprint of
+/// what it read of `what` in the file it opened) is locale 0's: each locale reads the metadata
+/// itself, and a path resolved per locale or a file replaced between the locales' opens gives
+/// another answer there, on which a locale acting alone would leave the others waiting or
+/// return another value. `here_text` describes this locale's answer.
+template <class Describe>
+void h5_agree_seen(std::uint64_t mine, const std::string& who, const std::string& what, Describe&& here_text) {
+  if (num_locales() == 1) return;
+  std::uint64_t first = mine;
+  broadcast(first, 0);
+  agreed([&] {
+    if (mine != first)
+      throw io_error(who + ": locale " + std::to_string(here()) + " sees another " + what + " than locale 0 (here: " +
+                     here_text() + "): the path names another file on some locale (a relative path or link resolved "
+                     "per locale?) or the file changed while it was opened; every locale must read one file");
+  });
+}
+
+/// Collective. h5_agree_seen of a dataset's type, shape and dmap attributes.
+inline void h5_agree_info(const hdf5_dataset_info& info, const std::string& who, const std::string& what) {
+  fingerprint f;
+  f.add(info.type).add(info.type.size()).add(info.map).add(info.map.size());
+  for (const auto* list : {&info.shape, &info.first, &info.stride}) {
+    f.add(list->size());
+    for (const index_t e : *list) f.add(e);
+  }
+  h5_agree_seen(f.value(), who, what, [&] {
+    std::string shape;
+    for (std::size_t d = 0; d < info.shape.size(); ++d) shape += (d ? ", " : "") + std::to_string(info.shape[d]);
+    return "type '" + info.type + "', shape (" + shape + "), map '" + info.map + "'";
+  });
+}
+
 /// The map name and the index set of an array or view (what a dataset's attributes record).
 template <class X>
 std::pair<std::string, std::vector<std::pair<index_t, index_t>>> h5_origin(const X& x) {
@@ -414,9 +469,7 @@ class hdf5_writer {
   void set_attribute(const std::string& object, const std::string& name, const V& value) {
     const std::string who = "dmap::hdf5_writer::set_attribute";
     live(who);
-    const auto parts = detail::h5_path_parts(object, who, true);
-    if (name.empty()) throw argument_error(who + ": the attribute name is empty");
-    if (name.find('\0') != std::string::npos) throw argument_error(who + ": the attribute name contains a NUL character");
+    const auto parts = detail::h5_agreed_path(object, who, true, commit_.path(), &name);
     const std::string what = "'" + detail::h5_joined(parts) + "' in '" + commit_.path() + "'";
     agreed([&] {
       if (!detail::h5_exists(file_.get(), parts))
@@ -456,7 +509,7 @@ class hdf5_writer {
     const std::string who = "dmap::hdf5_writer::write";
     live(who);
     detail::check_live_operand(x, who.c_str());
-    const auto parts = detail::h5_path_parts(dataset, who, false);
+    const auto parts = detail::h5_agreed_path(dataset, who, false, commit_.path());
     const std::string name = detail::h5_joined(parts);
     const std::string what = "dataset '" + name + "' of '" + commit_.path() + "'";
     auto part = detail::h5_part<T, N>(x, true, route);
@@ -507,24 +560,31 @@ class hdf5_writer {
 class hdf5_reader {
  public:
   /// Collective. Opens `path` for reading. Throws on every locale: io_error when it cannot be
-  /// read (missing, unreadable, truncated), format_error when it is not an HDF5 file.
+  /// read (missing, unreadable, truncated) on some locale, format_error when it is not an HDF5
+  /// file, argument_error when the locales pass different paths (or one relative path from
+  /// different working directories). Each locale checks the file it sees; the verdict is agreed.
   explicit hdf5_reader(std::string path) : path_(std::move(path)) {
     detail::h5_quiet();
     const std::string who = "dmap::hdf5_reader";
-    if (path_.empty()) throw argument_error(who + ": the file name is empty");
-    if (path_.find('\0') != std::string::npos) throw argument_error(who + ": the file name contains a NUL character");
-    agreed([&] {
-      if (here() != 0) return;
-      struct stat st {};
-      if (::stat(path_.c_str(), &st) != 0)
-        throw io_error(who + ": cannot open '" + path_ + "': " + std::strerror(errno));
-      if (S_ISDIR(st.st_mode)) throw io_error(who + ": cannot open '" + path_ + "': it is a directory");
-      if (S_ISFIFO(st.st_mode)) throw io_error(who + ": cannot open '" + path_ + "': it is a FIFO (named pipe), not a file");
+    // Every locale checks the path as it sees it, agreed before any locale opens: H5Fopen
+    // (MPI_File_open) waits forever when the file is missing on one locale only.
+    index_t bytes = 0;
+    agreed(detail::file_arguments(who, path_), [&] {
+      if (path_.empty()) throw argument_error(who + ": the file name is empty");
+      if (path_.find('\0') != std::string::npos) throw argument_error(who + ": the file name contains a NUL character");
+      detail::check_mpi_file_name(path_, who, path_);
+      detail::check_file_here(path_, false, who, path_);
       const htri_t is_hdf5 = H5Fis_hdf5(path_.c_str());
-      if (is_hdf5 == 0) throw format_error(who + ": '" + path_ + "' is not an HDF5 file (no HDF5 signature)");
-      if (is_hdf5 < 0) throw io_error(who + ": cannot read '" + path_ + "': " + detail::h5_error_text());
+      const std::string on = num_locales() > 1 ? " (on locale " + std::to_string(here()) + ")" : std::string();
+      if (is_hdf5 == 0) throw format_error(who + ": '" + path_ + "' is not an HDF5 file (no HDF5 signature)" + on);
+      if (is_hdf5 < 0) throw io_error(who + ": cannot read '" + path_ + "': " + detail::h5_error_text() + on);
+      struct stat st {};
+      if (::stat(path_.c_str(), &st) == 0) bytes = static_cast<index_t>(st.st_size);
     });
-    detail::check_mpi_file_name(path_, who, path_);
+    // HDF5's MPI-IO driver takes locale 0's file size for every locale: a copy cut short on
+    // another locale would read past its end unseen.
+    detail::h5_agree_seen(detail::fingerprint().add(bytes).value(), who, "size of '" + path_ + "'",
+                          [&] { return std::to_string(bytes) + " bytes"; });
     detail::h5_id fapl;
     agreed([&] { fapl = detail::h5_file_access(who); });
     agreed([&] {
@@ -535,20 +595,30 @@ class hdf5_reader {
   hdf5_reader(const hdf5_reader&) = delete;
   hdf5_reader& operator=(const hdf5_reader&) = delete;
 
-  /// Collective. True when the file has an object (dataset or group) at `object`.
+  /// Collective. True when the file has an object (dataset or group) at `object`. Throws
+  /// io_error on every locale when some locale's answer differs from locale 0's (its path names
+  /// another file), argument_error for a bad path or another path on some locale.
   bool exists(const std::string& object) {
-    const auto parts = detail::h5_path_parts(object, "dmap::hdf5_reader::exists", true);
-    return agreed([&] { return detail::h5_exists(file_.get(), parts); });
+    const std::string who = "dmap::hdf5_reader::exists";
+    const auto parts = detail::h5_agreed_path(object, who, true, path_);
+    const bool found = agreed([&] { return detail::h5_exists(file_.get(), parts); });
+    detail::h5_agree_seen(detail::fingerprint().add(found).value(), who,
+                          "answer for object '" + detail::h5_joined(parts) + "' of '" + path_ + "'",
+                          [&] { return std::string(found ? "it exists" : "it does not exist"); });
+    return found;
   }
 
   /// Collective. What dataset `dataset` holds. Throws format_error when there is no such
-  /// dataset or it is not a simple array.
+  /// dataset or it is not a simple array, io_error when some locale sees another type, shape or
+  /// dmap attributes than locale 0 (its path names another file).
   hdf5_dataset_info info(const std::string& dataset) { return info_of(dataset, "dmap::hdf5_reader::info"); }
 
   /// Collective. Reads dataset `dataset` into array or view `x`, whose shape it must have (the
   /// dataset's row-major positions fill x's indices in row-major order): each locale reads its
   /// own elements. Throws on every locale: format_error for a missing dataset or another element
-  /// type, shape_error for another shape, io_error when HDF5 fails.
+  /// type, shape_error for another shape, io_error when HDF5 fails or some locale sees other
+  /// metadata of the dataset than locale 0 (see info), argument_error for a bad name or another
+  /// name on some locale.
   template <array_target X>
     requires npy_element<detail::array_value_t<X>>
   void read(const std::string& dataset, X&& x) {
@@ -556,14 +626,24 @@ class hdf5_reader {
   }
 
   /// Collective. Attribute `name` of object `object` ("/" for the root group) as V: an
-  /// integer, a double or a string. Throws format_error when it is missing or of another kind.
+  /// integer, a double or a string. Throws format_error when it is missing or of another kind,
+  /// io_error when some locale reads another value than locale 0, argument_error for a bad or
+  /// empty name or another object or name on some locale.
   template <class V>
     requires std::is_same_v<V, std::int64_t> || std::is_same_v<V, double> || std::is_same_v<V, std::string>
   V attribute(const std::string& object, const std::string& name) {
     const std::string who = "dmap::hdf5_reader::attribute";
-    const auto parts = detail::h5_path_parts(object, who, true);
-    if (name.find('\0') != std::string::npos) throw argument_error(who + ": the attribute name contains a NUL character");
-    return agreed([&] { return attribute_of<V>(detail::h5_joined(parts), parts, name, who); });
+    const auto parts = detail::h5_agreed_path(object, who, true, path_, &name);
+    V value = agreed([&] { return attribute_of<V>(detail::h5_joined(parts), parts, name, who); });
+    detail::fingerprint f;
+    if constexpr (std::is_same_v<V, std::string>) f.add(std::string_view(value)).add(value.size());
+    else f.add(value);
+    detail::h5_agree_seen(f.value(), who, "value of attribute '" + name + "' of '" + detail::h5_joined(parts) + "' in '" + path_ + "'",
+                          [&] {
+                            if constexpr (std::is_same_v<V, std::string>) return "'" + value + "'";
+                            else return std::to_string(value);
+                          });
+    return value;
   }
 
   /// The file's name.
@@ -577,7 +657,7 @@ class hdf5_reader {
     constexpr std::size_t N = detail::array_traits_of<X>::rank;
     const std::string who = "dmap::hdf5_reader::read";
     detail::check_live_operand(x, who.c_str());
-    const hdf5_dataset_info info = info_of(dataset, who);
+    const hdf5_dataset_info info = info_of(dataset, who);  // the name and what the locales see, agreed
     const std::string name = detail::h5_joined(detail::h5_path_parts(dataset, who, false));
     const std::string what = "dataset '" + name + "' of '" + path_ + "'";
     if (!detail::h5_holds<T>(info.type))
@@ -605,10 +685,10 @@ class hdf5_reader {
 
  private:
   hdf5_dataset_info info_of(const std::string& dataset, const std::string& who) {
-    const auto parts = detail::h5_path_parts(dataset, who, false);
+    const auto parts = detail::h5_agreed_path(dataset, who, false, path_);
     const std::string name = detail::h5_joined(parts);
     const std::string what = "'" + name + "' of '" + path_ + "'";
-    return agreed([&] {
+    hdf5_dataset_info seen = agreed([&] {
       if (!detail::h5_exists(file_.get(), parts)) throw format_error(who + ": there is no dataset " + what);
       H5O_info_t o;
       detail::h5_status(H5Oget_info_by_name(file_.get(), name.c_str(), &o, H5P_DEFAULT), who, "cannot inspect " + what);
@@ -636,6 +716,8 @@ class hdf5_reader {
       H5Eclear2(H5E_DEFAULT);
       return info;
     });
+    detail::h5_agree_info(seen, who, "dataset " + what);
+    return seen;
   }
 
   static std::vector<index_t> int_list(hid_t set, const char* name, const std::string& who, const std::string& what) {

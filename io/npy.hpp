@@ -255,15 +255,16 @@ inline std::string npy_header_bytes(const std::string& descr, const std::vector<
   return out + dict;
 }
 
-/// Collective. The header of the open .npy file `file` and the file's size in bytes, both read
-/// by locale 0 and told to all in one broadcast: every locale throws the same error for a bad
-/// header.
-inline std::pair<npy_header, index_t> read_npy_header(mpi_file& file, const std::string& who, const std::string& path) {
+/// Collective. The header of the open .npy file `file` and the bytes it was read from
+/// (preamble and dictionary), read by locale 0 and told to all in one broadcast: every locale
+/// throws the same error for a bad header. Then each other locale reads the same bytes of the
+/// file it opened and compares them (check_npy_same_start, which the caller agrees).
+inline std::pair<npy_header, std::string> read_npy_header(mpi_file& file, const std::string& who,
+                                                          const std::string& path) {
   std::string start;
-  index_t bytes = 0;
   agreed([&] {
     if (here() != 0) return;
-    bytes = file.size_here();
+    const index_t bytes = file.size_here();
     start = file.read_at(0, std::min<index_t>(bytes, 12));
     const npy_preamble p = read_npy_preamble(start, who, path);
     if (p.length > npy_header_limit)
@@ -271,18 +272,28 @@ inline std::pair<npy_header, index_t> read_npy_header(mpi_file& file, const std:
                          std::to_string(p.length) + " bytes, more than 1 MiB");
     if (p.prefix + p.length > bytes) throw io_error(who + ": '" + path + "' is truncated: it ends inside its header");
     start = file.read_at(0, p.prefix + p.length);
-    start.append(reinterpret_cast<const char*>(&bytes), sizeof bytes);  // travels with the header
   });
   broadcast(start, 0);
-  std::memcpy(&bytes, start.data() + start.size() - sizeof bytes, sizeof bytes);
-  start.resize(start.size() - sizeof bytes);
-  return {parse_npy_header(start, who, path), bytes};
+  return {parse_npy_header(start, who, path), start};
+}
+
+/// Not collective (the caller agrees it). Throws io_error unless the file this locale opened
+/// begins with `start` (locale 0's preamble and header): each locale opens the path itself,
+/// and a path resolved per locale (a working directory, a link) or a file replaced between the
+/// locales' opens may give it another file, whose elements the header would misdescribe.
+inline void check_npy_same_start(mpi_file& file, const std::string& start, const std::string& who,
+                                 const std::string& path) {
+  if (here() == 0) return;
+  if (file.read_at(0, static_cast<index_t>(start.size())) != start)
+    throw io_error(who + ": locale " + std::to_string(here()) + " reads another header from '" + path +
+                   "' than locale 0: the path names another file on some locale (a relative path or link resolved "
+                   "per locale?) or the file changed while it was opened; every locale must read one file");
 }
 
 /// Throws (the same error on every locale, from the same header) unless the .npy file `path`
-/// holds elements of T in C order with `shape`, all of them present in its `bytes`.
+/// holds elements of T in C order with `shape`.
 template <class T, std::size_t N>
-void check_npy_fits(const npy_header& h, index_t bytes, const std::array<index_t, N>& shape, const std::string& who,
+void check_npy_fits(const npy_header& h, const std::array<index_t, N>& shape, const std::string& who,
                     const std::string& path) {
   const std::string want = npy_descr<T>();
   const bool same_type = h.descr == want || (sizeof(T) > 1 && h.descr.size() == want.size() && h.descr[0] == '=' &&
@@ -303,12 +314,21 @@ void check_npy_fits(const npy_header& h, index_t bytes, const std::array<index_t
     s << ")";
     throw shape_error(s.str());
   }
+}
+
+/// Not collective (the caller agrees it). Throws io_error unless the file this locale opened
+/// has `bytes` bytes, enough for the `h.elements()` elements of `element_bytes` its header
+/// announces: each locale checks the file it opened (Open MPI's MPI_File_read_all through a
+/// file view reports a read past the end as complete, leaving the buffer as it was).
+inline void check_npy_size(const npy_header& h, index_t bytes, std::size_t element_bytes, const std::string& who,
+                           const std::string& path) {
   const index_t n = h.elements();
-  if (n > (std::numeric_limits<index_t>::max() - h.data_offset) / static_cast<index_t>(sizeof(T)) ||
-      bytes < h.data_offset + n * static_cast<index_t>(sizeof(T)))
-    throw io_error(who + ": '" + path + "' is truncated: its header announces " + std::to_string(n) +
-                   " elements of " + std::to_string(sizeof(T)) + " bytes after byte " + std::to_string(h.data_offset) +
-                   ", the file has " + std::to_string(bytes) + " bytes");
+  const auto size = static_cast<index_t>(element_bytes);
+  if (n > (std::numeric_limits<index_t>::max() - h.data_offset) / size || bytes < h.data_offset + n * size)
+    throw io_error(who + ": '" + path + "' is truncated: its header announces " + std::to_string(n) + " elements of " +
+                   std::to_string(element_bytes) + " bytes after byte " + std::to_string(h.data_offset) + ", the file has " +
+                   std::to_string(bytes) + " bytes" +
+                   (here() != 0 ? " as locale " + std::to_string(here()) + " sees it" : std::string()));
 }
 
 template <class X>
@@ -320,12 +340,14 @@ void check_live_operand(const X& x, const char* who) {  // collective: moved fro
 }  // namespace detail
 
 /// Collective. The header of the .npy file `path` (read by locale 0, told to all): use it to
-/// make the domain before reading. Throws io_error when the file cannot be read and
-/// format_error when it is not an .npy file.
+/// make the domain before reading. Throws io_error when the file cannot be read or some
+/// locale's file begins otherwise than locale 0's, format_error when it is not an .npy file,
+/// argument_error when the locales pass different paths.
 inline npy_header read_npy_header(const std::string& path) {
   const std::string who = "dmap::read_npy_header";
-  detail::mpi_file file(path, MPI_MODE_RDONLY, who, path);
-  npy_header h = detail::read_npy_header(file, who, path).first;
+  detail::mpi_file file(path, MPI_MODE_RDONLY, who, path, detail::file_arguments(who, path));
+  auto [h, start] = detail::read_npy_header(file, who, path);
+  agreed([&] { detail::check_npy_same_start(file, start, who, path); });
   file.close();
   return h;
 }
@@ -361,10 +383,14 @@ void read_npy(const std::string& path, X& x, file_route route) {
   constexpr std::size_t N = array_traits_of<X>::rank;
   const std::string who = "dmap::read_npy";
   check_live_operand(x, who.c_str());
-  mpi_file file(path, MPI_MODE_RDONLY, who, path);
-  const auto [h, bytes] = read_npy_header(file, who, path);
+  mpi_file file(path, MPI_MODE_RDONLY, who, path, file_arguments(who, path));
+  const auto [h, start] = read_npy_header(file, who, path);
   auto part = file_part<T, N>::for_reading(x, route);
-  check_npy_fits<T, N>(h, bytes, part.shape(), who, path);
+  check_npy_fits<T, N>(h, part.shape(), who, path);
+  agreed([&] {  // what each locale's own file says, agreed: it may differ per locale
+    check_npy_same_start(file, start, who, path);
+    check_npy_size(h, file.size_here(), sizeof(T), who, path);
+  });
   file.read_part(h.data_offset, part);
   part.finish_reading();
   file.close();
@@ -385,9 +411,11 @@ void write_npy(const std::string& path, const X& x) {
 
 /// Collective. Reads the .npy file `path` into array or view `x`, whose shape it must have
 /// (the file's positions fill x's indices in row-major order): every locale reads its own
-/// elements. Throws on every locale: io_error when the file cannot be opened or is truncated,
-/// format_error when it is not an .npy file or holds another dtype or Fortran order,
-/// shape_error when the shapes differ. On failure x is unchanged unless the read itself
+/// elements. Throws on every locale: io_error when the file cannot be opened or is truncated
+/// (as any locale sees it), or when some locale's file begins otherwise than locale 0's (the
+/// path names another file there); format_error when it is not an .npy file or holds another
+/// dtype or Fortran order, shape_error when the shapes differ, argument_error when the locales
+/// pass different paths (or one relative path from different working directories). On failure x is unchanged unless the read itself
 /// failed part way.
 template <array_target X>
   requires npy_element<detail::array_value_t<X>>

@@ -91,6 +91,46 @@ inline void check_mpi_file_name(const std::string& path, const std::string& who,
 #endif
 }
 
+/// The arguments of collective file call `who` that every locale must pass alike: `path`, as
+/// given and as this locale resolves it (std::filesystem::absolute: its working directory), and
+/// `more` (object names). Agreed by the call's first agreement (runtime/agreement.hpp): a path
+/// naming another file on one locale is an argument_error on every locale. `who` must outlive
+/// the agreement.
+inline call_arguments file_arguments(const std::string& who, const std::string& path, const std::string& more = {}) {
+  std::error_code ec;
+  const std::string resolved = path.empty() ? std::string() : std::filesystem::absolute(path, ec).lexically_normal().string();
+  fingerprint f;
+  f.add(path).add(std::size_t{path.size()}).add(resolved).add(std::size_t{resolved.size()}).add(more);
+  return {who.c_str(), f.value(), [path, resolved, more] {
+            std::string shown = "path '" + path + "'";
+            if (resolved != path) shown += " (here '" + resolved + "')";
+            if (!more.empty()) shown += ", " + more;
+            return shown;
+          }};
+}
+
+/// Not collective. Throws io_error naming `who` and `shown` (the user's name for it) unless
+/// this locale can open `path`: reading, it exists and is neither a directory nor a FIFO;
+/// creating (`creating`), its directory exists. The caller agrees the verdict.
+inline void check_file_here(const std::string& path, bool creating, const std::string& who, const std::string& shown) {
+  const std::string on = num_locales() > 1 ? " (on locale " + std::to_string(here()) + ")" : std::string();
+  struct stat st {};
+  if (creating) {
+    const auto slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+    if (::stat(dir.c_str(), &st) != 0)
+      throw io_error(who + ": cannot create '" + shown + "': its directory '" + dir + "': " + std::strerror(errno) + on);
+    if (!S_ISDIR(st.st_mode))
+      throw io_error(who + ": cannot create '" + shown + "': '" + dir + "' is not a directory" + on);
+    return;
+  }
+  if (::stat(path.c_str(), &st) != 0)
+    throw io_error(who + ": cannot open '" + shown + "': " + std::strerror(errno) + on);
+  if (S_ISDIR(st.st_mode) || S_ISFIFO(st.st_mode))
+    throw io_error(who + ": cannot open '" + shown + "': it is " +
+                   (S_ISDIR(st.st_mode) ? "a directory" : "a FIFO (named pipe), not a file") + on);
+}
+
 /// A committed datatype of the runs' elements: at their positions (`file`: byte displacement
 /// position * element bytes, ascending) or at their memory offsets. Runs longer than 2^31 - 1
 /// elements are split.
@@ -172,20 +212,21 @@ inline bool memory_in_file_order(const std::vector<file_run>& runs) {
 class mpi_file {
  public:
   /// Collective. Opens `path` with MPI access mode `mode`; `who` and `shown` (the path the
-  /// user named) go into error messages.
-  mpi_file(const std::string& path, int mode, std::string who, std::string shown)
+  /// user named) go into error messages; `args`, the call's arguments, are agreed first
+  /// (file_arguments). Each locale checks the path as it sees it (empty, NUL, too long for
+  /// Open MPI, missing, a directory or FIFO; when creating, a missing directory), agreed.
+  mpi_file(const std::string& path, int mode, std::string who, std::string shown, const call_arguments& args = {})
       : who_(std::move(who)), shown_(std::move(shown)) {
-    if (path.empty()) throw argument_error(who_ + ": the file name is empty");
-    if (path.find('\0') != std::string::npos)
-      throw argument_error(who_ + ": the file name '" + shown_ + "' contains a NUL character");
-    check_mpi_file_name(path, who_, shown_);
-    if ((mode & MPI_MODE_CREATE) == 0)
-      agreed([&] {  // opening a FIFO would wait for a writer forever; a directory reads as garbage
-        struct stat st {};
-        if (here() == 0 && ::stat(path.c_str(), &st) == 0 && (S_ISDIR(st.st_mode) || S_ISFIFO(st.st_mode)))
-          throw io_error(who_ + ": cannot open '" + shown_ + "': it is " +
-                         (S_ISDIR(st.st_mode) ? "a directory" : "a FIFO (named pipe), not a file"));
-      });
+    // Every check reads what this locale sees (its argument, its file system) and is agreed
+    // before any locale opens: MPI_File_open waits forever when the file is missing on one
+    // locale only, and opening a FIFO waits for a writer forever.
+    agreed(args, [&] {
+      if (path.empty()) throw argument_error(who_ + ": the file name is empty");
+      if (path.find('\0') != std::string::npos)
+        throw argument_error(who_ + ": the file name '" + shown_ + "' contains a NUL character");
+      check_mpi_file_name(path, who_, shown_);
+      check_file_here(path, (mode & MPI_MODE_CREATE) != 0, who_, shown_);
+    });
     agreed([&] {
       const int code = MPI_File_open(env().comm(), path.c_str(), mode, MPI_INFO_NULL, &fh_);
       if (code != MPI_SUCCESS) {
@@ -321,24 +362,29 @@ class mpi_file {
 /// only when every locale succeeded: an existing file is replaced whole or not at all.
 class file_commit {
  public:
-  /// Collective. Chooses the temporary name (locale 0's choice, told to all) for `path`. A
-  /// symbolic link is followed (its target is replaced, the link stays); an existing `path` that
+  /// Collective. Chooses the temporary name (locale 0's choice, told to all) for `path`, in the
+  /// directory locale 0 resolves it to (an absolute path, links followed). Every locale must
+  /// pass the same path from the same working directory (file_arguments: argument_error
+  /// otherwise). A symbolic link is followed (its target is replaced, the link stays); an existing `path` that
   /// is not a regular file (a directory, device, FIFO or socket) is an io_error on every locale,
   /// as replacing it by renaming would remove it.
   file_commit(std::string path, std::string who) : final_(std::move(path)), who_(std::move(who)) {
-    if (final_.empty()) throw argument_error(who_ + ": the file name is empty");
-    if (final_.find('\0') != std::string::npos)
-      throw argument_error(who_ + ": the file name '" + final_ + "' contains a NUL character");
-    agreed([&] {
+    agreed(file_arguments(who_, final_), [&] {
+      if (final_.empty()) throw argument_error(who_ + ": the file name is empty");
+      if (final_.find('\0') != std::string::npos)
+        throw argument_error(who_ + ": the file name '" + final_ + "' contains a NUL character");
+      check_mpi_file_name(final_, who_, final_);  // the temporary name is longer still
       if (here() != 0) return;
       static std::atomic<unsigned> serial{0};
-      target_ = final_;
+      // Locale 0 resolves the path (links, its working directory) and every locale writes to
+      // what it found: a path that names another directory on some locale (a link resolved
+      // per process) cannot scatter the file's parts.
       std::error_code ec;
-      if (std::filesystem::is_symlink(final_, ec)) {
-        const auto resolved = std::filesystem::weakly_canonical(final_, ec);
-        if (ec) throw io_error(who_ + ": cannot follow the link '" + final_ + "': " + ec.message());
-        target_ = resolved.string();
-      }
+      const bool trailing = final_.back() == '/';
+      const auto resolved = std::filesystem::weakly_canonical(std::filesystem::absolute(final_, ec), ec);
+      if (ec) throw io_error(who_ + ": cannot resolve '" + final_ + "': " + ec.message());
+      target_ = resolved.string();
+      if (trailing && (target_.empty() || target_.back() != '/')) target_ += '/';
       const auto status = std::filesystem::status(target_, ec);
       if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
         throw io_error(who_ + ": cannot write '" + final_ + "': it exists and is not a regular file (a directory, "
@@ -378,7 +424,7 @@ class file_commit {
 
  private:
   std::string final_, who_, temp_;
-  std::string target_;  ///< locale 0: the file replaced (final_, or the target of the link final_ names)
+  std::string target_;  ///< locale 0: the file replaced (final_ resolved: absolute, links followed)
   bool published_ = false;
 };
 

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "../../interop/dap_json.hpp"
+
 namespace test_bad_dap {  // one per file: the tests also build as unity batches (docs/testing.md)
 
 using dmap::dap_description;
@@ -447,6 +449,53 @@ TEST_CASE("bad input: DAP empty buffers and periodic padding that lie", "[bad_in
       (void)dmap::dap_import(x);
     });
   }
+}
+
+TEST_CASE("bad input: DAP JSON nested 200,000 deep fails on every locale, never overflows the stack",
+          "[bad_input][dap]") {
+  // nlohmann's parser copes with any depth, but printing or copying such a value recurses once
+  // per level: dmap must refuse the text past a documented depth before it describes any part.
+  const int p = dmap::num_locales(), k = dmap::here();
+  std::vector<double> buffer(4, 1.0);
+  const std::string dims = "[{\"dist_type\": \"b\", \"size\": " + std::to_string(4 * p) +
+                           ", \"proc_grid_size\": " + std::to_string(p) + ", \"proc_grid_rank\": " + std::to_string(k) +
+                           ", \"start\": " + std::to_string(4 * k) + ", \"stop\": " + std::to_string(4 * k + 4) + "}]";
+  const auto text = [&](const std::string& version, const std::string& dim_data) {
+    return "{\"__version__\": " + version + ", \"buffer\": {\"shape\": [4], \"itemsize\": 8}, \"dim_data\": " +
+           dim_data + "}";
+  };
+  const std::string good = text("\"0.10.0\"", dims);
+  const std::string arrays = std::string(200000, '[') + std::string(200000, ']');
+  std::string objects;
+  for (int d = 0; d < 200000; ++d) objects += "{\"a\": ";
+  objects += "0" + std::string(200000, '}');
+  const std::vector<std::pair<std::string, std::string>> deep = {
+      {"the whole text: 200,000 nested arrays", arrays},
+      {"the whole text: 200,000 nested objects", objects},
+      {"'__version__': 200,000 nested arrays", text(arrays, dims)},
+      {"'__version__': 200,000 nested objects", text(objects, dims)},
+      {"'dim_data': 200,000 nested arrays", text("\"0.10.0\"", arrays)},
+      {"'buffer': 200,000 nested arrays", "{\"__version__\": \"0.10.0\", \"buffer\": " + arrays + "}"},
+      {"'size' of a dimension: 200,000 nested arrays",
+       text("\"0.10.0\"", "[{\"dist_type\": \"b\", \"size\": " + arrays + "}]")},
+  };
+  for (const auto& [where, bad] : deep) {
+    BAD_INPUT("dap_from_json: " + where, dmap::argument_error, dmap::dap_from_json<double, 1>(bad, buffer.data()));
+    BAD_INPUT("dap_import_json: " + where, dmap::argument_error, dmap::dap_import_json<double, 1>(bad, buffer.data()));
+    CHECK(dmap::bad_input::census().insert("dap_import_json on one locale: " + where).second);
+    CHECK_NO_FAILURE((dmap::bad_input::fails_from<dmap::argument_error, dmap::argument_error>(
+        p - 1, [&] { (void)dmap::dap_import_json<double, 1>(k == p - 1 ? bad : good, buffer.data()); })));
+  }
+  // The error names the limit; text within it is read as before.
+  CHECK_NO_FAILURE(dmap::testing::throws_with<dmap::argument_error>(
+      [&] { (void)dmap::dap_from_json<double, 1>(arrays, buffer.data()); },
+      "nested deeper than " + std::to_string(dmap::dap_json_depth_limit)));
+  const std::string within = std::string(dmap::dap_json_depth_limit - 1, '[') + std::string(dmap::dap_json_depth_limit - 1, ']');
+  CHECK_NO_FAILURE(dmap::testing::throws_with<dmap::argument_error>(
+      [&] { (void)dmap::dap_from_json<double, 1>(text(within, dims), buffer.data()); }, "'__version__' is array"));
+  auto A = dmap::dap_import_json<double, 1>(good, buffer.data());
+  DMAP_CHECK_ALL(A.adopted());
+  CHECK_NO_FAILURE(dmap::bad_input::library_still_works());
 }
 
 }  // namespace test_bad_dap

@@ -189,14 +189,23 @@ class environment {
     if (detail::current_environment != nullptr)
       throw runtime_error("dmap::environment: an environment already exists; create exactly one");
     // The settings are checked before MPI starts: a rejected one leaves nothing to finalise,
-    // and the program may correct it and create the environment again. (Node-transfer settings
-    // that differ between locales are found once MPI runs, below.)
+    // and the program may correct it and create the environment again. When MPI already runs
+    // (a host started it), a setting rejected on some locales only is agreed over the host's
+    // locales first, so every locale throws. (Node-transfer settings that differ between
+    // locales are found once MPI runs, below.)
     const char* threads_setting = std::getenv("DMAP_NUM_THREADS");
-    threads_ = threads_asked(threads_setting);
-    node_transfers_ = node_transfers_asked(std::getenv("DMAP_NODE_TRANSFERS"), std::getenv("DMAP_NODE_MIN_BYTES"));
     int initialized = 0;
     MPI_Initialized(&initialized);
+    std::exception_ptr rejected;
+    try {
+      threads_ = threads_asked(threads_setting);
+      node_transfers_ = node_transfers_asked(std::getenv("DMAP_NODE_TRANSFERS"), std::getenv("DMAP_NODE_MIN_BYTES"));
+    } catch (...) {
+      if (!initialized) throw;
+      rejected = std::current_exception();
+    }
     if (embedded) check_host(locales, initialized);
+    if (initialized) agree_rejection(locales, rejected);
     int provided = 0;
     if (!initialized) {
       detail::check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided),
@@ -248,6 +257,36 @@ class environment {
                       "MPI_Allgather(node locales)");
     detail::check_mpi(MPI_Allreduce(&members, &largest_node_, 1, MPI_INT, MPI_MAX, comm_),
                       "MPI_Allreduce(largest node)");
+  }
+
+  // Collective over the host's `locales`: when some locale rejected its settings (`rejected`),
+  // throws on every locale: the original where it was raised, an argument_error naming the
+  // lowest such locale and carrying its message elsewhere. MPI's collectives over `locales` are
+  // apart from the host's point-to-point messages, so this meets none of them.
+  static void agree_rejection(MPI_Comm locales, const std::exception_ptr& rejected) {
+    int rank = 0, size = 1;
+    detail::check_mpi(MPI_Comm_rank(locales, &rank), "MPI_Comm_rank");
+    detail::check_mpi(MPI_Comm_size(locales, &size), "MPI_Comm_size");
+    int first = size;
+    const int mine = rejected ? rank : size;
+    detail::check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, locales), "MPI_Allreduce(settings)");
+    if (first == size) return;
+    std::string message;
+    if (rank == first) {
+      try {
+        std::rethrow_exception(rejected);
+      } catch (const std::exception& e) {
+        message = e.what();
+      } catch (...) {
+        message = "an unknown exception";
+      }
+    }
+    int length = static_cast<int>(std::min<std::size_t>(message.size(), 4096));
+    detail::check_mpi(MPI_Bcast(&length, 1, MPI_INT, first, locales), "MPI_Bcast(settings)");
+    message.resize(static_cast<std::size_t>(length));
+    detail::check_mpi(MPI_Bcast(message.data(), length, MPI_CHAR, first, locales), "MPI_Bcast(settings)");
+    if (rank == first) std::rethrow_exception(rejected);
+    throw argument_error("dmap::environment: locale " + std::to_string(first) + " rejected its settings: " + message);
   }
 
   // Collective: throws argument_error on every locale (the same message) when `s` differs

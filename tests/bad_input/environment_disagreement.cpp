@@ -1,7 +1,8 @@
 // Node-transfer settings (DMAP_NODE_TRANSFERS, DMAP_NODE_MIN_BYTES, dmap::set_node_transfers)
 // that differ between locales must be an argument_error on every locale, never a crash or a
-// hang: every array's storage is chosen collectively from them. The last locale is given
-// other settings than the rest. Modes:
+// hang: every array's storage is chosen collectively from them. So must a malformed setting
+// on one locale when MPI already runs. The last locale is given other settings than the
+// rest. Modes:
 //   embedded  the program starts MPI, hands dmap MPI_COMM_WORLD, and after the refusal
 //             creates the environment again with agreeing settings (MPI stays the host's);
 //   owned     dmap starts MPI (the last locale is found from the launcher's variables);
@@ -18,15 +19,15 @@
 
 namespace {
 
-// "" when `make` throws argument_error saying the settings must agree, or what happened.
+// "" when `make` throws argument_error whose message holds `rule` (by default: the settings
+// must agree), or what happened.
 template <class F>
-std::string refused(F&& make) {
+std::string refused(F&& make, const char* rule = "must be the same on every locale") {
   try {
     make();
     return "accepted";
   } catch (const dmap::argument_error& e) {
-    if (std::strstr(e.what(), "must be the same on every locale") == nullptr)
-      return std::string("argument_error of another rule: ") + e.what();
+    if (std::strstr(e.what(), rule) == nullptr) return std::string("argument_error of another rule: ") + e.what();
     return "";
   } catch (const std::exception& e) {
     return std::string("another exception: ") + e.what();
@@ -57,6 +58,18 @@ int embedded() {
     if (size > 1 && !why.empty()) failure += std::string(setting) + " on the last locale only: " + why + "\n";
     if (size == 1 && why != "accepted") failure += std::string(setting) + " at one locale: " + why + "\n";
     unsetenv(text.substr(0, eq).c_str());
+  }
+  // A malformed setting on the last locale only: refused there before MPI is touched, and
+  // agreed over the host's locales, so the others throw too instead of waiting in MPI.
+  for (const char* setting : {"DMAP_NUM_THREADS=0", "DMAP_NODE_TRANSFERS=yes", "DMAP_NODE_MIN_BYTES=-1"}) {
+    const std::string text = setting;
+    const auto eq = text.find('=');
+    const bool here = size == 1 || odd_one;
+    if (here) setenv(text.substr(0, eq).c_str(), text.substr(eq + 1).c_str(), 1);
+    const std::string rule = text.substr(0, eq) + "=";
+    const std::string why = refused([] { dmap::environment env(MPI_COMM_WORLD); }, rule.c_str());
+    if (!why.empty()) failure += std::string(setting) + " on the last locale only: " + why + "\n";
+    if (here) unsetenv(text.substr(0, eq).c_str());
   }
   {
     // The environment again, agreeing; then set_node_transfers set apart on the last locale.

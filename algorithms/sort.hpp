@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -30,7 +31,8 @@
 namespace dmap {
 
 /// A comparator for sorting T: callable on two `const T&` and returning something testable
-/// as bool; it must be a strict weak order (as for std::sort).
+/// as bool; it should be a strict weak order (as for std::sort). One that is not gives an
+/// unspecified order, never undefined behaviour (see dmap::sort).
 template <class Comp, class T>
 concept sort_comparator = std::predicate<Comp&, const T&, const T&>;
 
@@ -47,16 +49,41 @@ struct nan_last {
   }
 };
 
+/// A comparator known to be a strict weak order (std::less or std::greater on arithmetic
+/// elements other than floating point, a key order built on one): the local sorts may use
+/// std::sort, std::stable_sort and oneTBB's parallel_sort on it, whose reads stay in range only
+/// under a strict weak order. Every other comparator is the user's and is never trusted so.
+template <class Less>
+struct trusted_order {
+  Less less;  ///< the order itself
+  /// less(a, b).
+  template <class A, class B>
+  constexpr bool operator()(const A& a, const B& b) const {
+    return less(a, b);
+  }
+};
+
+/// True for the orders the library's own sorts may rely on: trusted_order and nan_last.
+template <class Less>
+struct is_trusted : std::false_type {};
+template <class Less>
+struct is_trusted<trusted_order<Less>> : std::true_type {};
+template <class T, bool Descending>
+struct is_trusted<nan_last<T, Descending>> : std::true_type {};
+
 /// The comparator sort uses for `comp` on T: nan_last for floating-point T under std::less
-/// or std::greater (transparent or not), `comp` itself otherwise.
+/// or std::greater (transparent or not), trusted_order of std::less or std::greater for other
+/// arithmetic T, `comp` itself otherwise (a user's comparator: sorted by checked_sort).
 template <class T, class Comp>
 auto effective_order(const Comp& comp) {
-  if constexpr (std::is_floating_point_v<T> &&
-                (std::is_same_v<Comp, std::less<>> || std::is_same_v<Comp, std::less<T>>))
+  constexpr bool less = std::is_same_v<Comp, std::less<>> || std::is_same_v<Comp, std::less<T>>;
+  constexpr bool greater = std::is_same_v<Comp, std::greater<>> || std::is_same_v<Comp, std::greater<T>>;
+  if constexpr (std::is_floating_point_v<T> && less)
     return nan_last<T, false>{};
-  else if constexpr (std::is_floating_point_v<T> &&
-                     (std::is_same_v<Comp, std::greater<>> || std::is_same_v<Comp, std::greater<T>>))
+  else if constexpr (std::is_floating_point_v<T> && greater)
     return nan_last<T, true>{};
+  else if constexpr (std::is_arithmetic_v<T> && (less || greater))
+    return trusted_order<Comp>{comp};
   else
     return comp;
 }
@@ -64,10 +91,59 @@ auto effective_order(const Comp& comp) {
 /// Below this many elements a local sort or merge runs on one thread.
 inline constexpr std::size_t sort_grain = 1 << 14;
 
+/// Merges [a, a_end) and [b, b_end) into `out`, taking from b only when `less(*b, *a)` (stable).
+/// Every read is bounded by the two ends, whatever `less` answers: the output is always the
+/// two inputs' elements, each once.
+template <class E, class Less>
+E* checked_merge(const E* a, const E* a_end, const E* b, const E* b_end, E* out, Less& less) {
+  while (a != a_end && b != b_end) *out++ = less(*b, *a) ? *b++ : *a++;
+  out = std::copy(a, a_end, out);
+  return std::copy(b, b_end, out);
+}
+
+/// Sorts [data, data + n) under `less`, stably, by a bottom-up merge sort (insertion sort of
+/// runs of 16, then merges between `data` and `scratch`, n elements): each read and write is
+/// bounded by an explicit index check, so a comparator that is not a strict weak order (`<=`,
+/// a random answer) leaves a permutation of the input in an unspecified order, never a read
+/// out of range as std::sort may (a comparator that throws leaves the range unspecified: the
+/// callers sort copies). The sort of every user comparator.
+template <class E, class Less>
+void checked_sort(E* data, std::size_t n, Less& less, E* scratch) {
+  constexpr std::size_t run = 16;
+  for (std::size_t s = 0; s < n; s += run) {
+    const std::size_t e = std::min(n, s + run);
+    for (std::size_t i = s + 1; i < e; ++i) {
+      E x = data[i];
+      std::size_t j = i;
+      for (; j > s && less(x, data[j - 1]); --j) data[j] = data[j - 1];
+      data[j] = x;
+    }
+  }
+  E* from = data;
+  E* to = scratch;
+  for (std::size_t width = run; width < n; width *= 2) {
+    for (std::size_t s = 0; s < n; s += 2 * width) {
+      const std::size_t m = std::min(n, s + width), e = std::min(n, s + 2 * width);
+      checked_merge(from + s, from + m, from + m, from + e, to + s, less);
+    }
+    std::swap(from, to);
+  }
+  if (from != data) std::copy(from, from + n, data);
+}
+
+/// checked_sort of all of `v`.
+template <class E, class Less>
+void checked_sort(std::vector<E>& v, Less& less) {
+  if (v.size() < 2) return;
+  std::vector<E> scratch(v.size());
+  checked_sort(v.data(), v.size(), less, scratch.data());
+}
+
 /// Merges the sorted runs of `v` ([bounds[k], bounds[k + 1]) for each k) into one sorted run,
 /// stably: of equal elements, those of an earlier run come first. Adjacent runs are merged
 /// pairwise, log2(runs) rounds; each round is cut into about one piece per thread at
-/// merge-path split points, so two long runs merge in parallel too.
+/// merge-path split points, so two long runs merge in parallel too. Bounded whatever `less`
+/// answers (checked_merge, split points kept in order): the result is a permutation of `v`.
 template <class E, class Less>
 void merge_runs(std::vector<E>& v, std::vector<std::size_t> bounds, Less& less) {
   bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
@@ -94,8 +170,10 @@ void merge_runs(std::vector<E>& v, std::vector<std::size_t> bounds, Less& less) 
       for (std::size_t c = 1; c <= cuts; ++c) {
         const std::size_t k = total * c / cuts;
         // The merge path: how many of the first k merged elements come from run a (ties
-        // from a first, which keeps the merge stable).
-        std::size_t lo = k > nb ? k - nb : 0, hi = std::min(k, na);
+        // from a first, which keeps the merge stable). Searched between the previous cut's
+        // counts, so the pieces tile both runs even when `less` is not a strict weak order
+        // (the search is then not monotone in k).
+        std::size_t lo = std::max(k > nb ? k - nb : 0, prev_i), hi = std::min(na, prev_i + (k - prev_k));
         while (lo < hi) {
           const std::size_t mid = lo + (hi - lo) / 2;
           if (!less(v[m + (k - mid - 1)], v[a + mid])) lo = mid + 1;
@@ -109,9 +187,7 @@ void merge_runs(std::vector<E>& v, std::vector<std::size_t> bounds, Less& less) 
     }
     run_tasks(pieces.size(), [&](std::size_t t) {
       const piece& p = pieces[t];
-      std::merge(v.begin() + static_cast<std::ptrdiff_t>(p.a0), v.begin() + static_cast<std::ptrdiff_t>(p.a1),
-                 v.begin() + static_cast<std::ptrdiff_t>(p.b0), v.begin() + static_cast<std::ptrdiff_t>(p.b1),
-                 buffer.begin() + static_cast<std::ptrdiff_t>(p.out), less);
+      checked_merge(v.data() + p.a0, v.data() + p.a1, v.data() + p.b0, v.data() + p.b1, buffer.data() + p.out, less);
     });
     v.swap(buffer);
     bounds = std::move(next);
@@ -123,10 +199,12 @@ struct is_nan_last : std::false_type {};
 template <class T, bool Descending>
 struct is_nan_last<nan_last<T, Descending>> : std::true_type {};
 
-/// Sorts `v` on this locale's threads: oneTBB's parallel_sort, or (stable) one
-/// std::stable_sort per thread's chunk and a stable merge of the chunks. Under nan_last the
-/// NaNs are moved to the end first (stably) and the numbers sorted with the plain operator,
-/// which is a strict weak order on them and cheaper.
+/// Sorts `v` on this locale's threads. A trusted order (is_trusted): oneTBB's parallel_sort,
+/// or (stable) one std::stable_sort per thread's chunk and a stable merge of the chunks; under
+/// nan_last the NaNs are moved to the end first (stably) and the numbers sorted with the plain
+/// operator, which is a strict weak order on them and cheaper. Any other comparator: one
+/// checked_sort per thread's chunk and the checked merge of the chunks (stable either way),
+/// which is safe whatever the comparator answers.
 template <class E, class Less>
 void local_sort(std::vector<E>& v, Less& less, bool stable) {
   if constexpr (is_nan_last<Less>::value) {
@@ -136,31 +214,44 @@ void local_sort(std::vector<E>& v, Less& less, bool stable) {
     std::vector<E> tail(end, v.end());
     v.erase(end, v.end());
     if constexpr (Less{}(E{1}, E{0})) {
-      std::greater<E> plain;
+      trusted_order<std::greater<E>> plain{};
       local_sort(v, plain, stable);
     } else {
-      std::less<E> plain;
+      trusted_order<std::less<E>> plain{};
       local_sort(v, plain, stable);
     }
     v.insert(v.end(), tail.begin(), tail.end());
     return;
   }
   const std::size_t threads = static_cast<std::size_t>(num_threads());
-  if (threads == 1 || v.size() < sort_grain) {
-    if (stable) std::stable_sort(v.begin(), v.end(), less);
-    else std::sort(v.begin(), v.end(), less);
-    return;
-  }
-  if (!stable) {
-    env().arena().execute([&] { oneapi::tbb::parallel_sort(v.begin(), v.end(), less); });
-    return;
+  if constexpr (is_trusted<Less>::value) {
+    if (threads == 1 || v.size() < sort_grain) {
+      if (stable) std::stable_sort(v.begin(), v.end(), less);
+      else std::sort(v.begin(), v.end(), less);
+      return;
+    }
+    if (!stable) {
+      env().arena().execute([&] { oneapi::tbb::parallel_sort(v.begin(), v.end(), less); });
+      return;
+    }
+  } else {
+    if (threads == 1 || v.size() < sort_grain) {
+      checked_sort(v, less);
+      return;
+    }
   }
   std::vector<std::size_t> bounds(threads + 1);
   for (std::size_t t = 0; t <= threads; ++t) bounds[t] = v.size() * t / threads;
+  std::vector<E> scratch;
+  if constexpr (!is_trusted<Less>::value) scratch.resize(v.size());
   run_tasks(threads, [&](std::size_t t) {
-    std::stable_sort(v.begin() + static_cast<std::ptrdiff_t>(bounds[t]),
-                     v.begin() + static_cast<std::ptrdiff_t>(bounds[t + 1]), less);
+    if constexpr (is_trusted<Less>::value)
+      std::stable_sort(v.begin() + static_cast<std::ptrdiff_t>(bounds[t]),
+                       v.begin() + static_cast<std::ptrdiff_t>(bounds[t + 1]), less);
+    else
+      checked_sort(v.data() + bounds[t], bounds[t + 1] - bounds[t], less, scratch.data() + bounds[t]);
   });
+  std::vector<E>().swap(scratch);
   merge_runs(v, std::move(bounds), less);
 }
 
@@ -240,9 +331,10 @@ sorted_buckets<E> sample_sort(Load&& load, index_t offset, const std::vector<ind
     std::vector<sort_sample<E>> samples;
     for (const auto& s : all)
       if (s.weight > 0) samples.push_back(s);
-    std::sort(samples.begin(), samples.end(), [&](const sort_sample<E>& a, const sort_sample<E>& b) {
+    auto by_sample = [&](const sort_sample<E>& a, const sort_sample<E>& b) {
       return before(a.value, a.position, b.value, b.position);
-    });
+    };
+    checked_sort(samples, by_sample);
     double weight = 0;
     for (const auto& s : samples) weight += s.weight;
     // Splitter r (1 <= r < P) is the first sample with about cut[r] elements before it (a
@@ -475,7 +567,12 @@ void sort_by_key(array<K, 1>& keys, array<V, 1>& values, const Comp& comp, bool 
   auto vs = in_position_order(values, &ks.starts);
   using kv = key_value<K, V>;
   const auto order = effective_order<K>(comp);
-  const auto by_key = [order](const kv& a, const kv& b) { return order(a.key, b.key); };
+  const auto key_order = [order](const kv& a, const kv& b) { return order(a.key, b.key); };
+  // A trusted order of the keys is one of the pairs too.
+  const auto by_key = [&] {
+    if constexpr (is_trusted<std::remove_const_t<decltype(order)>>::value) return trusted_order<decltype(key_order)>{key_order};
+    else return key_order;
+  }();
   auto sorted = sample_sort<kv>(
       [&] {
         std::vector<kv> v(static_cast<std::size_t>(ks.count()));
@@ -556,27 +653,37 @@ std::vector<run_summary<T>> summaries(const T* data, index_t count, Less& less) 
   return all;
 }
 
-/// From every locale's summary of consecutive stretches of a sequence: (sorted, runs of equal
-/// elements, counting a run that crosses locales once). `less` runs the same on every locale
-/// (agreed).
+/// Collective: from every locale's summary of consecutive stretches of a sequence (the same
+/// on every locale): (sorted, runs of equal elements, counting a run that crosses locales
+/// once). Locale 0 compares the boundaries and its verdict rides on the failure agreement, so
+/// every locale returns the same answer even when `less` answers differently on different
+/// locales; a throw from `less` is thrown on every locale.
 template <class T, class Less>
 std::pair<bool, index_t> combine(const std::vector<run_summary<T>>& all, Less& less) {
-  return agreed([&] {
-    bool sorted = true;
-    index_t runs = 0;
-    const run_summary<T>* previous = nullptr;
-    for (const auto& s : all) {
-      if (s.count == 0) continue;
-      sorted = sorted && s.sorted;
-      runs += s.runs;
-      if (previous) {
-        if (less(s.first, previous->last)) sorted = false;
-        else if (!less(previous->last, s.first)) --runs;  // the run goes on across the boundary
+  std::exception_ptr failure;
+  std::uint64_t verdict = 0;  // runs << 1 | sorted, on locale 0 (0 elsewhere: or-ed)
+  if (here() == 0) {
+    try {
+      bool sorted = true;
+      index_t runs = 0;
+      const run_summary<T>* previous = nullptr;
+      for (const auto& s : all) {
+        if (s.count == 0) continue;
+        sorted = sorted && s.sorted;
+        runs += s.runs;
+        if (previous) {
+          if (less(s.first, previous->last)) sorted = false;
+          else if (!less(previous->last, s.first)) --runs;  // the run goes on across the boundary
+        }
+        previous = &s;
       }
-      previous = &s;
+      verdict = static_cast<std::uint64_t>(runs) << 1 | (sorted ? 1u : 0u);
+    } catch (...) {
+      failure = std::current_exception();
     }
-    return std::pair<bool, index_t>{sorted, runs};
-  });
+  }
+  verdict = agree(failure, {}, verdict);
+  return {(verdict & 1) != 0, static_cast<index_t>(verdict >> 1)};
 }
 
 /// Collective: a Block-cut copy of the 1-D view `v` (which views may be sorted through).
@@ -608,9 +715,12 @@ array<std::remove_const_t<T>, 1> copy_of_view(const array_view<T, 1, M>& v) {
 ///
 /// Errors: a moved-from array is an argument_error; a comparator that throws on any locale
 /// at any stage (or a failed allocation) throws on every locale, leaving `a` unchanged. For
-/// floating-point elements under `std::less` or `std::greater`, NaNs sort after every number;
-/// with other comparators a NaN breaks the strict weak order and the order is unspecified
-/// (no crash, no hang). Ghost copies (Stencil) are stale afterwards, as after any write.
+/// floating-point elements under `std::less` or `std::greater`, NaNs sort after every number.
+/// A comparator that is not a strict weak order (`a <= b`, a NaN under another comparator, an
+/// order that differs between locales or calls) leaves a permutation of the elements in an
+/// unspecified order (no crash, no hang): only std::less and std::greater on arithmetic types
+/// are sorted with std::sort and oneTBB's parallel_sort, every other comparator with a
+/// bounds-checked merge sort. Ghost copies (Stencil) are stale afterwards, as after any write.
 template <transferable T, class Comp = std::less<>>
   requires sort_comparator<Comp, T>
 void sort(array<T, 1>& a, Comp comp = {}) {
@@ -670,7 +780,8 @@ void stable_sort_by_key(array<K, 1>& keys, array<V, 1>& values, Comp comp = {}) 
 }
 
 /// Collective: true on every locale iff no element of `a` (row-major order) is less under
-/// `comp` than the one before it. A locally checked run per locale and one all-gather of the
+/// `comp` than the one before it (locale 0's verdict when `comp` answers differently on
+/// different locales). A locally checked run per locale and one all-gather of the
 /// locales' first and last elements for contiguous cuts (Block, Irregular Block, Stencil);
 /// other maps first copy `a` to a Block cut (one redistribution). A throwing comparator
 /// throws on every locale.

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -647,11 +648,13 @@ namespace dmap {
 /// first product and kept on A's sparse domain until its index set or x's or y's domain
 /// changes (plan_statistics() counts builds and reuses). Throws shape_error when x's length
 /// is not the number of columns or y's not the number of rows, argument_error when y is x
-/// (or an array was moved from), unsupported_error when y's map keeps copies (Replicated), on
-/// every locale: each check reads only what every locale
-/// holds alike (the domains' index sets, the identity of arrays created collectively), so
-/// every locale reaches the same verdict without a message, as for `A = B`. A product thus
-/// makes no collective call once its plan is built (building the plan agrees on failure).
+/// (or an array was moved from, or x and y share an adopted buffer on some locale),
+/// unsupported_error when y's map keeps copies (Replicated), on every locale: each check reads
+/// only what every locale holds alike (the domains' index sets, the identity of arrays created
+/// collectively), so every locale reaches the same verdict without a message, as for `A = B`;
+/// the one exception, whether adopted buffers overlap, is agreed (one all-reduce, only when x
+/// or y adopted its buffer). A product of arrays with storage of their own thus makes no
+/// collective call once its plan is built (building the plan agrees on failure).
 template <class T>
 void multiply(const sparse_array<T, 2>& a, const array<T, 1>& x, array<T, 1>& y) {
   const detail::collective_scope scope;
@@ -677,9 +680,22 @@ void multiply(const sparse_array<T, 2>& a, const array<T, 1>& x, array<T, 1>& y)
       throw unsupported_error(std::string(who) + ": y over " + y.domain().name() +
                               " keeps copies of its elements; y must be over a map that places each index once "
                               "(x may keep copies)");
-    if (&x == &y || (y.local_size() > 0 && x.local_data() == y.local_data()))
-      throw argument_error(std::string(who) + ": y is x (the same array); the product needs x unchanged while y is "
-                           "written, so y must be another array");
+    const std::string aliased = std::string(who) +
+                                ": y is x (the same array, or arrays sharing an adopted buffer); the product needs x "
+                                "unchanged while y is written, so y must be another array with storage of its own";
+    if (&x == &y) throw argument_error(aliased);
+    // Only an adopted buffer can be shared by two arrays. Whether the buffers overlap is seen
+    // only where a locale stores elements, so the verdict is agreed (one all-reduce, for
+    // adopted arrays only: the products of arrays with storage of their own stay free of
+    // collective calls).
+    if (x.adopted() || y.adopted())
+      agreed([&] {
+        const index_t xs = detail::state_of(x.domain())->storage_size, ys = detail::state_of(y.domain())->storage_size;
+        const std::less<const T*> before;
+        const T* xp = x.local_data();
+        const T* yp = y.local_data();
+        if (xs > 0 && ys > 0 && before(xp, yp + ys) && before(yp, xp + xs)) throw argument_error(aliased);
+      });
   }
   const auto plan = detail::cached_spmv_plan(a.domain(), x.domain(), y.domain());
   detail::run_spmv<T>(*plan, a.local_values(), x.local_data(), y.local_data());

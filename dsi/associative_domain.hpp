@@ -178,16 +178,20 @@ class associative_domain {
     const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners_checked(keys, who)));
     auto& st = live_mut();
     std::vector<Key> fresh;
+    std::vector<std::uint64_t> hashes;  // of fresh: every call of the hash happens before the agreement
     std::optional<table_type> grown;
     std::vector<std::int64_t> moved, slots;
     try {
       agreed([&] {
         check_arrivals(st, incoming, who);
         fresh = new_keys(st.table, incoming);
+        hashes.reserve(fresh.size());
+        for (const Key& k : fresh) hashes.push_back(st.table.hash_of(k));
         slots.reserve(fresh.size());
         if (st.table.has_room(fresh.size())) return;
         grown.emplace(st.table.hash(), table_type::capacity_for(st.table.size() + fresh.size()));
         moved.resize(st.table.capacity());
+        st.table.copy_into(*grown, moved);
         for (auto* a : st.arrays) a->prepare(grown->capacity());
       });
     } catch (...) {
@@ -195,12 +199,11 @@ class associative_domain {
       throw;
     }
     if (grown) {
-      st.table.move_into(*grown, moved);
       st.table = std::move(*grown);
       for (auto* a : st.arrays) a->commit(moved);
     }
     bool inserted = false;
-    for (const Key& k : fresh) slots.push_back(st.table.insert(k, inserted));
+    for (std::size_t k = 0; k < fresh.size(); ++k) slots.push_back(st.table.insert_hashed(fresh[k], hashes[k], inserted));
     for (auto* a : st.arrays) a->reset(slots);
     st.settle(grown.has_value());
   }
@@ -209,15 +212,20 @@ class associative_domain {
 
   /// Collective: removes `keys` (this locale's; absent keys and duplicates are ignored), in
   /// one message per peer that owns some of them. Other keys keep their values in every
-  /// array; a key added again later starts from the array's implicit value.
+  /// array; a key added again later starts from the array's implicit value. A mapper or hash
+  /// that throws on any locale throws on every locale, and nothing is removed.
   void remove(std::span<const Key> keys) {
     const detail::collective_scope scope;
     const char* who = "dmap::associative_domain::remove";
     const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners_checked(keys, who)));
     auto& st = live_mut();
-    agreed([&] { check_arrivals(st, incoming, who); });
-    for (const auto& buffer : incoming)
-      for (const Key& k : detail::unpack_keys<Key>(buffer)) st.table.erase(k);
+    std::vector<std::int64_t> slots;  // found before the agreement: the hash may throw
+    agreed([&] {
+      check_arrivals(st, incoming, who);
+      for (const auto& buffer : incoming)
+        for (const Key& k : detail::unpack_keys<Key>(buffer)) slots.push_back(st.table.find(k));
+    });
+    for (const std::int64_t s : slots) st.table.erase_at(s);
     st.settle(false, false);
   }
   /// Collective: removes the keys of `keys` (see remove(std::span)).

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <typeinfo>
+#include <unistd.h>
 #include <vector>
 
 #include "../runtime/agreement.hpp"
@@ -58,7 +59,10 @@ class sparse_domain {
   /// Collective: an empty subset of `parent`, each piece stored in layouts like `layout`
   /// (an empty value of a dmap::sparse_layout type: `dmap::csr_layout<2>{}`). Throws
   /// unsupported_error when the parent's map keeps copies (Replicated, replicated
-  /// dimensions) and argument_error when `parent` is an empty handle.
+  /// dimensions), argument_error when `parent` is an empty handle or when the storage empty
+  /// layouts hold already (`L::empty_bytes(piece)`, where the layout says: CSR and CSC keep one
+  /// start per row or column of each piece) exceeds this machine's physical memory on some
+  /// locale, and std::bad_alloc when an allocation fails; on every locale.
   template <class L>
     requires sparse_layout<L, N>
   sparse_domain(const domain<N>& parent, const L& layout) {
@@ -68,6 +72,10 @@ class sparse_domain {
       if (ps->layers)
         throw unsupported_error("dmap::sparse_domain: the parent's map " + parent.name() +
                                 " keeps copies of indices; a sparse domain needs a map that places each index once");
+      if constexpr (requires(const rect<N>& r) {
+                      { L::empty_bytes(r) } -> std::convertible_to<std::size_t>;
+                    })
+        check_empty_fits(parent, layout, [](const rect<N>& r) { return L::empty_bytes(r); });
       auto st = std::make_shared<detail::sparse_state<N>>(parent);
       st->prototype = std::make_unique<const detail::sparse_piece_of<L, N>>(layout.built(rect<N>{}, {}));
       st->parent_generation = ps->generation;
@@ -381,6 +389,31 @@ class sparse_domain {
       throw argument_error(m.str());
     }
     return k;
+  }
+
+  // Throws argument_error when the empty layouts of this locale's pieces of `parent` would
+  // hold more than the machine's physical memory (`bytes(piece)` each): asking for it would
+  // end in std::bad_alloc, or, spread over many pieces each of which the kernel grants, in the
+  // process being killed when the memory is touched.
+  template <class L, class Bytes>
+  static void check_empty_fits(const domain<N>& parent, const L& layout, Bytes&& bytes) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return;
+    const auto memory = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+    std::uint64_t total = 0;
+    const auto pieces = parent.local_subdomains();
+    for (const rect<N>& piece : pieces) {
+      const std::uint64_t b = bytes(piece);
+      total = b > UINT64_MAX - total ? UINT64_MAX : total + b;
+    }
+    if (total <= memory) return;
+    std::ostringstream m;
+    m << "dmap::sparse_domain: a " << layout.name() << " layout keeps storage for every slice of its piece even "
+      << "when empty, and the " << pieces.size() << " piece(s) of the parent " << parent.indices() << " (" << parent.name()
+      << ") on locale " << here() << " would hold " << total << " bytes so, more than this machine's memory ("
+      << memory << " bytes); use coo_layout (storage for the indices only) or a parent map that gives each locale "
+      << "fewer rows along the compressed dimension";
+    throw argument_error(m.str());
   }
 
   // Adds or removes: route to owners, merge per piece, prepare every array, agree, commit.

@@ -33,7 +33,9 @@ namespace dmap {
 ///
 /// Optional: `l.sort_unique(piece, indices)` sorts indices inside `piece` in storage order and
 /// drops repeats faster than comparing with `precedes` (the library's layouts sort integer keys,
-/// `detail::sort_unique_by_key`).
+/// `detail::sort_unique_by_key`). `L::empty_bytes(piece)` (static): the bytes an empty layout
+/// of `piece` holds (CSR: a start per row), which a sparse domain checks against the machine's
+/// memory before it builds any (argument_error on every locale when they cannot fit).
 template <class L, std::size_t N>
 concept sparse_layout =
     std::semiregular<L> &&

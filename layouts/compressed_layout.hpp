@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -94,6 +95,12 @@ class compressed_layout {
     if (N > 1 && Major == 0) return "csr";
     if (N > 1 && Major == N - 1) return "csc";
     return "compressed(" + std::to_string(Major) + ")";
+  }
+  /// The bytes of index storage an empty layout of `piece` holds already: one start per slice
+  /// along `Major` (and one more), whatever the set; saturates at SIZE_MAX.
+  static std::size_t empty_bytes(const rect<N>& piece) noexcept {
+    const auto slices = static_cast<std::size_t>(piece.dim(Major).size());
+    return slices >= SIZE_MAX / sizeof(index_t) ? SIZE_MAX : (slices + 1) * sizeof(index_t);
   }
   /// The bytes of index storage.
   std::size_t bytes() const noexcept {

@@ -62,10 +62,14 @@ class key_table {
     const int bits = std::countr_zero(capacity);
     return bits == 0 ? 0 : static_cast<std::size_t>((h * 0x9e3779b97f4a7c15ull) >> (64 - bits));
   }
+  /// The hash of `key` (the user's Hash: it may throw).
+  std::uint64_t hash_of(const Key& key) const { return static_cast<std::uint64_t>(hash_(key)); }
   /// The slot holding `key`, or -1.
-  std::int64_t find(const Key& key) const {
+  std::int64_t find(const Key& key) const { return find_hashed(key, hash_of(key)); }
+  /// The slot holding `key`, whose hash is `h`, or -1 (no call of the hash).
+  std::int64_t find_hashed(const Key& key, std::uint64_t h) const noexcept {
     const std::size_t mask = capacity() - 1;
-    for (std::size_t s = home(hash_(key), capacity()), n = 0; n < capacity(); s = (s + 1) & mask, ++n) {
+    for (std::size_t s = home(h, capacity()), n = 0; n < capacity(); s = (s + 1) & mask, ++n) {
       if (states_[s] == empty) return -1;
       if (states_[s] == full && keys_[s] == key) return static_cast<std::int64_t>(s);
     }
@@ -79,10 +83,13 @@ class key_table {
   }
   /// Inserts `key` (there must be room) and returns its slot; `inserted` is false when it
   /// was already present.
-  std::int64_t insert(const Key& key, bool& inserted) {
+  std::int64_t insert(const Key& key, bool& inserted) { return insert_hashed(key, hash_of(key), inserted); }
+  /// insert(key, inserted) for a key whose hash is `h` (no call of the hash). The probe ends
+  /// at an empty slot, which the half-full rule guarantees, whatever `h` is.
+  std::int64_t insert_hashed(const Key& key, std::uint64_t h, bool& inserted) noexcept {
     const std::size_t mask = capacity() - 1;
     std::size_t reuse = capacity();
-    std::size_t s = home(hash_(key), capacity());
+    std::size_t s = home(h, capacity());
     for (;; s = (s + 1) & mask) {
       if (states_[s] == empty) break;
       if (states_[s] == removed) {
@@ -103,8 +110,14 @@ class key_table {
   /// Removes `key`; false when it was absent. Other keys keep their slots.
   bool erase(const Key& key) {
     const std::int64_t s = find(key);
-    if (s < 0) return false;
-    states_[static_cast<std::size_t>(s)] = removed;
+    return s >= 0 && erase_at(s);
+  }
+  /// Removes the key in `slot` (from find); false when the slot holds none. Other keys keep
+  /// their slots.
+  bool erase_at(std::int64_t slot) noexcept {
+    const auto s = static_cast<std::size_t>(slot);
+    if (slot < 0 || s >= capacity() || states_[s] != full) return false;
+    states_[s] = removed;
     --live_;
     return true;
   }
@@ -113,14 +126,14 @@ class key_table {
     std::fill(states_.begin(), states_.end(), std::uint8_t{empty});
     live_ = used_ = 0;
   }
-  /// Moves every key into `bigger` (an empty table with room for them) and writes, for
+  /// Inserts every key into `bigger` (an empty table with room for them) and writes, for
   /// each slot of this table, the key's slot there (-1 for slots without a key) into
-  /// `moved`, which has one entry per slot; this table is left empty.
-  void move_into(key_table& bigger, std::vector<std::int64_t>& moved) {
+  /// `moved`, which has one entry per slot. This table is unchanged, so a hash that throws
+  /// leaves it intact.
+  void copy_into(key_table& bigger, std::vector<std::int64_t>& moved) const {
     bool inserted = false;
     for (std::size_t s = 0; s < capacity(); ++s)
       moved[s] = states_[s] == full ? bigger.insert(keys_[s], inserted) : -1;
-    clear();
   }
 
  private:

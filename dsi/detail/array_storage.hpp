@@ -21,26 +21,25 @@
 
 namespace dmap::detail {
 
+/// The bytes of `count` elements of T (negative counts as 0), saturated at 2^64 - 1.
+template <class T>
+std::uint64_t bytes_of(index_t count) noexcept {
+  const auto n = static_cast<std::uint64_t>(std::max<index_t>(count, 0));
+  return n > UINT64_MAX / sizeof(T) ? UINT64_MAX : n * sizeof(T);
+}
+
 /// Collective when it may apply: whether an array of T over `dom` keeps its elements in
 /// node-shared memory (see use_node_storage).
 template <class T, std::size_t N>
 bool node_storage_wanted(const domain_state<N>& dom) {
-  const auto bytes = [](index_t count) {
-    const auto n = static_cast<std::uint64_t>(std::max<index_t>(count, 0));
-    return n > UINT64_MAX / sizeof(T) ? UINT64_MAX : n * sizeof(T);
-  };
-  return use_node_storage(bytes(dom.whole.size()), bytes(dom.storage_size));
+  return use_node_storage(bytes_of<T>(dom.whole.size()), bytes_of<T>(dom.storage_size));
 }
 
 /// Not collective: whether an array of T over `dom` may keep node-shared storage and whether
 /// this locale's part fits (see node_storage_asked); the caller agrees on the fit.
 template <class T, std::size_t N>
 node_storage_ask node_storage_asked(const domain_state<N>& dom) {
-  const auto bytes = [](index_t count) {
-    const auto n = static_cast<std::uint64_t>(std::max<index_t>(count, 0));
-    return n > UINT64_MAX / sizeof(T) ? UINT64_MAX : n * sizeof(T);
-  };
-  return node_storage_asked(bytes(dom.whole.size()), bytes(dom.storage_size));
+  return node_storage_asked(bytes_of<T>(dom.whole.size()), bytes_of<T>(dom.storage_size));
 }
 
 /// Calls `f(first, last)` for each run [first, last) of the offsets [0, count) that no element

@@ -33,14 +33,14 @@ struct copies_plans {
 template <class T, std::size_t N>
 void update_copies(array<T, N>& a) {
   const detail::collective_scope scope;
-  agreed({"dmap::update_copies", detail::access::serial(a), [] { return std::string("the array to refresh"); }}, [&] {
-    detail::check_array_live(a, "dmap::update_copies", "it has no copies to refresh");
-    if (!detail::state_of(a.domain())->dir)
-      throw argument_error("dmap::update_copies: the array is distributed by " + a.domain().name() +
-                           "; only Unstructured maps hold copies that update_copies refreshes (copies of "
-                           "Replicated maps and replicated dimensions: dmap::replicate_from)");
-  });
+  // No agreement: like a halo update, a refresh is point to point once its plan is built. The
+  // checks read what every locale holds alike, except a handle moved from on one locale only.
+  detail::check_array_live(a, "dmap::update_copies", "it has no copies to refresh");
   auto& st = *detail::state_of(a.domain());
+  if (!st.dir)
+    throw argument_error("dmap::update_copies: the array is distributed by " + a.domain().name() +
+                         "; only Unstructured maps hold copies that update_copies refreshes (copies of "
+                         "Replicated maps and replicated dimensions: dmap::replicate_from)");
   const auto& plan = st.caches.template get<detail::copies_plans<N>>().plan.for_generation(st.generation, [&] {
     const auto& dir = *st.dir;
     std::vector<detail::placed_block<N>> copies;

@@ -66,7 +66,7 @@ std::vector<std::pair<std::string, order>> broken_orders() {
       {"ascending on even locales, descending on odd ones",
        [](i64 a, i64 b) { return dmap::here() % 2 == 0 ? a < b : a > b; }},
       {"a coin flip at every call",
-       [calls](i64 a, i64 b) { return (mix(calls->fetch_add(1) ^ static_cast<std::uint64_t>(a * 31 + b)) & 1) != 0; }},
+       [calls](i64 a, i64 b) { return (mix(calls->fetch_add(1) ^ (static_cast<std::uint64_t>(a) * 31 + static_cast<std::uint64_t>(b))) & 1) != 0; }},
   };
 }
 
@@ -317,9 +317,12 @@ TEST_CASE("bad input: an associative key hash that changes at every call neither
 TEST_CASE("bad input: reduction and scan ops and Hashed mappers that break their contract", "[bad_input][reductions]") {
   const int p = dmap::num_locales();
   const index_t n = 1000 * p + 7;
-  // Not associative; answering differently on different locales.
-  const auto minus = [](i64 a, i64 b) { return a - b; };
-  const auto by_locale = [](i64 a, i64 b) { return dmap::here() % 2 == 0 ? a + b : a * 3 - b; };
+  // Not associative; answering differently on different locales. (Wrapping arithmetic: the
+  // values grow without bound, and a signed overflow in the test's own op would be undefined.)
+  const auto wrap = [](std::uint64_t v) { return static_cast<i64>(v); };
+  const auto u = [](i64 v) { return static_cast<std::uint64_t>(v); };
+  const auto minus = [=](i64 a, i64 b) { return wrap(u(a) - u(b)); };
+  const auto by_locale = [=](i64 a, i64 b) { return dmap::here() % 2 == 0 ? wrap(u(a) + u(b)) : wrap(u(a) * 3 - u(b)); };
   for (const map_kind k : {map_kind::block, map_kind::cyclic}) {
     INFO(name_of(k));
     dmap::domain<1> D = domain_of(k, rect<1>{range(0, n)});

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <optional>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>

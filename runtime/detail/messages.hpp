@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "../environment.hpp"
@@ -39,32 +40,24 @@ class message_batch {
   /// Posts the receive of `bytes` bytes from locale `from` into `buffer` (in pieces of at
   /// most message_piece_bytes).
   void receive(int from, void* buffer, std::size_t bytes) {
-    auto& e = env();
-    auto* at = static_cast<std::byte*>(buffer);
-    for (std::size_t done = 0; done < bytes;) {
-      const std::size_t piece = std::min(bytes - done, piece_bytes());
-      requests_.emplace_back();
-      check_mpi(MPI_Irecv(at + done, static_cast<int>(piece), MPI_BYTE, from, tag_, e.comm(), &requests_.back()),
+    auto& c = env().counters();
+    for_each_piece(bytes, [&](std::size_t done, int piece, MPI_Request* request) {
+      check_mpi(MPI_Irecv(static_cast<std::byte*>(buffer) + done, piece, MPI_BYTE, from, tag_, env().comm(), request),
                 "MPI_Irecv");
-      ++e.counters().messages_received;
-      e.counters().bytes_received += piece;
-      done += piece;
-    }
+      ++c.messages_received;
+      c.bytes_received += static_cast<std::uint64_t>(piece);
+    });
   }
   /// Posts the send of `bytes` bytes at `buffer` to locale `to` (in pieces of at most
   /// message_piece_bytes); the buffer must stay valid until wait().
   void send(int to, const void* buffer, std::size_t bytes) {
-    auto& e = env();
-    const auto* at = static_cast<const std::byte*>(buffer);
-    for (std::size_t done = 0; done < bytes;) {
-      const std::size_t piece = std::min(bytes - done, piece_bytes());
-      requests_.emplace_back();
-      check_mpi(MPI_Isend(at + done, static_cast<int>(piece), MPI_BYTE, to, tag_, e.comm(), &requests_.back()),
+    auto& c = env().counters();
+    for_each_piece(bytes, [&](std::size_t done, int piece, MPI_Request* request) {
+      check_mpi(MPI_Isend(static_cast<const std::byte*>(buffer) + done, piece, MPI_BYTE, to, tag_, env().comm(), request),
                 "MPI_Isend");
-      ++e.counters().messages_sent;
-      e.counters().bytes_sent += piece;
-      done += piece;
-    }
+      ++c.messages_sent;
+      c.bytes_sent += static_cast<std::uint64_t>(piece);
+    });
   }
   /// Completes every posted message.
   void wait() {
@@ -76,9 +69,18 @@ class message_batch {
   }
 
  private:
-  // The piece size in force, within [1, 2^31 - 1].
-  static std::size_t piece_bytes() noexcept {
-    return std::clamp<std::size_t>(message_piece_bytes, 1, static_cast<std::size_t>(INT32_MAX));
+  // Calls `post(offset, length, request)` for each piece of a message of `bytes` bytes, in
+  // order, with a new request slot: pieces of message_piece_bytes (within [1, 2^31 - 1]), the
+  // last one shorter. Both sides cut a message alike, and MPI delivers the pieces in order.
+  template <class Post>
+  void for_each_piece(std::size_t bytes, Post&& post) {
+    const std::size_t most = std::clamp<std::size_t>(message_piece_bytes, 1, static_cast<std::size_t>(INT32_MAX));
+    for (std::size_t done = 0; done < bytes;) {
+      const std::size_t piece = std::min(bytes - done, most);
+      requests_.emplace_back();
+      post(done, static_cast<int>(piece), &requests_.back());
+      done += piece;
+    }
   }
   void wait_quietly() noexcept {
     int finalized = 0;

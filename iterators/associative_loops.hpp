@@ -162,6 +162,20 @@ void check_same_associative_domain(const Ops& ops, const char* who) {
   std::apply([&](const auto&... op) { (check(op), ...); }, ops);
 }
 
+/// The operands of a loop `who` over `x`, whole and over one domain. A locale that refuses
+/// them (a moved-from operand, an operand over another domain) joins the agreement the others
+/// make after their tasks (run_tasks_agreed), which throws its error everywhere.
+template <class X>
+auto agreed_associative_operands(X& x, const char* who) {
+  std::optional<decltype(associative_operands(x))> checked;
+  if (const auto refused = exception_of([&] {
+        checked.emplace(associative_operands(x));
+        check_same_associative_domain(*checked, who);
+      }))
+    agree(refused);
+  return std::move(*checked);
+}
+
 /// The slots one chunk of a loop over a table of `capacity` slots covers: at least 4096,
 /// at most one chunk per thread.
 inline std::size_t slot_chunk_size(std::size_t capacity) {
@@ -186,15 +200,7 @@ template <class X, class Body>
   requires associative_loop_iterand<X> && associative_body<Body, X>
 void forall(X&& x, Body&& body) {
   const detail::collective_scope scope;
-  // A locale whose operands are refused (moved from, over another domain) joins the agreement
-  // the others make after their tasks, which throws its error everywhere.
-  std::optional<decltype(detail::associative_operands(x))> checked;
-  if (const auto refused = detail::exception_of([&] {
-        checked.emplace(detail::associative_operands(x));
-        detail::check_same_associative_domain(*checked, "dmap::forall");
-      }))
-    agree(refused);
-  const auto& ops = *checked;
+  const auto ops = detail::agreed_associative_operands(x, "dmap::forall");
   const auto& table = detail::associative_lead_table(x);
   const std::uint8_t* states = table.states().data();
   const std::size_t capacity = table.capacity();
@@ -236,15 +242,7 @@ template <class X, class T, class Op, class Transform>
            associative_body<Transform, X>
 [[nodiscard]] T reduce(X&& x, T init, Op op, Transform transform) {
   const detail::collective_scope scope;
-  // A locale whose operands are refused (moved from, over another domain) joins the agreement
-  // the others make after their tasks, which throws its error everywhere.
-  std::optional<decltype(detail::associative_operands(x))> checked;
-  if (const auto refused = detail::exception_of([&] {
-        checked.emplace(detail::associative_operands(x));
-        detail::check_same_associative_domain(*checked, "dmap::reduce");
-      }))
-    agree(refused);
-  const auto& ops = *checked;
+  const auto ops = detail::agreed_associative_operands(x, "dmap::reduce");
   const auto& table = detail::associative_lead_table(x);
   const std::uint8_t* states = table.states().data();
   const std::size_t capacity = table.capacity();

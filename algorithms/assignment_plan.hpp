@@ -207,15 +207,17 @@ auto plan_assignment(Dst& dst, const Src& src) {
   constexpr std::size_t N = dst_side::rank;
   static_assert(std::is_same_v<T, typename src_side::value_type> && N == src_side::rank,
                 "dmap::plan_assignment: both sides need the same element type and rank");
-  // One agreement: both sides whole and of one shape, and every locale plans the same two.
-  std::uint64_t sides = 0;
+  // One agreement: both sides whole and of one shape, and every locale plans the same two
+  // (the identities `dst = src` agrees on).
+  std::optional<detail::placed_elements<T, N>> from, to;
   const auto checked = detail::exception_of([&] {
     dst_side::check(dst, "dmap::plan_assignment (destination)");
     src_side::check(src, "dmap::plan_assignment (source)");
     detail::check_assignment_shapes(src_side::indices(src), dst_side::indices(dst), "dmap::plan_assignment");
-    sides = detail::fingerprint().add(src_side::reader(src)().identity()).add(dst_side::reader(dst)().identity()).value();
+    from.emplace(src_side::reader(src)());
+    to.emplace(dst_side::reader(dst)());
   });
-  agree(checked, {"dmap::plan_assignment", sides, [] { return std::string("the two sides of the assignment"); }});
+  agree(checked, checked ? detail::call_arguments{} : detail::assignment_arguments(*from, *to, "dmap::plan_assignment"));
   return assignment_plan<T, N>(src_side::reader(src), dst_side::reader(dst));
 }
 

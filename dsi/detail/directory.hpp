@@ -17,6 +17,7 @@
 #include "../../runtime/agreement.hpp"
 #include "../../runtime/collectives.hpp"
 #include "../../runtime/detail/window.hpp"
+#include "../../runtime/precompiled.hpp"
 #include "../layout.hpp"
 #include "../rect.hpp"
 
@@ -79,66 +80,7 @@ class directory final : public order_directory {
   /// the others hold copies. `rule` says what happens to indices nobody stores. `who`
   /// starts error messages. Throws argument_error on every locale when a list breaks a rule.
   directory(const rect<N>& whole, std::vector<index_t> stored, bool one_to_one, unlisted_indices rule,
-            const std::string& who)
-      : whole_(whole), homes_(whole.size(), num_locales()), mine_(std::move(stored)) {
-    const int p = num_locales(), me = here();
-    // Every local step between two collective ones agrees on failure (an allocation that
-    // fails on one locale), so no locale is left waiting in the next exchange.
-    byte_buffers outgoing = agreed([&] {
-      std::vector<std::vector<stored_entry>> to_homes(static_cast<std::size_t>(p));
-      for (std::size_t k = 0; k < mine_.size(); ++k)
-        to_homes[static_cast<std::size_t>(homes_.home_of(mine_[k]))].push_back({mine_[k], static_cast<index_t>(k)});
-      return packed(to_homes);
-    });
-    const byte_buffers incoming = exchange(std::move(outgoing));
-
-    // Fill this locale's share of the table; remember which stored indices are copies.
-    const index_t first = homes_.first(me), count = homes_.first(me + 1) - first;
-    std::vector<std::vector<stored_entry>> copies(static_cast<std::size_t>(p));
-    agreed([&] {
-      table_.assign(static_cast<std::size_t>(count), location{});
-      std::vector<int> last_lister(static_cast<std::size_t>(count), -1);
-      for (int q = 0; q < p; ++q)
-        for (const auto& e : from_bytes<stored_entry>(incoming[static_cast<std::size_t>(q)])) {
-          location& l = table_[static_cast<std::size_t>(e.order - first)];
-          int& last = last_lister[static_cast<std::size_t>(e.order - first)];
-          if (last == q) fail(who, "locale " + std::to_string(q) + " lists index ", e.order, " twice");
-          last = q;
-          if (l.locale >= 0 && one_to_one)
-            fail(who, "locales " + std::to_string(l.locale) + " and " + std::to_string(q) + " both list index ",
-                 e.order, "; a one_to_one map lists every index once");
-          if (l.locale < 0) {
-            l = {e.offset, q, 1};
-          } else {
-            ++l.holders;
-            copies[static_cast<std::size_t>(q)].push_back(e);
-          }
-        }
-      index_t next = static_cast<index_t>(mine_.size());
-      for (index_t k = 0; k < count; ++k) {
-        location& l = table_[static_cast<std::size_t>(k)];
-        if (l.locale >= 0) continue;
-        if (rule == unlisted_indices::refuse)
-          fail(who, "no locale lists index ", first + k, "; the lists must cover the domain");
-        l = {next++, me, 1};
-        claimed_.push_back({first + k, l.offset});
-      }
-    });
-    outgoing = agreed([&] {
-      for (const auto& e : claimed_) mine_.push_back(e.order);
-      owned_.assign(mine_.size(), 1);
-      return packed(copies);
-    });
-    const byte_buffers copied = exchange(std::move(outgoing));
-    agreed([&] {
-      for (const auto& buffer : copied)
-        for (const auto& e : from_bytes<stored_entry>(buffer)) owned_[static_cast<std::size_t>(e.offset)] = 0;
-      sorted_.resize(mine_.size());
-      for (std::size_t k = 0; k < mine_.size(); ++k) sorted_[k] = k;
-      std::sort(sorted_.begin(), sorted_.end(), [&](std::size_t a, std::size_t b) { return mine_[a] < mine_[b]; });
-    });
-    window_ = rma_window(table_.data(), table_.size() * sizeof(location), sizeof(location));
-  }
+            const std::string& who);
   directory(const directory&) = delete;
   directory& operator=(const directory&) = delete;
 
@@ -163,43 +105,7 @@ class directory final : public order_directory {
 
   /// The locations of the indices of row-major orders `orders`: one message per home
   /// holding some of them (none for entries kept here). Not collective.
-  std::vector<location> lookup(const std::vector<index_t>& orders) const override {
-    std::vector<location> out(orders.size());
-    const int p = num_locales(), me = here();
-    // Requests per home, sorted by entry so that the remote reads form few, ascending runs.
-    std::vector<std::vector<std::pair<index_t, std::size_t>>> asked(static_cast<std::size_t>(p));
-    for (std::size_t k = 0; k < orders.size(); ++k) {
-      const index_t o = orders[k];
-      const int h = homes_.home_of(o);
-      const index_t at = o - homes_.first(h);
-      if (h == me) out[k] = table_[static_cast<std::size_t>(at)];
-      else asked[static_cast<std::size_t>(h)].push_back({at, k});
-    }
-    std::vector<element_run> runs;
-    std::vector<location> incoming;
-    for (int h = 0; h < p; ++h) {
-      auto& a = asked[static_cast<std::size_t>(h)];
-      if (a.empty()) continue;
-      std::sort(a.begin(), a.end());
-      runs.clear();
-      for (const auto& [at, k] : a) {
-        if (!runs.empty() && runs.back().first + runs.back().count - 1 == at) continue;  // asked twice
-        if (!runs.empty() && runs.back().first + runs.back().count == at) ++runs.back().count;
-        else runs.push_back({at, 1});
-      }
-      index_t fetched = 0;
-      for (const auto& r : runs) fetched += r.count;
-      incoming.resize(static_cast<std::size_t>(fetched));
-      window_.get(h, runs, incoming.data());
-      // Entry `at` sits in `incoming` at its rank among the distinct entries asked.
-      std::size_t slot = 0;
-      for (std::size_t j = 0; j < a.size(); ++j) {
-        if (j > 0 && a[j].first != a[j - 1].first) ++slot;
-        out[a[j].second] = incoming[slot];
-      }
-    }
-    return out;
-  }
+  std::vector<location> lookup(const std::vector<index_t>& orders) const override;
   /// The location of order `o` (one message unless its entry is kept here).
   location lookup(index_t o) const { return lookup(std::vector<index_t>{o}).front(); }
 
@@ -213,11 +119,7 @@ class directory final : public order_directory {
     return out;
   }
   [[noreturn]] void fail(const std::string& who, const std::string& before, index_t order,
-                         const std::string& after = "") const {
-    std::ostringstream s;
-    s << who << ": " << before << whole_.index_at(order) << after << " (domain " << whole_ << ")";
-    throw argument_error(s.str());
-  }
+                         const std::string& after = "") const;
 
   rect<N> whole_;
   directory_homes homes_;
@@ -228,6 +130,117 @@ class directory final : public order_directory {
   std::vector<location> table_;         // entries of the orders this locale is home of
   rma_window window_;
 };
+
+template <std::size_t N>
+directory<N>::directory(const rect<N>& whole, std::vector<index_t> stored, bool one_to_one, unlisted_indices rule,
+                        const std::string& who)
+    : whole_(whole), homes_(whole.size(), num_locales()), mine_(std::move(stored)) {
+  const int p = num_locales(), me = here();
+  // Every local step between two collective ones agrees on failure (an allocation that
+  // fails on one locale), so no locale is left waiting in the next exchange.
+  byte_buffers outgoing = agreed([&] {
+    std::vector<std::vector<stored_entry>> to_homes(static_cast<std::size_t>(p));
+    for (std::size_t k = 0; k < mine_.size(); ++k)
+      to_homes[static_cast<std::size_t>(homes_.home_of(mine_[k]))].push_back({mine_[k], static_cast<index_t>(k)});
+    return packed(to_homes);
+  });
+  const byte_buffers incoming = exchange(std::move(outgoing));
+
+  // Fill this locale's share of the table; remember which stored indices are copies.
+  const index_t first = homes_.first(me), count = homes_.first(me + 1) - first;
+  std::vector<std::vector<stored_entry>> copies(static_cast<std::size_t>(p));
+  agreed([&] {
+    table_.assign(static_cast<std::size_t>(count), location{});
+    std::vector<int> last_lister(static_cast<std::size_t>(count), -1);
+    for (int q = 0; q < p; ++q)
+      for (const auto& e : from_bytes<stored_entry>(incoming[static_cast<std::size_t>(q)])) {
+        location& l = table_[static_cast<std::size_t>(e.order - first)];
+        int& last = last_lister[static_cast<std::size_t>(e.order - first)];
+        if (last == q) fail(who, "locale " + std::to_string(q) + " lists index ", e.order, " twice");
+        last = q;
+        if (l.locale >= 0 && one_to_one)
+          fail(who, "locales " + std::to_string(l.locale) + " and " + std::to_string(q) + " both list index ",
+               e.order, "; a one_to_one map lists every index once");
+        if (l.locale < 0) {
+          l = {e.offset, q, 1};
+        } else {
+          ++l.holders;
+          copies[static_cast<std::size_t>(q)].push_back(e);
+        }
+      }
+    index_t next = static_cast<index_t>(mine_.size());
+    for (index_t k = 0; k < count; ++k) {
+      location& l = table_[static_cast<std::size_t>(k)];
+      if (l.locale >= 0) continue;
+      if (rule == unlisted_indices::refuse)
+        fail(who, "no locale lists index ", first + k, "; the lists must cover the domain");
+      l = {next++, me, 1};
+      claimed_.push_back({first + k, l.offset});
+    }
+  });
+  outgoing = agreed([&] {
+    for (const auto& e : claimed_) mine_.push_back(e.order);
+    owned_.assign(mine_.size(), 1);
+    return packed(copies);
+  });
+  const byte_buffers copied = exchange(std::move(outgoing));
+  agreed([&] {
+    for (const auto& buffer : copied)
+      for (const auto& e : from_bytes<stored_entry>(buffer)) owned_[static_cast<std::size_t>(e.offset)] = 0;
+    sorted_.resize(mine_.size());
+    for (std::size_t k = 0; k < mine_.size(); ++k) sorted_[k] = k;
+    std::sort(sorted_.begin(), sorted_.end(), [&](std::size_t a, std::size_t b) { return mine_[a] < mine_[b]; });
+  });
+  window_ = rma_window(table_.data(), table_.size() * sizeof(location), sizeof(location));
+}
+
+template <std::size_t N>
+auto directory<N>::lookup(const std::vector<index_t>& orders) const -> std::vector<location> {
+  std::vector<location> out(orders.size());
+  const int p = num_locales(), me = here();
+  // Requests per home, sorted by entry so that the remote reads form few, ascending runs.
+  std::vector<std::vector<std::pair<index_t, std::size_t>>> asked(static_cast<std::size_t>(p));
+  for (std::size_t k = 0; k < orders.size(); ++k) {
+    const index_t o = orders[k];
+    const int h = homes_.home_of(o);
+    const index_t at = o - homes_.first(h);
+    if (h == me) out[k] = table_[static_cast<std::size_t>(at)];
+    else asked[static_cast<std::size_t>(h)].push_back({at, k});
+  }
+  std::vector<element_run> runs;
+  std::vector<location> incoming;
+  for (int h = 0; h < p; ++h) {
+    auto& a = asked[static_cast<std::size_t>(h)];
+    if (a.empty()) continue;
+    std::sort(a.begin(), a.end());
+    runs.clear();
+    for (const auto& [at, k] : a) {
+      if (!runs.empty() && runs.back().first + runs.back().count - 1 == at) continue;  // asked twice
+      if (!runs.empty() && runs.back().first + runs.back().count == at) ++runs.back().count;
+      else runs.push_back({at, 1});
+    }
+    index_t fetched = 0;
+    for (const auto& r : runs) fetched += r.count;
+    incoming.resize(static_cast<std::size_t>(fetched));
+    window_.get(h, runs, incoming.data());
+    // Entry `at` sits in `incoming` at its rank among the distinct entries asked.
+    std::size_t slot = 0;
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      if (j > 0 && a[j].first != a[j - 1].first) ++slot;
+      out[a[j].second] = incoming[slot];
+    }
+  }
+  return out;
+}
+
+template <std::size_t N>
+[[noreturn]] void directory<N>::fail(const std::string& who, const std::string& before, index_t order,
+                                       const std::string& after) const {
+  std::ostringstream s;
+  s << who << ": " << before << whole_.index_at(order) << after << " (domain " << whole_ << ")";
+  throw argument_error(s.str());
+}
+
 
 /// The owned indices a locale stores, as pieces: maximal runs of stored entries that are
 /// consecutive both in storage and along the last dimension of `whole` become one rect
@@ -257,5 +270,11 @@ void pieces_of_stored(const directory<N>& dir, std::vector<rect<N>>& owned, std:
     k = end;
   }
 }
+
+/// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
+#define DMAP_DIRECTORY_INSTANCES(N, how)                                                       \
+  how class directory<N>;                                                                     \
+  how void pieces_of_stored<N>(const directory<N>&, std::vector<rect<N>>&, std::vector<dense_layout<N>>&);
+DMAP_DECLARE_PRECOMPILED(DMAP_DIRECTORY_INSTANCES)
 
 }  // namespace dmap::detail

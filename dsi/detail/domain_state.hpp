@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../../runtime/agreement.hpp"
+#include "../../runtime/precompiled.hpp"
 #include "cache_slots.hpp"
 #include "directory.hpp"
 #include "domain_model.hpp"
@@ -70,78 +71,16 @@ struct domain_state {
   mutable std::mutex recent_blocks_mutex;
   cache_slots caches;                      // plans and staging kept by operations, by type
 
-  void refresh() {
-    whole = model->indices();
-    my_subdomains = model->local_subdomains(here());
-    my_layouts = model->local_layouts(here());
-    if (my_layouts.size() != my_subdomains.size())
-      throw runtime_error("dmap::domain: the distribution " + model->name() + " gives " +
-                          std::to_string(my_subdomains.size()) + " subdomains but " +
-                          std::to_string(my_layouts.size()) +
-                          " layouts; it must give one layout per subdomain");
-    my_size = 0;
-    index_t span = 0;
-    dense_storage = true;
-    for (std::size_t k = 0; k < my_subdomains.size(); ++k) {
-      my_size += my_subdomains[k].size();
-      span = std::max(span, my_layouts[k].end());
-      dense_storage = dense_storage && my_layouts[k].indices == my_subdomains[k];
-    }
-    dir = model->find_directory();
-    storage_size = std::max(span, dir ? static_cast<index_t>(dir->stored().size()) : 0);
-    dense_storage = dense_storage && span == my_size && storage_size == my_size;
-    auto l = model->copy_layers();
-    layers = l.empty() ? nullptr : std::make_shared<const std::vector<int>>(std::move(l));
-    replicated = false;
-    if (layers) {
-      std::vector<int> sorted = *layers;
-      std::sort(sorted.begin(), sorted.end());
-      replicated = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
-    }
-    all_blocks.reset();
-    {
-      std::lock_guard<std::mutex> lock(recent_blocks_mutex);
-      recent_blocks.clear();
-    }
-    ++generation;
-  }
+  void refresh();
   /// Every locale's owned rects with their storage layouts (maps given by formulas only):
   /// O(P x pieces); plans never need it (they ask locate()'s query), interop exports do.
-  const placement<N>& blocks_of_all() const {
-    if (dir)
-      throw unsupported_error("dmap::domain: " + model->name() +
-                              " is known through a directory; no locale knows every other locale's blocks");
-    if (!all_blocks) {
-      auto p = std::make_shared<placement<N>>(static_cast<std::size_t>(num_locales()));
-      for (int q = 0; q < num_locales(); ++q) {
-        const auto owned = model->local_subdomains(q);
-        const auto layouts = model->local_layouts(q);
-        for (std::size_t k = 0; k < owned.size() && k < layouts.size(); ++k)
-          (*p)[q].push_back({owned[k], layouts[k], {}});
-      }
-      all_blocks = std::move(p);
-    }
-    return *all_blocks;
-  }
+  const placement<N>& blocks_of_all() const;
   /// Locale q's blocks with their storage (maps given by formulas), computed when asked; the
   /// last few locales asked are kept. Safe to call from several threads.
-  std::shared_ptr<const std::vector<placed_block<N>>> blocks_of(int q) const {
-    std::lock_guard<std::mutex> lock(recent_blocks_mutex);
-    for (const auto& [locale, blocks] : recent_blocks)
-      if (locale == q) return blocks;
-    auto blocks = std::make_shared<const std::vector<placed_block<N>>>(model_query<N>(model).blocks(q));
-    if (recent_blocks.size() >= 8) recent_blocks.erase(recent_blocks.begin());
-    recent_blocks.emplace_back(q, blocks);
-    return blocks;
-  }
+  std::shared_ptr<const std::vector<placed_block<N>>> blocks_of(int q) const;
   /// Where the elements live, as this locale can tell (kept valid by its shared parts
   /// after the domain changes).
-  locator<N> locate() const {
-    locator<N> l{whole, {}, {}, dir, layers, {}};
-    for (std::size_t k = 0; k < my_subdomains.size(); ++k) l.mine.push_back({my_subdomains[k], my_layouts[k], {}});
-    if (!dir) l.peers = std::make_shared<const model_query<N>>(model);
-    return l;
-  }
+  locator<N> locate() const;
   /// Collective: `make()` builds a model locally (its index set staged); it becomes the
   /// model, built collectively when it needs to be, and this locale's view is refreshed.
   /// A failure anywhere reaches every locale and leaves the state as it was.
@@ -164,74 +103,158 @@ struct domain_state {
   }
   /// Collective: changes the model's index set (set_indices, then build when the model
   /// builds collectively) and refreshes this locale's view.
-  void change_indices(const rect<N>& indices) {
-    agreed([&] {
-      // Copy on write: locators made before keep answering for the old index set.
-      if (model.use_count() > 1)
-        if (auto copy = model->clone()) model = std::move(copy);
-      model->set_indices(indices);
-      if (!model->builds_collectively()) refresh();
-    });
-    if (!model->builds_collectively()) return;
-    build_agreed(*model);
-    agreed([&] { refresh(); });
-  }
+  void change_indices(const rect<N>& indices);
   /// Collective: changes the index set and moves every array over the domain to the new
   /// placement, keeping the values of surviving indices. The arrays allocate their new
   /// storage first; when that fails on any locale (std::bad_alloc), the domain returns to
   /// its old index set with every array as it was, and every locale throws.
-  void reindex(const rect<N>& indices) {
-    const collective_scope scope;
-    locator<N> before = agreed([&] { return locate(); });
-    const rect<N> old_indices = whole;
-    std::unique_ptr<domain_model_base<N>> saved;
-    agreed([&] { saved = model->clone(); });
-    if (!saved && before.peers) {  // the model changes in place: keep its old answers
-      (void)blocks_of_all();
-      before.peers = std::make_shared<const listed_query<N>>(all_blocks);
-    }
-    change_indices(indices);
-    const locator<N> after = agreed([&] { return locate(); });
-    for (auto* a : arrays) a->choose_storage();
-    try {
-      agreed([&] {
-        // Every array prepares even after another failed: node-shared allocations are
-        // collective over the node, so every locale makes all of them.
-        std::exception_ptr failure;
-        for (auto* a : arrays) try {
-            a->prepare();
-          } catch (...) {
-            if (!failure) failure = std::current_exception();
-          }
-        if (failure) std::rethrow_exception(failure);
-      });
-    } catch (...) {
-      for (auto* a : arrays) a->discard();
-      if (saved)
-        agreed([&] {
-          model = std::move(saved);
-          refresh();
-        });
-      else  // a descriptor that cannot be copied is asked for its old index set again
-        change_indices(old_indices);
-      throw;
-    }
-    for (auto* a : arrays) a->commit(before, after);
-  }
+  void reindex(const rect<N>& indices);
 
  private:
   // Collective: a model's build(), whose own steps agree on failure (directory building);
   // a failure after its last collective step reaches every locale here.
-  static void build_agreed(domain_model_base<N>& m) {
-    std::exception_ptr failure;
-    try {
-      m.build();
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    agree(failure);
-  }
+  static void build_agreed(domain_model_base<N>& m);
 };
+
+template <std::size_t N>
+void domain_state<N>::refresh() {
+  whole = model->indices();
+  my_subdomains = model->local_subdomains(here());
+  my_layouts = model->local_layouts(here());
+  if (my_layouts.size() != my_subdomains.size())
+    throw runtime_error("dmap::domain: the distribution " + model->name() + " gives " +
+                        std::to_string(my_subdomains.size()) + " subdomains but " +
+                        std::to_string(my_layouts.size()) +
+                        " layouts; it must give one layout per subdomain");
+  my_size = 0;
+  index_t span = 0;
+  dense_storage = true;
+  for (std::size_t k = 0; k < my_subdomains.size(); ++k) {
+    my_size += my_subdomains[k].size();
+    span = std::max(span, my_layouts[k].end());
+    dense_storage = dense_storage && my_layouts[k].indices == my_subdomains[k];
+  }
+  dir = model->find_directory();
+  storage_size = std::max(span, dir ? static_cast<index_t>(dir->stored().size()) : 0);
+  dense_storage = dense_storage && span == my_size && storage_size == my_size;
+  auto l = model->copy_layers();
+  layers = l.empty() ? nullptr : std::make_shared<const std::vector<int>>(std::move(l));
+  replicated = false;
+  if (layers) {
+    std::vector<int> sorted = *layers;
+    std::sort(sorted.begin(), sorted.end());
+    replicated = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+  }
+  all_blocks.reset();
+  {
+    std::lock_guard<std::mutex> lock(recent_blocks_mutex);
+    recent_blocks.clear();
+  }
+  ++generation;
+}
+
+template <std::size_t N>
+auto domain_state<N>::blocks_of_all() const -> const placement<N>& {
+  if (dir)
+    throw unsupported_error("dmap::domain: " + model->name() +
+                            " is known through a directory; no locale knows every other locale's blocks");
+  if (!all_blocks) {
+    auto p = std::make_shared<placement<N>>(static_cast<std::size_t>(num_locales()));
+    for (int q = 0; q < num_locales(); ++q) {
+      const auto owned = model->local_subdomains(q);
+      const auto layouts = model->local_layouts(q);
+      for (std::size_t k = 0; k < owned.size() && k < layouts.size(); ++k)
+        (*p)[q].push_back({owned[k], layouts[k], {}});
+    }
+    all_blocks = std::move(p);
+  }
+  return *all_blocks;
+}
+
+template <std::size_t N>
+auto domain_state<N>::blocks_of(int q) const -> std::shared_ptr<const std::vector<placed_block<N>>> {
+  std::lock_guard<std::mutex> lock(recent_blocks_mutex);
+  for (const auto& [locale, blocks] : recent_blocks)
+    if (locale == q) return blocks;
+  auto blocks = std::make_shared<const std::vector<placed_block<N>>>(model_query<N>(model).blocks(q));
+  if (recent_blocks.size() >= 8) recent_blocks.erase(recent_blocks.begin());
+  recent_blocks.emplace_back(q, blocks);
+  return blocks;
+}
+
+template <std::size_t N>
+auto domain_state<N>::locate() const -> locator<N> {
+  locator<N> l{whole, {}, {}, dir, layers, {}};
+  for (std::size_t k = 0; k < my_subdomains.size(); ++k) l.mine.push_back({my_subdomains[k], my_layouts[k], {}});
+  if (!dir) l.peers = std::make_shared<const model_query<N>>(model);
+  return l;
+}
+
+template <std::size_t N>
+void domain_state<N>::change_indices(const rect<N>& indices) {
+  agreed([&] {
+    // Copy on write: locators made before keep answering for the old index set.
+    if (model.use_count() > 1)
+      if (auto copy = model->clone()) model = std::move(copy);
+    model->set_indices(indices);
+    if (!model->builds_collectively()) refresh();
+  });
+  if (!model->builds_collectively()) return;
+  build_agreed(*model);
+  agreed([&] { refresh(); });
+}
+
+template <std::size_t N>
+void domain_state<N>::reindex(const rect<N>& indices) {
+  const collective_scope scope;
+  locator<N> before = agreed([&] { return locate(); });
+  const rect<N> old_indices = whole;
+  std::unique_ptr<domain_model_base<N>> saved;
+  agreed([&] { saved = model->clone(); });
+  if (!saved && before.peers) {  // the model changes in place: keep its old answers
+    (void)blocks_of_all();
+    before.peers = std::make_shared<const listed_query<N>>(all_blocks);
+  }
+  change_indices(indices);
+  const locator<N> after = agreed([&] { return locate(); });
+  for (auto* a : arrays) a->choose_storage();
+  try {
+    agreed([&] {
+      // Every array prepares even after another failed: node-shared allocations are
+      // collective over the node, so every locale makes all of them.
+      std::exception_ptr failure;
+      for (auto* a : arrays) try {
+          a->prepare();
+        } catch (...) {
+          if (!failure) failure = std::current_exception();
+        }
+      if (failure) std::rethrow_exception(failure);
+    });
+  } catch (...) {
+    for (auto* a : arrays) a->discard();
+    if (saved)
+      agreed([&] {
+        model = std::move(saved);
+        refresh();
+      });
+    else  // a descriptor that cannot be copied is asked for its old index set again
+      change_indices(old_indices);
+    throw;
+  }
+  for (auto* a : arrays) a->commit(before, after);
+}
+
+template <std::size_t N>
+void domain_state<N>::build_agreed(domain_model_base<N>& m) {
+  std::exception_ptr failure;
+  try {
+    m.build();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  agree(failure);
+}
+
 
 /// A transfer plan kept for one generation of a domain (halo updates, copy refreshes).
 template <std::size_t N>
@@ -249,5 +272,9 @@ struct generation_plan {
     return plan;
   }
 };
+
+/// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
+#define DMAP_DOMAIN_STATE_INSTANCES(N, how) how struct domain_state<N>;
+DMAP_DECLARE_PRECOMPILED(DMAP_DOMAIN_STATE_INSTANCES)
 
 }  // namespace dmap::detail

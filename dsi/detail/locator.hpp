@@ -315,4 +315,10 @@ void transfer(const locator<N>& from, const T* from_base, const locator<N>& to, 
   pending_transfer<T, N>(plan, from_base, to_base, from_base != to_base, to_node).finish();
 }
 
+/// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
+#define DMAP_LOCATOR_INSTANCES(N, how)                                                         \
+  how transfer_plan<N> plan_transfer<N>(const locator<N>&, const locator<N>&);                \
+  how locator<N> reindexed<N>(const locator<N>&, const rect<N>&);
+DMAP_DECLARE_PRECOMPILED(DMAP_LOCATOR_INSTANCES)
+
 }  // namespace dmap::detail

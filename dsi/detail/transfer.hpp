@@ -20,6 +20,7 @@
 #include "../../runtime/detail/buffers.hpp"
 #include "../../runtime/detail/messages.hpp"
 #include "../../runtime/detail/node_segment.hpp"
+#include "../../runtime/precompiled.hpp"
 #include "../layout.hpp"
 #include "../rect.hpp"
 #include "chunks.hpp"
@@ -349,40 +350,7 @@ class transfer_plan {
   /// only from the source locales of its own layer (a replicated array: from its own copy).
   transfer_plan(int me, const std::vector<placed_block<N>>& my_from, const placement_query<N>& from,
                 const std::vector<placed_block<N>>& my_to, const placement_query<N>& to,
-                const std::vector<int>* layers = nullptr) {
-    const auto same_layer = [&](int q) {
-      return !layers || (*layers)[static_cast<std::size_t>(q)] == (*layers)[static_cast<std::size_t>(me)];
-    };
-    // The parts this locale's blocks `mine` share with the other locales' regions of
-    // `peers`, each part in the source's direction, as the sender sees it.
-    const auto parts_with = [&](const std::vector<placed_block<N>>& mine, const placement_query<N>& peers,
-                                bool sending) {
-      std::vector<entry> found;
-      for (std::size_t k = 0; k < mine.size(); ++k) {
-        const rect<N>& own = mine[k].owned;
-        if (own.empty()) continue;
-        for (int q : peers.meeting(own)) {
-          if (q == me || !same_layer(q)) continue;
-          for (const auto& r : peers.regions(q, own)) {
-            const rect<N> common = sending ? own.intersect(r.owned) : r.owned.intersect(own);
-            if (common.empty()) continue;
-            if (sending) found.push_back({q, common, r.shift, mine[k].shift, k});
-            else found.push_back({q, common, mine[k].shift, r.shift, k});
-          }
-        }
-      }
-      return found;
-    };
-    std::vector<entry> out = parts_with(my_from, to, true), in = parts_with(my_to, from, false);
-    auto direct = direct_copies(out, my_from, to);
-    sends_ = group(std::move(out), my_from);
-    for (auto& m : sends_)
-      if (auto it = direct.find(m.peer); it != direct.end()) m.direct = std::move(it->second);
-    receives_ = group(std::move(in), my_to);
-    for_each_meeting<N>(my_from, my_to, [&](std::size_t f, std::size_t t, const rect<N>& common) {
-      add_copy(local_, common, my_from[f], my_to[t]);
-    });
-  }
+                const std::vector<int>* layers = nullptr);
 
   /// The plan of this locale for moving between two placements listed in full.
   transfer_plan(const placement<N>& from, const placement<N>& to, const std::vector<int>* layers = nullptr)
@@ -445,52 +413,14 @@ class transfer_plan {
   // (none under a simulated machine, or when no node holds two locales).
   static std::map<int, std::vector<copy>> direct_copies(const std::vector<entry>& sent,
                                                         const std::vector<placed_block<N>>& mine,
-                                                        const placement_query<N>& to) {
-    std::map<int, std::vector<copy>> out;
-    if (simulated || env().largest_node() < 2) return out;
-    std::map<int, std::vector<std::size_t>> by_peer;
-    for (std::size_t k = 0; k < sent.size(); ++k)
-      if (env().node_rank_of(sent[k].peer) >= 0) by_peer[sent[k].peer].push_back(k);
-    for (const auto& [q, entries] : by_peer) {
-      std::vector<placed_block<N>> parts;  // each part with this locale's block, named as sent
-      for (std::size_t k : entries) parts.push_back({sent[k].part, mine[sent[k].block].layout, sent[k].from_shift});
-      const std::vector<placed_block<N>> theirs = to.blocks(q);
-      auto& copies = out[q];
-      for_each_meeting<N>(parts, theirs, [&](std::size_t a, std::size_t b, const rect<N>& common) {
-        if (theirs[b].shift == sent[entries[a]].to_shift) add_copy(copies, common, parts[a], theirs[b]);
-      });
-    }
-    return out;
-  }
+                                                        const placement_query<N>& to);
   static std::shared_ptr<const placement<N>> share(const placement<N>& p) {
     return std::shared_ptr<const placement<N>>(&p, [](const placement<N>*) {});
   }
   // Message order, the same on both sides: by peer, then by the first index of the part,
   // then by the destination's and the source's shifts (one index may travel twice to one
   // peer, into two periodic ghost cells).
-  static std::vector<message> group(std::vector<entry> entries, const std::vector<placed_block<N>>& mine) {
-    std::sort(entries.begin(), entries.end(), [](const entry& a, const entry& b) {
-      if (a.peer != b.peer) return a.peer < b.peer;
-      const idx<N> fa = a.part.first(), fb = b.part.first();
-      if (fa != fb) return fa < fb;
-      if (a.to_shift != b.to_shift) return a.to_shift < b.to_shift;
-      return a.from_shift < b.from_shift;
-    });
-    std::vector<message> out;
-    for (const auto& e : entries) {
-      if (out.empty() || out.back().peer != e.peer) out.push_back({e.peer, {}, {}, 0, {}});
-      auto& parts = out.back().parts;
-      out.back().count += e.part.size();
-      // A part that continues the previous one in both order and storage joins it.
-      if (!parts.empty())
-        if (auto both = joined_part(parts.back().indices, parts.back().block, e.part, mine[e.block], true)) {
-          parts.back() = {both->first, both->second};
-          continue;
-        }
-      parts.push_back({e.part, mine[e.block]});
-    }
-    return out;
-  }
+  static std::vector<message> group(std::vector<entry> entries, const std::vector<placed_block<N>>& mine);
   static std::vector<message> listed_messages(std::vector<std::vector<index_t>> lists) {
     std::vector<message> out;
     for (std::size_t q = 0; q < lists.size(); ++q)
@@ -505,6 +435,93 @@ class transfer_plan {
   std::vector<copy> local_;
   std::vector<std::pair<index_t, index_t>> local_offsets_;
 };
+
+// The definitions below are outside the class so that a program linking the library does not
+// instantiate them (runtime/precompiled.hpp).
+
+template <std::size_t N>
+transfer_plan<N>::transfer_plan(int me, const std::vector<placed_block<N>>& my_from, const placement_query<N>& from,
+                const std::vector<placed_block<N>>& my_to, const placement_query<N>& to,
+                                const std::vector<int>* layers) {
+  const auto same_layer = [&](int q) {
+    return !layers || (*layers)[static_cast<std::size_t>(q)] == (*layers)[static_cast<std::size_t>(me)];
+  };
+  // The parts this locale's blocks `mine` share with the other locales' regions of
+  // `peers`, each part in the source's direction, as the sender sees it.
+  const auto parts_with = [&](const std::vector<placed_block<N>>& mine, const placement_query<N>& peers,
+                              bool sending) {
+    std::vector<entry> found;
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      const rect<N>& own = mine[k].owned;
+      if (own.empty()) continue;
+      for (int q : peers.meeting(own)) {
+        if (q == me || !same_layer(q)) continue;
+        for (const auto& r : peers.regions(q, own)) {
+          const rect<N> common = sending ? own.intersect(r.owned) : r.owned.intersect(own);
+          if (common.empty()) continue;
+          if (sending) found.push_back({q, common, r.shift, mine[k].shift, k});
+          else found.push_back({q, common, mine[k].shift, r.shift, k});
+        }
+      }
+    }
+    return found;
+  };
+  std::vector<entry> out = parts_with(my_from, to, true), in = parts_with(my_to, from, false);
+  auto direct = direct_copies(out, my_from, to);
+  sends_ = group(std::move(out), my_from);
+  for (auto& m : sends_)
+    if (auto it = direct.find(m.peer); it != direct.end()) m.direct = std::move(it->second);
+  receives_ = group(std::move(in), my_to);
+  for_each_meeting<N>(my_from, my_to, [&](std::size_t f, std::size_t t, const rect<N>& common) {
+    add_copy(local_, common, my_from[f], my_to[t]);
+  });
+}
+
+template <std::size_t N>
+std::map<int, std::vector<typename transfer_plan<N>::copy>> transfer_plan<N>::direct_copies(const std::vector<entry>& sent,
+                                                        const std::vector<placed_block<N>>& mine,
+                                                        const placement_query<N>& to) {
+  std::map<int, std::vector<copy>> out;
+  if (simulated || env().largest_node() < 2) return out;
+  std::map<int, std::vector<std::size_t>> by_peer;
+  for (std::size_t k = 0; k < sent.size(); ++k)
+    if (env().node_rank_of(sent[k].peer) >= 0) by_peer[sent[k].peer].push_back(k);
+  for (const auto& [q, entries] : by_peer) {
+    std::vector<placed_block<N>> parts;  // each part with this locale's block, named as sent
+    for (std::size_t k : entries) parts.push_back({sent[k].part, mine[sent[k].block].layout, sent[k].from_shift});
+    const std::vector<placed_block<N>> theirs = to.blocks(q);
+    auto& copies = out[q];
+    for_each_meeting<N>(parts, theirs, [&](std::size_t a, std::size_t b, const rect<N>& common) {
+      if (theirs[b].shift == sent[entries[a]].to_shift) add_copy(copies, common, parts[a], theirs[b]);
+    });
+  }
+  return out;
+}
+
+template <std::size_t N>
+std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vector<entry> entries, const std::vector<placed_block<N>>& mine) {
+  std::sort(entries.begin(), entries.end(), [](const entry& a, const entry& b) {
+    if (a.peer != b.peer) return a.peer < b.peer;
+    const idx<N> fa = a.part.first(), fb = b.part.first();
+    if (fa != fb) return fa < fb;
+    if (a.to_shift != b.to_shift) return a.to_shift < b.to_shift;
+    return a.from_shift < b.from_shift;
+  });
+  std::vector<message> out;
+  for (const auto& e : entries) {
+    if (out.empty() || out.back().peer != e.peer) out.push_back({e.peer, {}, {}, 0, {}});
+    auto& parts = out.back().parts;
+    out.back().count += e.part.size();
+    // A part that continues the previous one in both order and storage joins it.
+    if (!parts.empty())
+      if (auto both = joined_part(parts.back().indices, parts.back().block, e.part, mine[e.block], true)) {
+        parts.back() = {both->first, both->second};
+        continue;
+      }
+    parts.push_back({e.part, mine[e.block]});
+  }
+  return out;
+}
 
 /// Extends the line of runs [first, next) by `part`'s runs in `block`: false at the first run
 /// that does not continue it.
@@ -596,82 +613,12 @@ class pending_transfer {
   /// transfers are on, the elements for locales of this node are copied straight into their
   /// storage once each says it is ready, before this returns: no message carries them.
   pending_transfer(const transfer_plan<N>& plan, const T* from_base, T* to_base, bool direct = false,
-                   const node_segment* to_node = nullptr)
-      : plan_(&plan), to_base_(to_base) {
-    const bool node = to_node != nullptr && env().node_transfers().enabled;
-    const auto copied_directly = [&](const typename transfer_plan<N>::message& msg) {
-      return node && msg.offsets.empty() && env().node_rank_of(msg.peer) >= 0;
-    };
-    const auto& receives = plan.receives();
-    incoming_.resize(receives.size());
-    received_in_place_.assign(receives.size(), false);
-    for (std::size_t m = 0; m < receives.size(); ++m) {
-      const auto& msg = receives[m];
-      const auto n = static_cast<std::size_t>(msg.count);
-      if (copied_directly(msg)) {  // the peer copies into this locale's storage
-        received_in_place_[m] = true;
-        signals_.send(msg.peer, signal_kind::ready);
-        signals_.receive(msg.peer, signal_kind::done);
-        continue;
-      }
-      if (direct && msg.offsets.empty()) {
-        if (const auto run = single_run(msg.parts)) {
-          received_in_place_[m] = true;
-          batch_.receive(msg.peer, to_base + *run, n * sizeof(T));
-          continue;
-        }
-      }
-      incoming_[m] = message_buffers().take(n * sizeof(T));
-      batch_.receive(msg.peer, incoming_[m].template as<T>(), n * sizeof(T));
-    }
-    const auto& sends = plan.sends();
-    outgoing_.resize(sends.size());
-    signal_batch ready;
-    std::vector<std::size_t> pushed;  // the sends copied directly, in the order `ready` expects them
-    for (std::size_t m = 0; m < sends.size(); ++m) {
-      const auto& msg = sends[m];
-      const auto n = static_cast<std::size_t>(msg.count);
-      if (copied_directly(msg)) {
-        ready.expect(msg.peer, signal_kind::ready);
-        pushed.push_back(m);
-        continue;
-      }
-      if (direct && msg.offsets.empty()) {
-        if (const auto run = single_run(msg.parts)) {
-          batch_.send(msg.peer, from_base + *run, n * sizeof(T));
-          continue;
-        }
-      }
-      outgoing_[m] = message_buffers().take(n * sizeof(T));
-      T* out = outgoing_[m].template as<T>();
-      pack_message(msg, from_base, out);
-      batch_.send(msg.peer, out, n * sizeof(T));
-    }
-    for (const auto& pc : plan.local()) copy_part(pc.part, pc.from, from_base, pc.to, to_base);
-    for (const auto& [from, to] : plan.local_offsets()) to_base[to] = from_base[from];
-    if (pushed.empty()) return;
-    ready.on_arrival([&](std::size_t k) {
-      const auto& msg = sends[pushed[k]];
-      T* theirs = node_data_of<T>(to_node, msg.peer);
-      for (const auto& c : msg.direct) copy_part(c.part, c.from, from_base, c.to, theirs);
-      signals_.send(msg.peer, signal_kind::done);
-      count_node_copy(static_cast<std::uint64_t>(msg.count) * sizeof(T));
-    });
-  }
+                   const node_segment* to_node = nullptr);
   pending_transfer(pending_transfer&&) noexcept = default;
 
   /// Waits for the messages (and the node peers' direct copies) and unpacks them into their
   /// blocks.
-  void finish() {
-    batch_.wait();
-    signals_.wait();
-    const auto& receives = plan_->receives();
-    for (std::size_t m = 0; m < incoming_.size(); ++m) {
-      if (received_in_place_[m]) continue;
-      unpack_message(receives[m], incoming_[m].template as<T>(), to_base_);
-    }
-    incoming_.clear();
-  }
+  void finish();
 
  private:
   const transfer_plan<N>* plan_;
@@ -681,6 +628,83 @@ class pending_transfer {
   message_batch batch_;
   signal_batch signals_;  // ready sent and done expected for direct copies into this locale
 };
+
+template <transferable T, std::size_t N>
+pending_transfer<T, N>::pending_transfer(const transfer_plan<N>& plan, const T* from_base, T* to_base, bool direct,
+                   const node_segment* to_node)
+    : plan_(&plan), to_base_(to_base) {
+  const bool node = to_node != nullptr && env().node_transfers().enabled;
+  const auto copied_directly = [&](const typename transfer_plan<N>::message& msg) {
+    return node && msg.offsets.empty() && env().node_rank_of(msg.peer) >= 0;
+  };
+  const auto& receives = plan.receives();
+  incoming_.resize(receives.size());
+  received_in_place_.assign(receives.size(), false);
+  for (std::size_t m = 0; m < receives.size(); ++m) {
+    const auto& msg = receives[m];
+    const auto n = static_cast<std::size_t>(msg.count);
+    if (copied_directly(msg)) {  // the peer copies into this locale's storage
+      received_in_place_[m] = true;
+      signals_.send(msg.peer, signal_kind::ready);
+      signals_.receive(msg.peer, signal_kind::done);
+      continue;
+    }
+    if (direct && msg.offsets.empty()) {
+      if (const auto run = single_run(msg.parts)) {
+        received_in_place_[m] = true;
+        batch_.receive(msg.peer, to_base + *run, n * sizeof(T));
+        continue;
+      }
+    }
+    incoming_[m] = message_buffers().take(n * sizeof(T));
+    batch_.receive(msg.peer, incoming_[m].template as<T>(), n * sizeof(T));
+  }
+  const auto& sends = plan.sends();
+  outgoing_.resize(sends.size());
+  signal_batch ready;
+  std::vector<std::size_t> pushed;  // the sends copied directly, in the order `ready` expects them
+  for (std::size_t m = 0; m < sends.size(); ++m) {
+    const auto& msg = sends[m];
+    const auto n = static_cast<std::size_t>(msg.count);
+    if (copied_directly(msg)) {
+      ready.expect(msg.peer, signal_kind::ready);
+      pushed.push_back(m);
+      continue;
+    }
+    if (direct && msg.offsets.empty()) {
+      if (const auto run = single_run(msg.parts)) {
+        batch_.send(msg.peer, from_base + *run, n * sizeof(T));
+        continue;
+      }
+    }
+    outgoing_[m] = message_buffers().take(n * sizeof(T));
+    T* out = outgoing_[m].template as<T>();
+    pack_message(msg, from_base, out);
+    batch_.send(msg.peer, out, n * sizeof(T));
+  }
+  for (const auto& pc : plan.local()) copy_part(pc.part, pc.from, from_base, pc.to, to_base);
+  for (const auto& [from, to] : plan.local_offsets()) to_base[to] = from_base[from];
+  if (pushed.empty()) return;
+  ready.on_arrival([&](std::size_t k) {
+    const auto& msg = sends[pushed[k]];
+    T* theirs = node_data_of<T>(to_node, msg.peer);
+    for (const auto& c : msg.direct) copy_part(c.part, c.from, from_base, c.to, theirs);
+    signals_.send(msg.peer, signal_kind::done);
+    count_node_copy(static_cast<std::uint64_t>(msg.count) * sizeof(T));
+  });
+}
+
+template <transferable T, std::size_t N>
+void pending_transfer<T, N>::finish() {
+  batch_.wait();
+  signals_.wait();
+  const auto& receives = plan_->receives();
+  for (std::size_t m = 0; m < incoming_.size(); ++m) {
+    if (received_in_place_[m]) continue;
+    unpack_message(receives[m], incoming_[m].template as<T>(), to_base_);
+  }
+  incoming_.clear();
+}
 
 /// Collective. Copies every index present in both placements from `from` (elements at
 /// `from_base`) to `to` (elements at `to_base`): one message per pair of locales that share
@@ -692,5 +716,14 @@ void transfer(const placement<N>& from, const T* from_base, const placement<N>& 
   const transfer_plan<N> plan(from, to, layers);
   pending_transfer<T, N>(plan, from_base, to_base, from_base != to_base).finish();
 }
+
+
+#define DMAP_TRANSFER_ELEMENT_INSTANCES(T, N, how) how class pending_transfer<T, N>;
+/// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
+#define DMAP_TRANSFER_INSTANCES(N, how)                                                        \
+  how class transfer_plan<N>;                                                                 \
+  how dimension_order<N> storage_order_of<N>(const dense_layout<N>&);                         \
+  DMAP_PRECOMPILED_ELEMENTS(DMAP_TRANSFER_ELEMENT_INSTANCES, N, how)
+DMAP_DECLARE_PRECOMPILED(DMAP_TRANSFER_INSTANCES)
 
 }  // namespace dmap::detail

@@ -14,6 +14,7 @@
 #include "../../runtime/detail/node_segment.hpp"
 #include "../../runtime/detail/tasks.hpp"
 #include "../../runtime/detail/window.hpp"
+#include "../../runtime/precompiled.hpp"
 #include "../layout.hpp"
 #include "chunks.hpp"
 #include "domain_state.hpp"
@@ -106,37 +107,18 @@ class array_storage final : public array_hook<N> {
   /// memory when `shared` (see node_storage_wanted; collective over the node then). May throw
   /// std::bad_alloc on one locale only (the array agrees before exposing it); node-shared
   /// memory is allocated last, after everything that can fail here.
-  array_storage(std::shared_ptr<domain_state<N>> dom, const T& value, bool shared)
-      : dom_(std::move(dom)), implicit_(value) {
-    dom_->arrays.reserve(dom_->arrays.size() + 1);
-    now_ = allocated(value, shared);
-    dom_->arrays.push_back(this);
-  }
+  array_storage(std::shared_ptr<domain_state<N>> dom, const T& value, bool shared);
   /// This locale's storage of an array over `dom` kept in `foreign` (checked by the caller
   /// against the domain's local layouts): no element is written.
-  array_storage(std::shared_ptr<domain_state<N>> dom, T* foreign) : dom_(std::move(dom)) {
-    now_.data = foreign;
-    now_.foreign = true;
-    now_.count = dom_->storage_size;
-    for (const auto& l : dom_->my_layouts) now_.blocks.push_back({l, foreign});
-    dom_->arrays.push_back(this);
-  }
+  array_storage(std::shared_ptr<domain_state<N>> dom, T* foreign);
   array_storage(const array_storage&) = delete;
   array_storage& operator=(const array_storage&) = delete;
-  ~array_storage() override {
-    auto& a = dom_->arrays;
-    a.erase(std::remove(a.begin(), a.end(), this), a.end());
-  }
+  ~array_storage() override;
 
   void choose_storage() override { next_shared_ = node_storage_wanted<T>(*dom_); }
   void prepare() override { next_ = allocated(implicit_, next_shared_); }
   void discard() noexcept override { next_ = {}; }
-  void commit(const locator<N>& before, const locator<N>& after) override {
-    storage old = std::exchange(now_, std::move(next_));
-    window_ = rma_window{};
-    transfer(before, old.data, after, now_.data, segment());
-    expose();
-  }
+  void commit(const locator<N>& before, const locator<N>& after) override;
 
   /// The array's collective serial number (env().new_serial() at its creation).
   std::uint64_t serial = 0;
@@ -155,9 +137,7 @@ class array_storage final : public array_hook<N> {
   /// The node-shared memory holding the elements, or null (private or adopted storage).
   const node_segment* segment() const noexcept { return now_.segment.get(); }
   /// Collective: exposes the storage to one-sided access.
-  void expose() {
-    window_ = rma_window(now_.data, static_cast<std::size_t>(now_.count) * sizeof(T), sizeof(T), segment());
-  }
+  void expose();
 
  private:
   // A buffer holding this locale's blocks of the domain's current placement: allocated here
@@ -175,51 +155,7 @@ class array_storage final : public array_hook<N> {
   // chunk by chunk on the threads later loops over the domain use (first touch), then any
   // extra storage (ghost cells, copies of other locales' indices), then the gaps no layout
   // holds (padded rows), so that every element of the buffer is constructed.
-  storage allocated(const T& value, bool shared) const {
-    storage s;
-    s.count = dom_->storage_size;
-    s.blocks.reserve(dom_->my_layouts.size());
-    if (shared) {
-      s.segment = std::make_unique<node_segment>(static_cast<std::size_t>(s.count) * sizeof(T));
-      s.data = reinterpret_cast<T*>(s.segment->data());
-    } else {
-      s.buffer = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(s.count));
-      s.data = s.buffer.get();
-    }
-    for (const auto& l : dom_->my_layouts) s.blocks.push_back({l, s.data});
-    T* base = s.data;
-    if (dom_->dense_storage) {
-      // Later loops over arrays of this domain alone walk the storage in these runs.
-      const auto runs = cut_storage(s.count, num_threads());
-      run_tasks(runs.size(), [&](std::size_t r) {
-        for (index_t k = runs[r].first; k < runs[r].second; ++k) std::construct_at(base + k, value);
-      });
-      return s;
-    }
-    const auto fill = [&](const rect<N>& part, const dense_layout<N>& layout) {
-      for_each_run(part, layout, [&](index_t offset, index_t step, index_t count) {
-        for (index_t k = 0; k < count; ++k) std::construct_at(base + offset + k * step, value);
-      });
-    };
-    const auto& owned = dom_->my_subdomains;
-    std::vector<dense_rect<N>> pieces;
-    for (const auto& r : owned) pieces.push_back(densify(dom_->whole, r));
-    const auto chunks = cut_into_chunks(pieces, num_threads());
-    run_tasks(chunks.size(), [&](std::size_t c) {
-      fill(undensify(dom_->whole, chunks[c].orders), s.blocks[chunks[c].piece].layout);
-    });
-    for (std::size_t b = 0; b < owned.size(); ++b)
-      for (const auto& slab : difference(s.blocks[b].layout.indices, owned[b])) fill(slab, s.blocks[b].layout);
-    if (dom_->dir) {
-      for (std::size_t k = 0; k < dom_->dir->stored().size(); ++k)
-        if (!dom_->dir->owns_stored(k)) std::construct_at(base + k, value);
-    } else {
-      for_each_gap<N>(dom_->my_layouts, s.count, [&](index_t first, index_t last) {
-        for (index_t k = first; k < last; ++k) std::construct_at(base + k, value);
-      });
-    }
-    return s;
-  }
+  storage allocated(const T& value, bool shared) const;
 
   std::shared_ptr<domain_state<N>> dom_;
   T implicit_{};  // what indices a resize adds start with
@@ -229,5 +165,94 @@ class array_storage final : public array_hook<N> {
   rma_window window_;
 };
 
+template <class T, std::size_t N>
+array_storage<T, N>::array_storage(std::shared_ptr<domain_state<N>> dom, const T& value, bool shared)
+    : dom_(std::move(dom)), implicit_(value) {
+  dom_->arrays.reserve(dom_->arrays.size() + 1);
+  now_ = allocated(value, shared);
+  dom_->arrays.push_back(this);
+}
+
+template <class T, std::size_t N>
+array_storage<T, N>::array_storage(std::shared_ptr<domain_state<N>> dom, T* foreign) : dom_(std::move(dom)) {
+  now_.data = foreign;
+  now_.foreign = true;
+  now_.count = dom_->storage_size;
+  for (const auto& l : dom_->my_layouts) now_.blocks.push_back({l, foreign});
+  dom_->arrays.push_back(this);
+}
+
+template <class T, std::size_t N>
+array_storage<T, N>::~array_storage() {
+  auto& a = dom_->arrays;
+  a.erase(std::remove(a.begin(), a.end(), this), a.end());
+}
+
+template <class T, std::size_t N>
+void array_storage<T, N>::commit(const locator<N>& before, const locator<N>& after) {
+  storage old = std::exchange(now_, std::move(next_));
+  window_ = rma_window{};
+  transfer(before, old.data, after, now_.data, segment());
+  expose();
+}
+
+template <class T, std::size_t N>
+void array_storage<T, N>::expose() {
+  window_ = rma_window(now_.data, static_cast<std::size_t>(now_.count) * sizeof(T), sizeof(T), segment());
+}
+
+template <class T, std::size_t N>
+auto array_storage<T, N>::allocated(const T& value, bool shared) const -> storage {
+  storage s;
+  s.count = dom_->storage_size;
+  s.blocks.reserve(dom_->my_layouts.size());
+  if (shared) {
+    s.segment = std::make_unique<node_segment>(static_cast<std::size_t>(s.count) * sizeof(T));
+    s.data = reinterpret_cast<T*>(s.segment->data());
+  } else {
+    s.buffer = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(s.count));
+    s.data = s.buffer.get();
+  }
+  for (const auto& l : dom_->my_layouts) s.blocks.push_back({l, s.data});
+  T* base = s.data;
+  if (dom_->dense_storage) {
+    // Later loops over arrays of this domain alone walk the storage in these runs.
+    const auto runs = cut_storage(s.count, num_threads());
+    run_tasks(runs.size(), [&](std::size_t r) {
+      for (index_t k = runs[r].first; k < runs[r].second; ++k) std::construct_at(base + k, value);
+    });
+    return s;
+  }
+  const auto fill = [&](const rect<N>& part, const dense_layout<N>& layout) {
+    for_each_run(part, layout, [&](index_t offset, index_t step, index_t count) {
+      for (index_t k = 0; k < count; ++k) std::construct_at(base + offset + k * step, value);
+    });
+  };
+  const auto& owned = dom_->my_subdomains;
+  std::vector<dense_rect<N>> pieces;
+  for (const auto& r : owned) pieces.push_back(densify(dom_->whole, r));
+  const auto chunks = cut_into_chunks(pieces, num_threads());
+  run_tasks(chunks.size(), [&](std::size_t c) {
+    fill(undensify(dom_->whole, chunks[c].orders), s.blocks[chunks[c].piece].layout);
+  });
+  for (std::size_t b = 0; b < owned.size(); ++b)
+    for (const auto& slab : difference(s.blocks[b].layout.indices, owned[b])) fill(slab, s.blocks[b].layout);
+  if (dom_->dir) {
+    for (std::size_t k = 0; k < dom_->dir->stored().size(); ++k)
+      if (!dom_->dir->owns_stored(k)) std::construct_at(base + k, value);
+  } else {
+    for_each_gap<N>(dom_->my_layouts, s.count, [&](index_t first, index_t last) {
+      for (index_t k = first; k < last; ++k) std::construct_at(base + k, value);
+    });
+  }
+  return s;
+}
+
+
+
+#define DMAP_ARRAY_STORAGE_ELEMENT_INSTANCES(T, N, how) how class array_storage<T, N>;
+/// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
+#define DMAP_ARRAY_STORAGE_INSTANCES(N, how) DMAP_PRECOMPILED_ELEMENTS(DMAP_ARRAY_STORAGE_ELEMENT_INSTANCES, N, how)
+DMAP_DECLARE_PRECOMPILED(DMAP_ARRAY_STORAGE_INSTANCES)
 
 }  // namespace dmap::detail

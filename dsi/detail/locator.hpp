@@ -316,9 +316,12 @@ void transfer(const locator<N>& from, const T* from_base, const locator<N>& to, 
 }
 
 /// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
+#define DMAP_LOCATOR_ELEMENT_INSTANCES(T, N, how) \
+  how void transfer<T, N>(const locator<N>&, const T*, const locator<N>&, T*, const node_segment*);
 #define DMAP_LOCATOR_INSTANCES(N, how)                                                         \
   how transfer_plan<N> plan_transfer<N>(const locator<N>&, const locator<N>&);                \
-  how locator<N> reindexed<N>(const locator<N>&, const rect<N>&);
+  how locator<N> reindexed<N>(const locator<N>&, const rect<N>&);                             \
+  DMAP_PRECOMPILED_ELEMENTS(DMAP_LOCATOR_ELEMENT_INSTANCES, N, how)
 DMAP_DECLARE_PRECOMPILED(DMAP_LOCATOR_INSTANCES)
 
 }  // namespace dmap::detail

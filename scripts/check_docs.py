@@ -11,8 +11,8 @@ The rules:
   readme-commands  README.md starts with "# dmap" and a ```bash block whose commands are
                    `bash scripts/demo.sh` and `bash scripts/test.sh`, the commands .ci/run and
                    scripts/check-fresh-debian.sh run.
-  issue-numbers    No tracked text file names an issue by number ("issue 12", "issues 3",
-                   "#29"); a '#' and 6 or 8 digits is a colour and allowed.
+  issue-numbers    No tracked text file names an issue by number (the word issue or issues
+                   then a number, or '#' then a number); '#' and 6 or 8 digits is a colour.
   outside-paths    No tracked text file names a path outside the repository (/work/, /home/...,
                    ../shared, a seeds folder).
   census           The census threshold of the bad-input suite (`count >= N` in the

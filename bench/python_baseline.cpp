@@ -1,4 +1,4 @@
-// The C++ side of bench/python/bench_python.py (issue 18): the two dmap calls that script times
+// The C++ side of bench/python/bench_python.py: the two dmap calls that script times
 // from Python, made here from C++ with the same arguments, on the same arrays, in the same order:
 //   redistribute   C = B with B over Block and C over Cyclic, n doubles (Python: C[...] = B)
 //   reduce         dmap::reduce(B, 0.0, std::plus<>{}, identity), n doubles (Python: B.sum(), which

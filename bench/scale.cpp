@@ -1,4 +1,4 @@
-// Scale (issue #13): what a locale spends on domains and plans as the machine grows.
+// Scale: what a locale spends on domains and plans as the machine grows.
 //  (a) weak scaling on the ranks it runs on (131,072 doubles per locale whatever P): main
 //      thread CPU seconds and heap bytes of domain creation and of plan building (the slowest
 //      locale), and the run of the plan against hand-written MPI_Alltoallv (1-D) or the

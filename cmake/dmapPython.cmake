@@ -1,4 +1,4 @@
-# The Python package `dmap` (issue 18): the pybind11 extension dmap._dmap (interop/python/*.cpp)
+# The Python package `dmap`: the pybind11 extension dmap._dmap (interop/python/*.cpp)
 # and the package files (interop/python/dmap/*.py), both placed in <build>/python/dmap, so that
 #
 #   PYTHONPATH=<build>/python mpirun -n 4 /usr/bin/python3 -c "import dmap"
@@ -89,7 +89,7 @@ if(DMAP_BUILD_TESTS)
   endif()
 endif()
 
-# The heat example in Python (examples/python/heat.py, issue 18): NumPy on dmap's local blocks and
+# The heat example in Python (examples/python/heat.py): NumPy on dmap's local blocks and
 # dmap's halo exchange; its picture goes through the C++ demo's own colour map and PNG encoder, the
 # pybind11 module heat_png (examples/python/heat_png.cpp over examples/heat/png_writer.hpp, libpng),
 # placed in <build>/python next to the package. ctest example_python_heat_identical runs the C++

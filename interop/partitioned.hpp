@@ -1,4 +1,4 @@
-// The __partitioned__ protocol (draft, issue 12): a distributed array as a grid of
+// The __partitioned__ protocol (draft): a distributed array as a grid of
 // rectangular partitions (tiles), each with its start, shape and owners, and on its owners a
 // pointer to its elements; as a C++ value (partitioned_export), as JSON text (to_json), and
 // back: an array adopting a producer's partitions without copying (partitioned_import).

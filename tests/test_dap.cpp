@@ -280,7 +280,7 @@ TEST_CASE("DAP: Cyclic and BlockCyclic export 'c' with their block size whatever
       dmap::array<double, 1> C{E};
       DMAP_CHECK_ALL(dmap::dap_export(C).dim_data[0].dist_type == 'b');
     }
-  // The issue's case in 2-D: 3 x 3 in blocks of 2 on a grid of every locale along rows, and
+  // The 1-D case above in 2-D: 3 x 3 in blocks of 2 on a grid of every locale along rows, and
   // a 2 x 2 grid at 4 locales.
   std::vector<dmap::target_grid<2>> grids{dmap::target_grid<2>{{p, 1}}};
   if (p == 4) grids.push_back(dmap::target_grid<2>{{2, 2}});

@@ -15,7 +15,7 @@ namespace test_memory_model {
 
 namespace {
 
-// Rounds per case: the 2,000, unless DMAP_MEMORY_MODEL_ROUNDS says otherwise.
+// Rounds per case: 2,000 by default, unless DMAP_MEMORY_MODEL_ROUNDS says otherwise.
 int rounds() {
   const char* v = std::getenv("DMAP_MEMORY_MODEL_ROUNDS");
   return v != nullptr ? std::atoi(v) : 2000;

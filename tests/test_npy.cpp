@@ -161,7 +161,7 @@ TEST_CASE("each locale writes and reads only its own elements; locale 0 adds the
     dmap::reset_file_statistics();
     dmap::read_npy(dir / "c.npy", a);
     const auto rd = dmap::file_statistics();
-    // every other locale reads the header again, to compare it with locale 0's (issue 34)
+    // every other locale reads the header again, to compare it with locale 0's
     DMAP_CHECK_ALL(rd.bytes_read == static_cast<std::uint64_t>(own) * 8 + (dmap::here() == 0 ? 12 : 0) + header.size());
     CHECK_NO_FAILURE(check_by_position(a));
   }

@@ -1,4 +1,4 @@
-// Scale (issue #13): plans as objects (plan_assignment, start/finish, summaries that match
+// Scale: plans as objects (plan_assignment, start/finish, summaries that match
 // the counters), the scale model (one locale's plan for any locale count, checked against
 // the real plans at the rank counts the suite runs and for consistency between all locales
 // of simulated machines), and the per-dimension searches behind them.

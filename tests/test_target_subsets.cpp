@@ -1,4 +1,4 @@
-// Target-locale subsets (issue #13 part 3): distributions over a grid of some of the
+// Target-locale subsets: distributions over a grid of some of the
 // locales. Oracles are computed here, independently of the maps: the owner of index i under
 // Block over the listed locales L (k of them) is L[floor(i * k / n)], under Cyclic L[i mod k],
 // under BlockCyclic with blocks of 3 L[floor(i / 3) mod k]; element values are f(i). Checked

@@ -1,5 +1,5 @@
 """Redistribution and reduce of 2^24 doubles called from Python against the same C++ calls
-(issue 18; target ratio >= 0.95: the binding costs nothing at that size).
+(target ratio >= 0.95: the binding costs nothing at that size).
 
     /usr/bin/python3 bench/python/bench_python.py [--build=build] [--ranks=2] [--threads=1]
                                                   [--log2n=24] [--reps=9] [--rounds=5]

@@ -1,4 +1,4 @@
-// The Python protocols of dmap arrays (issue 18): DAP 0.10 (`__distarray__`,
+// The Python protocols of dmap arrays: DAP 0.10 (`__distarray__`,
 // dmap.from_distarray) and __partitioned__ (`A.__partitioned__`, dmap.from_partitioned).
 // The dictionaries are read here, checked on every locale (a description wrong on one locale
 // fails on all) and handed to the typed importers (array_<dtype>.cpp: dmap::dap_import,

@@ -1,4 +1,4 @@
-// Per-locale state in the file functions (io/npy.hpp, io/hdf5.hpp), issue 34: arguments that
+// Per-locale state in the file functions (io/npy.hpp, io/hdf5.hpp): arguments that
 // differ on one locale (an empty, NUL-bearing or over-long path, a bad dataset or attribute
 // name, another path, the same relative path from another working directory), and one path that
 // names another file on each locale ("/proc/self/cwd/..." from per-locale working directories:

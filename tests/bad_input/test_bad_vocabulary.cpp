@@ -1,4 +1,4 @@
-// Bad inputs to the vocabulary the three kinds of domains and arrays share (issue 28): mappers
+// Bad inputs to the vocabulary the three kinds of domains and arrays share: mappers
 // that answer differently on different locales (Hashed domains, associative domains and the
 // sparse domains over a Hashed parent, caught where the keys or indices arrive), assignments
 // between arrays over different sparse or associative domains whose sets differ (a size, an

@@ -199,7 +199,7 @@ def test_file_errors():
     still_works()
 
 
-# ---------------------------------------------------------------- conversions (issue 28)
+# ---------------------------------------------------------------- conversions
 # Values that NumPy's cast would mangle are refused in bulk as they are one by one: NaN,
 # infinities and out-of-range values into int64/int32, finite values that would become infinite
 # into float32 (or from a longdouble into float64), complex values into real arrays, and what is

@@ -42,7 +42,7 @@ def test_slices_across_maps_2d():
     arrays = _arrays(shape, "int64")
     a_ref = np.arange(63, dtype=np.int64).reshape(shape)
     cases = [
-        ((slice(0, 5), slice(2, 8)), (slice(1, 6), slice(0, 6))),         # the example
+        ((slice(0, 5), slice(2, 8)), (slice(1, 6), slice(0, 6))),         # the first slice pair of the Python guide
         ((slice(None), slice(None, None, 2)), (slice(None, None, -1), slice(4, 9))),
         ((slice(1, 7, 3), slice(8, None, -4)), (slice(0, 2), slice(0, 3))),
         ((2, slice(None)), (slice(None), 3)),                              # rank change: a column into a row... of 9

@@ -1,0 +1,1 @@
+// A fixture of scripts/check_docs.py: a public header docs/api.md does not list.

@@ -1,0 +1,2 @@
+// expect: fixture
+// A fixture of scripts/check_docs.py (never compiled).

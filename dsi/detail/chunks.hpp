@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../runtime/precompiled.hpp"
 #include "../rect.hpp"
 
 namespace dmap::detail {
@@ -96,5 +97,10 @@ void for_each_row_start(const std::array<index_t, N>& extents, F&& f) {
     if (d == static_cast<std::size_t>(-1)) return;
   }
 }
+
+/// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
+#define DMAP_CHUNKS_INSTANCES(N, how) \
+  how std::vector<work_chunk<N>> cut_into_chunks<N>(const std::vector<dense_rect<N>>&, int);
+DMAP_DECLARE_PRECOMPILED(DMAP_CHUNKS_INSTANCES)
 
 }  // namespace dmap::detail

@@ -2,34 +2,47 @@
 // threads so that the same task list meets the same threads every time (first touch).
 #pragma once
 
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/partitioner.h>
-
 #include <cstddef>
+#include <memory>
+#include <type_traits>
 
 #include "../environment.hpp"
 
 namespace dmap::detail {
+
+/// A reference to a callable `void(std::size_t)` that the caller keeps alive: the loop engine's
+/// tasks cross into the compiled library through it, one indirect call per task (a chunk of
+/// indices), so that oneTBB's parallel_for is instantiated once, not per loop body.
+class task_ref {
+ public:
+  template <class F>
+    requires(!std::is_same_v<std::remove_cvref_t<F>, task_ref>)
+  task_ref(F& task) noexcept  // NOLINT: implicit, like std::function_ref
+      : object_(const_cast<void*>(static_cast<const void*>(std::addressof(task)))),
+        call_([](void* o, std::size_t i) { (*static_cast<F*>(o))(i); }) {}
+  /// Runs task `i`.
+  void operator()(std::size_t i) const { call_(object_, i); }
+
+ private:
+  void* object_;
+  void (*call_)(void*, std::size_t);
+};
+
+/// Runs `task(i)` for every i in [0, count) on this locale's oneTBB arena, statically split
+/// over its threads in contiguous runs; exceptions propagate (the first one wins). Defined in
+/// the compiled library (tasks.cpp).
+void run_tasks_on_arena(std::size_t count, task_ref task);
 
 /// Runs `task(i)` for every i in [0, count) on this locale's arena; exceptions propagate
 /// (the first one wins). Tasks are split over threads statically and contiguously.
 template <class F>
 void run_tasks(std::size_t count, F&& task) {
   if (count == 0) return;
-  auto& e = env();
-  if (count == 1 || e.threads() == 1) {
+  if (count == 1 || env().threads() == 1) {
     for (std::size_t i = 0; i < count; ++i) task(i);
     return;
   }
-  e.arena().execute([&] {
-    oneapi::tbb::parallel_for(
-        oneapi::tbb::blocked_range<std::size_t>(0, count, 1),
-        [&](const oneapi::tbb::blocked_range<std::size_t>& r) {
-          for (std::size_t i = r.begin(); i != r.end(); ++i) task(i);
-        },
-        oneapi::tbb::static_partitioner{});
-  });
+  run_tasks_on_arena(count, task_ref(task));
 }
 
 }  // namespace dmap::detail

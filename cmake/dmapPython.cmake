@@ -1,11 +1,11 @@
 # The Python package `dmap`: the pybind11 extension dmap._dmap (interop/python/*.cpp)
 # and the package files (interop/python/dmap/*.py), both placed in <build>/python/dmap, so that
 #
-#   PYTHONPATH=<build>/python mpirun -n 4 /usr/bin/python3 -c "import dmap"
+#   PYTHONPATH=<build>/python mpirun -n 4 <Python3_EXECUTABLE> -c "import dmap"
 #
 # works. Needs Debian's python3-dev, pybind11-dev, python3-numpy, python3-mpi4py (and python3-pytest
-# for the tests); scripts/install-deps.sh installs them. Python is /usr/bin/python3 unless
-# Python3_EXECUTABLE says otherwise (an earlier python3 on PATH, e.g. pyenv's, lacks those packages).
+# for the tests); scripts/install-deps.sh installs them. The module is built for Python3_EXECUTABLE,
+# the interpreter CMakeLists.txt chose (the system's unless -DPython3_EXECUTABLE=... says otherwise).
 # The tests (tests/python, pytest) run under mpirun at 1-4 ranks: ctest python_np1 .. python_np4.
 option(DMAP_PYTHON "Build the Python module dmap (pybind11 + NumPy + mpi4py)" ON)
 if(NOT DMAP_PYTHON)
@@ -18,9 +18,6 @@ if(DMAP_SANITIZE)
   return()
 endif()
 
-if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
-  set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "The Python the dmap module is built for")
-endif()
 find_package(Python3 COMPONENTS Interpreter Development.Module NumPy)
 if(Python3_FOUND)
   find_package(pybind11 CONFIG QUIET)

@@ -32,6 +32,8 @@ for b in "${BENCHES[@]}"; do
   if [[ $b == python ]]; then targets+=(bench_python_baseline dmap_python); else targets+=("bench_$b"); fi
 done
 cmake --build "$BUILD_DIR" --target "${targets[@]}" -j "$JOBS"
+# The Python the module was built for (the build's Python3_EXECUTABLE).
+PYTHON=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$BUILD_DIR/CMakeCache.txt")
 
 status=0
 for b in "${BENCHES[@]}"; do
@@ -44,7 +46,7 @@ for b in "${BENCHES[@]}"; do
       if [[ $set != none ]]; then IFS=, read -r -a args <<<"$set"; fi
       rc=0
       if [[ $b == python ]]; then
-        out=$(/usr/bin/python3 bench/python/bench_python.py --build="$BUILD_DIR" --ranks="$ranks" --threads="$threads" 2>&1) || rc=$?
+        out=$("$PYTHON" bench/python/bench_python.py --build="$BUILD_DIR" --ranks="$ranks" --threads="$threads" 2>&1) || rc=$?
       else
         out=$(DMAP_NUM_THREADS=$threads mpirun -n "$ranks" --oversubscribe --bind-to none "$exe" ${args[@]+"${args[@]}"} 2>&1) || rc=$?
       fi

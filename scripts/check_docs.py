@@ -146,9 +146,9 @@ def check_census(root: Path, files: list[str], report: Report) -> None:
         report.add("tests", 1, "census", "no tests/**/*census*.cpp holds the census threshold")
         return
     text = read(root, census[0]) or ""
-    m = re.search(r"count\s*>=\s*(\d+)", text)
+    m = re.search(r"count\s*(?:>=|<)\s*(\d+)", text)
     if not m:
-        report.add(census[0], 1, "census", "no `count >= N` threshold found")
+        report.add(census[0], 1, "census", "no `count >= N` (or `count < N`) threshold found")
         return
     threshold = int(m.group(1))
     for rel in ("README.md", "docs/testing.md", "docs/design.md"):

@@ -22,7 +22,7 @@ DEMO_PACKAGES=(g++ make cmake pkg-config        # a minimal system has neither c
 # Everything else the test suite (scripts/test.sh), the benchmarks, the docs and the Python module use.
 TEST_PACKAGES=(catch2
                doxygen                          # the API reference (docs target, checked by the test suite)
-               libscalapack-openmpi-dev         # ScaLAPACK: oracle and interop target of tests/test_scalapack.cpp
+               libscalapack-openmpi-dev         # ScaLAPACK: oracle and interop target of tests/dists/test_scalapack.cpp
                libblas-dev liblapack-dev        # scalapack-openmpi.pc requires blas.pc and lapack.pc, which only these carry
                nlohmann-json3-dev               # JSON parsing of DAP descriptions (interop/dap_json.hpp)
                hdf5-tools                       # h5dump: the heat restart test checks the HDF5 file it wrote

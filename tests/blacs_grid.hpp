@@ -1,5 +1,5 @@
-// A BLACS process grid for the ScaLAPACK tests (tests/test_scalapack.cpp,
-// tests/test_scalapack_interop.cpp), released at scope exit. The BLACS entry points have no
+// A BLACS process grid for the ScaLAPACK tests (tests/dists/test_scalapack.cpp,
+// tests/interop/test_scalapack_interop.cpp), released at scope exit. The BLACS entry points have no
 // C header; the prototypes follow the sources (LP64: int, every argument by pointer).
 #pragma once
 

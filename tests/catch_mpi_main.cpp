@@ -6,7 +6,9 @@
 //   reporter instead of "console". After the run, a rank whose session failed prints
 //       rank r of P: N test case(s) failed
 //   and then that captured report, each line prefixed "[rank r] ", to stderr. Ranks that passed say nothing.
-// * Test cases run in lexicographic order of their names unless --order is given.
+// * Test cases run in lexicographic order of their names unless --order is given. Whole-run checks
+//   (tests/run_end_checks.hpp, such as the bad-input census) run after every selected test case;
+//   one that fails fails the run.
 // * The exit code is the maximum over all ranks, so a failure on any rank fails the run on every rank.
 // * List/help modes (-l, --list-test-names-only, -t, -h, ...) behave as in plain Catch (every rank prints
 //   the list under mpirun; Catch's list-mode exit code is the number of items listed).
@@ -14,6 +16,8 @@
 #include <catch2/catch.hpp>
 
 #include <dmap/dmap.hpp>
+
+#include "run_end_checks.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -23,6 +27,7 @@
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include <unistd.h>
 
@@ -64,6 +69,27 @@ std::string slurp(std::string const& path) {
   return out.str();
 }
 
+// Runs the registered run-end checks; locale 0 prints every report, a locale where a check failed
+// prints its report on stderr. Returns how many checks failed on this locale.
+int run_end_checks(const std::vector<std::string>& filters, int rank) {
+  int failed = 0;
+  for (const auto& [name, check] : dmap_tests::run_end_checks()) {
+    std::ostringstream report;
+    const bool passed = check(filters, report);
+    if (!passed) {
+      ++failed;
+      const std::string text = "rank " + std::to_string(rank) + ": run-end check failed: " + name + ": " +
+                               report.str() + "\n";
+      std::fwrite(text.data(), 1, text.size(), stderr);
+      std::fflush(stderr);
+    } else if (rank == 0) {
+      std::printf("run-end check passed: %s: %s\n", name.c_str(), report.str().c_str());
+      std::fflush(stdout);
+    }
+  }
+  return failed;
+}
+
 }  // namespace
 
 CATCH_REGISTER_LISTENER(rank_totals_listener)
@@ -74,6 +100,7 @@ int main(int argc, char* argv[]) {
   const int nranks = dmap::num_locales();
 
   int rc = 0;
+  int checks_failed = 0;
   bool ran_tests = false;
   std::string report_file;  // this rank's private report (ranks != 0 only)
   {
@@ -82,8 +109,7 @@ int main(int argc, char* argv[]) {
     if (rc == 0) {
       Catch::ConfigData& cfg = session.configData();
       // Test cases run in the order of their names unless --order says otherwise: the order of
-      // registration across translation units (unity batches) is unspecified, and the bad-input
-      // census ("bad-input census", after every "bad input: ...") must run last.
+      // registration across translation units (unity batches) is unspecified.
       bool order_given = false;
       for (int a = 1; a < argc; ++a) order_given = order_given || std::string(argv[a]).rfind("--order", 0) == 0;
       if (!order_given) cfg.runOrder = Catch::RunTests::InLexicographicalOrder;
@@ -100,14 +126,18 @@ int main(int argc, char* argv[]) {
         }
       }
       rc = session.run();
+      if (ran_tests) checks_failed = run_end_checks(cfg.testsOrTags, rank);
     }
   }  // session (and its report stream) closed here, so the report file is complete
+  if (checks_failed > 0 && rc == 0) rc = 1;
 
   if (ran_tests && rc != 0) {
     std::ostringstream msg;
     msg << "rank " << rank << " of " << nranks << ": ";
     if (g_totals.seen && g_totals.cases_failed > 0)
       msg << g_totals.cases_failed << " test case(s) failed";
+    else if (checks_failed > 0)
+      msg << checks_failed << " run-end check(s) failed";
     else
       msg << "test run failed (Catch exit code " << rc << ")";
     msg << '\n';

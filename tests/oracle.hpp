@@ -202,7 +202,7 @@ std::string text(const T& x) {
 }
 
 /// A grid shape as "2x3" (written here rather than through target_grid's operator<<, which
-/// test_grid.cpp checks once).
+/// runtime/test_grid.cpp checks once).
 template <std::size_t N>
 std::string shape_text(const std::array<int, N>& shape) {
   std::ostringstream s;

@@ -9,7 +9,7 @@
 // layout.place(chunks of q) (dmap::owned_rects), local_layouts(q) their layouts
 // (dmap::layouts_of). Nothing in dmap names these types, yet loops, zips with other maps,
 // reductions, assignments and resizes work on them, and dmap's conformance kit checks them
-// (examples/tiled_block/main.cpp, tests/test_local_layouts.cpp).
+// (examples/tiled_block/main.cpp, tests/layouts/test_local_layouts.cpp).
 //
 // Chapel's descriptors, side by side:
 //   GlobalDistribution  block_with_layout<N, Layout>

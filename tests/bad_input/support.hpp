@@ -1,7 +1,7 @@
 // The bad-input suite's checks: a bad input must raise the named dmap error on every locale
 // (the original exception where it was raised, a remote_failure of the same family
 // elsewhere), and the library must work afterwards. Every input is counted under its own
-// name, so the census (test_zz_census.cpp) can tell how many distinct inputs ran.
+// name, so the census (test_census.cpp) can tell how many distinct inputs ran.
 #pragma once
 
 #include <catch2/catch.hpp>

@@ -301,7 +301,7 @@ TEST_CASE("bad input: dap_export of arrays DAP cannot describe", "[bad_input][da
     (void)dmap::dap_export(A);
   });
   // Deals by value over strided domains, explicit starts and descending dimensions are no
-  // longer refused: the export lists their positions ('u'; tests/test_dap_examples.cpp).
+  // longer refused: the export lists their positions ('u'; tests/interop/test_dap_examples.cpp).
   BAD_INPUT_DO("dap_export: a version dmap does not write", dmap::unsupported_error, {
     dmap::domain<1> D(dmap::block<1>{}, rect<1>{range(0, 10)});
     dmap::array<double, 1> A(D);

@@ -55,6 +55,16 @@ def raises_everywhere(exc, fn, *args, **kwargs):
     return caught
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "finalizes: finalises dmap; runs after every other test")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Tests marked `finalizes` run after all others (in collection order among themselves):
+    they finalise dmap, which releases every object made before."""
+    items.sort(key=lambda item: item.get_closest_marker("finalizes") is not None)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     outcome = yield

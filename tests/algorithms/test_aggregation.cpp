@@ -1,0 +1,302 @@
+// Aggregated accumulate, scatter and gather (algorithms/aggregation.hpp) against serial
+// oracles: every locale computes the whole expected array from the same formulas (each
+// locale's contributions are a function of the locale and a counter) and checks the
+// elements it owns; gathers are checked entry by entry. Integer element types, so results
+// are exact whatever the thread count. Message counts are checked where the API promises
+// one message per peer with data.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "../maps_1d.hpp"
+#include "../maps_2d.hpp"
+#include "../oracle.hpp"
+#include "../support.hpp"
+
+namespace test_aggregation {  // one per file: the tests also build as unity batches (docs/testing.md)
+
+namespace {
+
+using dmap::idx;
+using dmap::index_t;
+using dmap::range;
+using dmap::rect;
+using dmap::testing::oracle::pmod;
+namespace maps = dmap::testing::maps;
+
+/// A scrambled, deterministic function of (locale, counter): which bin a contribution goes to.
+index_t scramble(index_t q, index_t k) { return pmod(k * 7919 + q * 104729 + (k * k) % 613, 1000003); }
+
+/// Collective: the number of indices of `D` whose element in `A` differs from `expected(order)`,
+/// summed over the locales.
+template <class T, std::size_t N, class F>
+index_t mismatches(const dmap::domain<N>& D, dmap::array<T, N>& A, F&& expected) {
+  std::atomic<index_t> bad{0};
+  const rect<N> whole = D.indices();
+  dmap::forall(D, [&](const idx<N>& i) {
+    if (A.local(i) != expected(whole.order_of(i))) ++bad;
+  });
+  return dmap::all_reduce_sum(bad.load());
+}
+
+/// Collective: a histogram of `contributions` values per locale into D (initial value 5 per
+/// element), added from a forall over a Block source domain of all locales' contributions.
+/// Returns the number of wrong elements.
+template <std::size_t N>
+index_t histogram_mismatches(const dmap::domain<N>& D, index_t per_locale, dmap::aggregation how) {
+  const int p = dmap::num_locales();
+  const index_t n = D.indices().size();
+  dmap::array<std::int64_t, N> A(D, 5);
+  const index_t total = per_locale * p;
+  dmap::domain<1> S(dmap::block<1>{}, rect<1>{range(0, total)});
+  auto acc = dmap::accumulate(A, std::plus<>{}, how);
+  const rect<N> whole = D.indices();
+  if (n > 0)
+    dmap::forall(S, [&](const idx<1>& j) {
+      const index_t b = scramble(j[0] % 3, j[0]) % n;
+      acc.add(whole.index_at(b), 1 + j[0] % 3);
+    });
+  acc.finish();
+  std::vector<std::int64_t> expected(static_cast<std::size_t>(n), 5);
+  if (n > 0)
+    for (index_t j = 0; j < total; ++j) expected[static_cast<std::size_t>(scramble(j % 3, j) % n)] += 1 + j % 3;
+  return mismatches(D, A, [&](index_t o) { return expected[static_cast<std::size_t>(o)]; });
+}
+
+constexpr index_t sizes[] = {0, 1, 2, 7, 37, 101};
+/// Both ways of buffering (a per-thread table of the index set, per-destination lists).
+constexpr dmap::aggregation modes[] = {dmap::aggregation::table, dmap::aggregation::lists};
+
+}  // namespace
+
+TEST_CASE("aggregation: histograms over every 1-D map match a serial count", "[aggregation]") {
+  for (const auto k : maps::all_maps) {
+    if (k == maps::map_kind::replicated) continue;  // copies: refused (bad-input suite)
+    for (const index_t n : {index_t{0}, index_t{1}, index_t{7}, index_t{101}})
+      for (const index_t stride : {index_t{3}, index_t{-2}}) {
+        const rect<1> r{stride > 0 ? range(-4, -4 + n * stride, stride) : range(0, n * -stride, stride)};
+        INFO("map " << maps::name_of(k) << ", " << r);
+        DMAP_REQUIRE_ALL(r.size() == n);
+        const auto D = maps::domain_of(k, r);
+        for (const auto how : modes) DMAP_CHECK_ALL(histogram_mismatches(D, 3 + n / 2, how) == 0);
+      }
+  }
+}
+
+TEST_CASE("aggregation: histograms over 2-D maps match a serial count", "[aggregation]") {
+  for (const auto& m : maps::makers()) {
+    if (m.name == "replicated") continue;
+    for (const auto& r : {rect<2>{range(0, 5), range(-3, 4)}, rect<2>{range(1, 2), range(0, 9, 2)},
+                          rect<2>{range(0, 0), range(0, 3)}}) {
+      INFO("map " << m.name << ", " << r);
+      const auto D = m.make(r);
+      for (const auto how : modes) DMAP_CHECK_ALL(histogram_mismatches(D, 29, how) == 0);
+    }
+  }
+}
+
+TEST_CASE("aggregation: many threads adding from one forall", "[aggregation]") {
+  // Enough source indices for several chunks per locale (chunks are at least 4096 indices).
+  const int p = dmap::num_locales();
+  for (const auto k : {maps::map_kind::block, maps::map_kind::cyclic, maps::map_kind::hashed}) {
+    INFO("map " << maps::name_of(k) << " with " << dmap::num_threads() << " thread(s) per locale");
+    const auto D = maps::domain_of(k, rect<1>{range(0, 37)});
+    for (const auto how : modes) DMAP_CHECK_ALL(histogram_mismatches(D, 3 * 4096 * 2 / p + 11, how) == 0);
+  }
+}
+
+TEST_CASE("aggregation: serial adds to local and remote elements, repeated rounds", "[aggregation]") {
+  const int p = dmap::num_locales(), me = dmap::here();
+  for (const auto k : maps::all_maps)
+    for (const auto how : modes) {
+      if (k == maps::map_kind::replicated) continue;
+      const auto D = maps::domain_of(k, rect<1>{range(10, 10 + 2 * 101, 2)});
+      INFO("map " << maps::name_of(k) << (how == dmap::aggregation::table ? ", table" : ", lists"));
+      dmap::array<std::int64_t, 1> A(D, 1);
+      auto acc = dmap::accumulate(A, std::plus<>{}, how);
+      DMAP_CHECK_ALL(!acc.pending());
+      for (int round = 1; round <= 2; ++round) {
+        // Every locale adds (me + 1) * (o + 1) * round to every element, in its own order.
+        for (index_t o = 0; o < 101; ++o)
+          acc.add(10 + 2 * ((o * 37 + me) % 101), (me + 1) * (((o * 37 + me) % 101) + 1) * round);
+        DMAP_CHECK_ALL(acc.pending());
+        acc.finish();
+        DMAP_CHECK_ALL(!acc.pending());
+        const index_t weight = index_t{p} * (p + 1) / 2 * (round == 1 ? 1 : 3);
+        DMAP_CHECK_ALL(mismatches(D, A, [&](index_t o) { return 1 + weight * (o + 1); }) == 0);
+      }
+    }
+}
+
+TEST_CASE("aggregation: few contributions to a large domain (automatic lists, sent unfolded)", "[aggregation]") {
+  // 240007 int64 elements: a table per thread would exceed 2 MiB, so lists are chosen; the
+  // keys are sparse, so they travel as they were added (repeats included).
+  const int p = dmap::num_locales(), me = dmap::here();
+  const index_t n = 240007;
+  for (const auto k : {maps::map_kind::block, maps::map_kind::cyclic}) {
+    INFO("map " << maps::name_of(k));
+    const auto D = maps::domain_of(k, rect<1>{range(0, n)});
+    dmap::array<std::int64_t, 1> A(D, 2);
+    auto acc = dmap::accumulate(A);
+    for (index_t j = 0; j < 40; ++j) acc.add(scramble(me, j) % n, j + 1);
+    acc.add(scramble(me, 0) % n, 100);  // a repeat
+    acc.finish();
+    std::vector<std::int64_t> expected(static_cast<std::size_t>(n), 2);
+    std::vector<index_t> touched;
+    for (int q = 0; q < p; ++q) {
+      for (index_t j = 0; j < 40; ++j) {
+        expected[static_cast<std::size_t>(scramble(q, j) % n)] += j + 1;
+        touched.push_back(scramble(q, j) % n);
+      }
+      expected[static_cast<std::size_t>(scramble(q, 0) % n)] += 100;
+    }
+    const auto got = dmap::gather(A, touched);
+    bool ok = got.size() == touched.size();
+    for (std::size_t j = 0; ok && j < got.size(); ++j) ok = got[j] == expected[static_cast<std::size_t>(touched[j])];
+    DMAP_CHECK_ALL(ok);
+    DMAP_CHECK_ALL(mismatches(D, A, [&](index_t o) { return expected[static_cast<std::size_t>(o)]; }) == 0);
+  }
+}
+
+TEST_CASE("aggregation: two handles at once, other operations", "[aggregation]") {
+  const int p = dmap::num_locales(), me = dmap::here();
+  const auto D = maps::domain_of(maps::map_kind::block_cyclic, rect<1>{range(0, 7)});
+  dmap::array<std::int64_t, 1> A(D, -100), B(D, 1);
+  auto maxima = dmap::accumulate(A, [](std::int64_t a, std::int64_t b) { return a > b ? a : b; });
+  auto products = dmap::accumulate(B, std::multiplies<>{});
+  for (index_t i = 0; i < 7; ++i) {
+    maxima.add(i, (i * 13 + me * 5) % 11);
+    products.add(i, me + 2);
+  }
+  maxima.finish();
+  products.finish();
+  std::vector<std::int64_t> most(7, -100), product(7, 1);
+  for (int q = 0; q < p; ++q)
+    for (index_t i = 0; i < 7; ++i) {
+      most[i] = std::max<std::int64_t>(most[i], (i * 13 + q * 5) % 11);
+      product[i] *= q + 2;
+    }
+  DMAP_CHECK_ALL(mismatches(D, A, [&](index_t o) { return most[o]; }) == 0);
+  DMAP_CHECK_ALL(mismatches(D, B, [&](index_t o) { return product[o]; }) == 0);
+}
+
+TEST_CASE("aggregation: scatter keeps the highest locale's write, then the last one", "[aggregation]") {
+  const int p = dmap::num_locales(), me = dmap::here();
+  for (const auto k : maps::all_maps) {
+    if (k == maps::map_kind::replicated) continue;
+    INFO("map " << maps::name_of(k));
+    for (const index_t n : {index_t{0}, index_t{1}, index_t{7}, index_t{37}})
+      for (const auto how : modes) {
+        const auto D = maps::domain_of(k, rect<1>{range(0, n)});
+        dmap::array<std::int64_t, 1> A(D, -1);
+        auto s = dmap::scatter(A, how);
+        for (index_t i = 0; i < n; ++i) {
+          if (i % 2 == 0) {
+            s.put(i, 1000 * me + i);      // every locale: the highest wins
+            s.put(i, 1000 * me + i + 1);  // its own later write replaces its earlier one
+          } else if (i % 3 == 1 && i % p == me) {
+            s.put(i, 7 * i);  // one locale only
+          }
+        }
+        s.finish();
+        DMAP_CHECK_ALL(mismatches(D, A, [&](index_t o) -> std::int64_t {
+                         if (o % 2 == 0) return 1000 * (p - 1) + o + 1;
+                         return o % 3 == 1 ? 7 * o : -1;
+                       }) == 0);
+      }
+  }
+}
+
+TEST_CASE("aggregation: gather of computed indices over every map", "[aggregation]") {
+  const int p = dmap::num_locales(), me = dmap::here();
+  for (const auto k : maps::all_maps)
+    for (const index_t n : sizes) {
+      INFO("map " << maps::name_of(k) << ", n = " << n);
+      const rect<1> r{range(3, 3 + 3 * n, 3)};
+      const auto D = maps::domain_of(k, r);
+      dmap::array<std::int64_t, 1> A(D);
+      dmap::forall(dmap::zip(D, A), [&](const idx<1>& i, std::int64_t& a) { a = 10 * r.order_of(i) + 1; });
+      // A permutation (reversed, shifted by the locale), then duplicates; locale 1 asks nothing.
+      std::vector<index_t> asked;
+      if (me != 1 && n > 0) {
+        for (index_t o = 0; o < n; ++o) asked.push_back(r.index_at(pmod(n - 1 - o + me, n))[0]);
+        for (index_t o = 0; o < 5; ++o) asked.push_back(r.index_at((o * me) % n)[0]);
+      }
+      const std::vector<std::int64_t> got = dmap::gather(A, asked);
+      bool ok = got.size() == asked.size();
+      for (std::size_t j = 0; ok && j < asked.size(); ++j) ok = got[j] == 10 * ((asked[j] - 3) / 3) + 1;
+      DMAP_CHECK_ALL(ok);
+    }
+  (void)p;
+}
+
+TEST_CASE("aggregation: gather over 2-D maps", "[aggregation]") {
+  const int me = dmap::here();
+  const rect<2> r{range(0, 5), range(-3, 4)};
+  for (const auto& m : maps::makers()) {
+    INFO("map " << m.name);
+    const auto D = m.make(r);
+    dmap::array<std::int64_t, 2> A(D);
+    dmap::forall(dmap::zip(D, A), [&](const idx<2>& i, std::int64_t& a) { a = r.order_of(i) * 3 - 7; });
+    std::vector<idx<2>> asked;
+    for (index_t o = 0; o < r.size(); o += 1 + me) asked.push_back(r.index_at((o * 11) % r.size()));
+    const auto got = dmap::gather(A, asked);
+    bool ok = got.size() == asked.size();
+    for (std::size_t j = 0; ok && j < asked.size(); ++j) ok = got[j] == r.order_of(asked[j]) * 3 - 7;
+    DMAP_CHECK_ALL(ok);
+  }
+}
+
+TEST_CASE("aggregation: one message per peer with data", "[aggregation]") {
+  const int p = dmap::num_locales(), me = dmap::here();
+  const index_t n = 101;
+  const dmap::domain<1> D(dmap::block<1>{}, rect<1>{range(0, n)});
+  dmap::array<std::int64_t, 1> A(D);
+  // Each locale adds many times to the elements of the next locale and of itself only.
+  const int next = (me + 1) % p;
+  std::vector<index_t> targets;
+  for (index_t i = 0; i < n; ++i)
+    if (D.locale_of(idx<1>{i}) == next || D.locale_of(idx<1>{i}) == me) targets.push_back(i);
+  for (const auto how : modes) {
+    INFO((how == dmap::aggregation::table ? "table" : "lists"));
+    dmap::forall(A, [](std::int64_t& a) { a = 0; });
+    auto acc = dmap::accumulate(A, std::plus<>{}, how);
+    dmap::reset_counters();
+    for (int rep = 0; rep < 3; ++rep)
+      for (const index_t i : targets) acc.add(i, 1);
+    acc.finish();
+    const auto spent = dmap::counters();
+    const std::uint64_t peers = p > 1 ? 1 : 0;
+    DMAP_CHECK_ALL(spent.messages_sent == peers);
+    DMAP_CHECK_ALL(spent.messages_received == peers);
+    // Dense bins are combined at the source: one (key, value) pair per element sent.
+    std::uint64_t to_next = 0;
+    for (const index_t i : targets) to_next += D.locale_of(idx<1>{i}) == next && next != me;
+    DMAP_CHECK_ALL(spent.bytes_sent == to_next * 16);
+    DMAP_CHECK_ALL(mismatches(D, A, [&](index_t) { return p == 1 ? 3 : 6; }) == 0);
+
+    // Every locale to every locale: p - 1 messages each way; a gather: p - 1 each way, twice.
+    std::vector<index_t> all(static_cast<std::size_t>(n));
+    for (index_t i = 0; i < n; ++i) all[static_cast<std::size_t>(i)] = i;
+    dmap::reset_counters();
+    for (const index_t i : all) acc.add(i, 1);
+    acc.finish();
+    DMAP_CHECK_ALL(dmap::counters().messages_sent == static_cast<std::uint64_t>(p - 1));
+    DMAP_CHECK_ALL(dmap::counters().messages_received == static_cast<std::uint64_t>(p - 1));
+    dmap::reset_counters();
+    const auto values = dmap::gather(A, all);
+    DMAP_CHECK_ALL(dmap::counters().messages_sent == 2 * static_cast<std::uint64_t>(p - 1));
+    DMAP_CHECK_ALL(dmap::counters().messages_received == 2 * static_cast<std::uint64_t>(p - 1));
+    bool ok = values.size() == all.size();
+    for (std::size_t j = 0; ok && j < values.size(); ++j) ok = values[j] == (p == 1 ? 3 : 6) + p;
+    DMAP_CHECK_ALL(ok);
+    // Nothing to send: no message at all.
+    dmap::reset_counters();
+    acc.finish();
+    DMAP_CHECK_ALL(dmap::counters().messages_sent == 0);
+  }
+}
+
+}  // namespace test_aggregation

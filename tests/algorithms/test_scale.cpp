@@ -1,0 +1,237 @@
+// Scale: plans as objects (plan_assignment, start/finish, summaries that match
+// the counters), the scale model (one locale's plan for any locale count, checked against
+// the real plans at the rank counts the suite runs and for consistency between all locales
+// of simulated machines), and the per-dimension searches behind them.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "../../algorithms/assignment_plan.hpp"
+#include "../../algorithms/plan_model.hpp"
+#include "../../dmap.hpp"
+#include "../support.hpp"
+
+namespace test_scale {
+
+using namespace dmap;
+
+namespace {
+
+double value_at(index_t i) { return 0.5 * static_cast<double>(i) + 3.0; }
+double value_at(const idx<2>& i) { return static_cast<double>(i[0] * 1000 + i[1]); }
+
+// Every locale of a simulated machine: what each sends to each other locale must be what
+// that locale expects to receive, element for element.
+template <class Model>
+void check_model_consistent(int locales, Model&& model) {
+  std::vector<plan_summary> all;
+  for (int q = 0; q < locales; ++q) all.push_back(model(q));
+  index_t sent = 0, received = 0;
+  for (int q = 0; q < locales; ++q) {
+    sent += all[static_cast<std::size_t>(q)].elements_sent;
+    received += all[static_cast<std::size_t>(q)].elements_received;
+    for (int peer : all[static_cast<std::size_t>(q)].send_peers) {
+      const auto& r = all[static_cast<std::size_t>(peer)].receive_peers;
+      INFO("locale " << q << " sends to " << peer);
+      CHECK(std::binary_search(r.begin(), r.end(), q));
+    }
+    for (int peer : all[static_cast<std::size_t>(q)].receive_peers) {
+      const auto& s = all[static_cast<std::size_t>(peer)].send_peers;
+      INFO("locale " << q << " receives from " << peer);
+      CHECK(std::binary_search(s.begin(), s.end(), q));
+    }
+  }
+  CHECK(sent == received);
+}
+
+}  // namespace
+
+TEST_CASE("plan_assignment: built once, run many times, start and finish", "[scale]") {
+  const index_t n = 1000 + 7 * num_locales();
+  domain<1> blocks(block<1>{}, rect<1>{range(0, n)});
+  domain<1> dealt(cyclic<1>{}, rect<1>{range(0, n)});
+  array<double, 1> a(blocks, 0.0);
+  array<double, 1> b(dealt, 0.0);
+  forall(b.domain(), [&](const idx<1>& i) { b.local(i) = value_at(i[0]); });
+
+  auto plan = plan_assignment(a, b);
+  const plan_summary s = plan.summary();
+  reset_counters();
+  plan.run();
+  const comm_counters c = counters();
+  CHECK(c.messages_sent == s.messages_sent());
+  CHECK(c.messages_received == s.messages_received());
+  CHECK(c.bytes_sent == plan.bytes_sent());
+  CHECK(c.bytes_received == plan.bytes_received());
+  CHECK(c.collectives <= 2);  // the agreement that both sides are the planned ones
+  DMAP_CHECK_ALL(reduce(zip(a, blocks), 0, std::plus<>{}, [](double v, const idx<1>& i) {
+                   return v == value_at(i[0]) ? 0 : 1;
+                 }) == 0);
+
+  // Overlap: start, compute on other data, finish; new values arrive.
+  forall(b.domain(), [&](const idx<1>& i) { b.local(i) = -value_at(i[0]); });
+  plan.start();
+  CHECK(plan.in_flight());
+  CHECK_THROWS_AS(plan.start(), argument_error);
+  plan.finish();
+  CHECK_FALSE(plan.in_flight());
+  CHECK_THROWS_AS(plan.finish(), argument_error);
+  DMAP_CHECK_ALL(reduce(zip(a, blocks), 0, std::plus<>{}, [](double v, const idx<1>& i) {
+                   return v == -value_at(i[0]) ? 0 : 1;
+                 }) == 0);
+
+  // The plan is the one `a = b` uses (the destination domain's cache).
+  reset_plan_statistics();
+  a = b;
+  CHECK(plan_statistics().built == 0);
+
+  // A side whose domain changes its indices makes the plan stale, on every locale.
+  dealt.set_indices(rect<1>{range(0, n + 1)});
+  dmap::testing::throws_with<argument_error>([&] { plan.run(); }, "changed its indices");
+}
+
+TEST_CASE("plan_assignment between views and arrays of different index sets", "[scale]") {
+  const index_t n = 64 + 5 * num_locales();
+  domain<2> rows(block<2>(target_grid<2>({num_locales(), 1})), rect<2>{range(0, n), range(0, n)});
+  domain<2> cols(block<2>(target_grid<2>({1, num_locales()})), rect<2>{range(10, 10 + n), range(-3, n - 3)});
+  array<double, 2> a(rows, 0.0), b(cols, 0.0);
+  forall(b.domain(), [&](const idx<2>& i) { b.local(i) = value_at(i); });
+  auto plan = plan_assignment(a, b);
+  plan.run();
+  DMAP_CHECK_ALL(reduce(zip(a, rows), 0, std::plus<>{}, [](double v, const idx<2>& i) {
+                   return v == value_at(idx<2>{i[0] + 10, i[1] - 3}) ? 0 : 1;
+                 }) == 0);
+  // A view as destination: the inner square of a.
+  const rect<2> inner{range(1, n - 1), range(1, n - 1)};
+  auto va = dmap::slice(a, inner);
+  forall(a.domain(), [&](const idx<2>& i) { a.local(i) = 0; });
+  auto vb = dmap::slice(b, rect<2>{range(11, 9 + n), range(-2, n - 4)});
+  auto view_plan = plan_assignment(va, vb);
+  view_plan.run();
+  DMAP_CHECK_ALL(reduce(zip(a, rows), 0, std::plus<>{}, [&](double v, const idx<2>& i) {
+                   const double want = inner.contains(i) ? value_at(idx<2>{i[0] + 10, i[1] - 3}) : 0.0;
+                   return v == want ? 0 : 1;
+                 }) == 0);
+  CHECK_THROWS_AS(plan_assignment(a, vb), shape_error);
+}
+
+TEST_CASE("the scale model gives the real plans", "[scale]") {
+  const int p = num_locales(), me = here();
+  const index_t per = 1000 + 13 * p;
+  const index_t n = per * p + 3;  // uneven
+  const rect<1> line{range(0, n)};
+
+  SECTION("BlockCyclic(8) -> Block, 1-D") {
+    domain<1> from(block_cyclic<1>(idx<1>{8}), line), to(block<1>{}, line);
+    array<double, 1> a(to, 0.0), b(from, 1.0);
+    const plan_summary real = plan_assignment(a, b).summary();
+    CHECK(real == model_assignment(block<1>{}, line, block_cyclic<1>(idx<1>{8}), line, me, p));
+  }
+  SECTION("Block -> Cyclic, 1-D, shifted index sets") {
+    const rect<1> shifted{range(-5, n - 5)};
+    domain<1> from(block<1>{}, shifted), to(cyclic<1>{}, line);
+    array<double, 1> a(to, 0.0), b(from, 1.0);
+    const plan_summary real = plan_assignment(a, b).summary();
+    CHECK(real == model_assignment(cyclic<1>{}, line, block<1>{}, shifted, me, p));
+  }
+  SECTION("row blocks -> column blocks, 2-D") {
+    const rect<2> square{range(0, 37 + p), range(0, 41)};
+    const block<2> by_rows(target_grid<2>({p, 1})), by_cols(target_grid<2>({1, p}));
+    domain<2> from(by_rows, square), to(by_cols, square);
+    array<double, 2> a(to, 0.0), b(from, 1.0);
+    const plan_summary real = plan_assignment(a, b).summary();
+    CHECK(real == model_assignment(by_cols, square, by_rows, square, me, p));
+  }
+  SECTION("3-D periodic stencil halo update") {
+    const rect<3> cube{range(0, 12), range(0, 10), range(0, 9)};
+    const stencil<3> map(idx<3>{1, 2, 1}, {true, false, true});
+    domain<3> d(map, cube);
+    array<double, 3> a(d, 1.0);
+    update_halos(a);  // the plan is built
+    reset_counters();
+    update_halos(a);
+    const comm_counters c = counters();
+    const plan_summary model = model_halo_update(map, cube, me, p);
+    CHECK(c.messages_sent == model.messages_sent());
+    CHECK(c.messages_received == model.messages_received());
+    CHECK(c.bytes_sent == static_cast<std::uint64_t>(model.elements_sent) * sizeof(double));
+    CHECK(c.bytes_received == static_cast<std::uint64_t>(model.elements_received) * sizeof(double));
+  }
+}
+
+TEST_CASE("simulated machines: every locale's plan agrees with its peers'", "[scale]") {
+  if (here() != 0) return;  // serial, no messages: one locale checks
+  for (int p : {1, 3, 8, 37}) {
+    INFO("locales " << p);
+    const rect<1> line{range(0, 101 * p + 5)};
+    check_model_consistent(p, [&](int q) {
+      return model_assignment(block<1>(target_grid<1>({p}, p)), line,
+                              block_cyclic<1>(idx<1>{8}, target_grid<1>({p}, p)), line, q, p);
+    });
+    check_model_consistent(p, [&](int q) {
+      return model_assignment(cyclic<1>(std::nullopt, target_grid<1>({p}, p)), line, block<1>(target_grid<1>({p}, p)),
+                              line, q, p);
+    });
+    const rect<3> cube{range(0, 2 * p + 3), range(0, 7), range(0, 6)};
+    const auto grid = target_grid<3>(target_grid<3>::balanced(p).shape(), p);
+    check_model_consistent(p, [&](int q) {
+      return model_halo_update(stencil<3>(idx<3>{1, 1, 1}, {true, true, false}, grid), cube, q, p);
+    });
+  }
+}
+
+TEST_CASE("simulated plans at scale hold only their peers", "[scale]") {
+  if (here() != 0) return;
+  const int p = 4096;
+  const index_t per = 64;
+  const rect<1> line{range(0, per * p)};
+  const target_grid<1> grid({p}, p);
+  // Block -> Cyclic: locale 100's block [6400, 6464) goes to the 64 cyclic locales 2304..2367;
+  // it receives its 64 cyclic indices 100 + 4096 k from Block locales 64 k + 1.
+  const plan_summary s = model_assignment(cyclic<1>(std::nullopt, grid), line, block<1>(grid), line, 100, p);
+  CHECK(s.elements_sent == per);
+  CHECK(s.elements_copied == 0);
+  REQUIRE(s.send_peers.size() == static_cast<std::size_t>(per));
+  CHECK(s.send_peers.front() == 2304);
+  CHECK(s.send_peers.back() == 2367);
+  CHECK(s.elements_received == per);
+  REQUIRE(s.receive_peers.size() == static_cast<std::size_t>(per));
+  CHECK(s.receive_peers[1] == 65);
+  // BlockCyclic(8) -> Block: locale 7's Block part [448, 512) is blocks 56..63, one per
+  // locale; its 8 own blocks 7 + 4096 k (k < 8) start at 56 + 32768 k, in Block locale 512 k.
+  const plan_summary t = model_assignment(block<1>(grid), line, block_cyclic<1>(idx<1>{8}, grid), line, 7, p);
+  CHECK(t.receive_peers == std::vector<int>{56, 57, 58, 59, 60, 61, 62, 63});
+  CHECK(t.elements_received == per);
+  REQUIRE(t.send_peers.size() == 8);
+  CHECK(t.send_peers[1] == 512);
+  CHECK(t.send_peers[7] == 3584);
+  CHECK(t.elements_sent == per);
+  // Bad arguments.
+  CHECK_THROWS_AS(model_assignment(block<1>(grid), line, cyclic<1>(std::nullopt, grid), line, p, p), argument_error);
+  CHECK_THROWS_AS(model_assignment(block<1>(grid), line, cyclic<1>(std::nullopt, grid), line, -1, p), argument_error);
+  CHECK_THROWS_AS(model_assignment(block<1>(grid), line, cyclic<1>(std::nullopt, grid), rect<1>{range(0, 5)}, 0, p), shape_error);
+  CHECK_THROWS_AS(model_halo_update(block<1>(grid), line, 0, p), argument_error);
+}
+
+TEST_CASE("dimension_cut: pieces meeting a range are exactly the pieces there", "[scale]") {
+  for (index_t stride : {1, -1, 3, -2})
+    for (int parts : {1, 2, 5})
+      for (index_t b : {1, 3, 8}) {
+        const range whole = range(-17, 90, stride);
+        const dimension_cut cut(block_cyclic_dim{b, index_t{-20}}, whole, parts);
+        for (int k = 0; k < parts; ++k)
+          for (const range& r : {range(-30, -10), range(0, 1), range(5, 40), range(-100, 100), range(88, 95)}) {
+            std::vector<range> want;
+            for (const auto& piece : cut.pieces(k))
+              if (!piece.intersect(r).empty()) want.push_back(piece);
+            INFO("stride " << stride << " parts " << parts << " block " << b << " k " << k << " r " << r);
+            CHECK(cut.pieces_meeting(k, r) == want);
+            const auto coords = cut.coordinates_meeting(r);
+            if (!want.empty()) CHECK(std::binary_search(coords.begin(), coords.end(), k));
+          }
+      }
+}
+
+}  // namespace test_scale

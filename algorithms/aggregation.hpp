@@ -24,6 +24,7 @@
 #include "../dsi/array.hpp"
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/byte_exchange.hpp"
 
 namespace dmap {
 
@@ -288,8 +289,8 @@ class aggregator {
       aggregator* self;
       ~clear_at_exit() { self->clear(); }
     } guard{this};
-    byte_buffers outgoing = agreed([&] { return pack(); });
-    byte_buffers incoming = exchange(std::move(outgoing));
+    detail::byte_buffers outgoing = agreed([&] { return pack(); });
+    detail::byte_buffers incoming = detail::exchange(std::move(outgoing));
     agreed([&] { apply(incoming); });
   }
 
@@ -347,7 +348,7 @@ class aggregator {
     }
   }
   // Local: the messages to every locale, or the first failure of this locale.
-  byte_buffers pack() {
+  detail::byte_buffers pack() {
     if (failure_) std::rethrow_exception(failure_);
     for (const auto& b : *buffers_)
       if (b.failure) std::rethrow_exception(b.failure);
@@ -358,7 +359,7 @@ class aggregator {
       throw argument_error("dmap::aggregator::finish: the array's domain changed its index set since the handle "
                            "was made; finish contributions before changing the domain");
     const auto p = static_cast<std::size_t>(num_locales());
-    byte_buffers out(p);
+    detail::byte_buffers out(p);
     if (dense_ || directory_) {
       std::vector<std::vector<detail::keyed_value<T>>> to(p);
       // Contributions not yet routed, keyed by order: one per order seen in dense mode.
@@ -399,7 +400,7 @@ class aggregator {
           to[static_cast<std::size_t>(st->model->locale_of(whole_.index_at(e.key)))].push_back(e);
       }
       for (std::size_t q = 0; q < p; ++q) {
-        out[q] = dense_ ? to_bytes(to[q]) : detail::combined_bytes<T>({&to[q]}, op_);
+        out[q] = dense_ ? detail::to_bytes(to[q]) : detail::combined_bytes<T>({&to[q]}, op_);
         std::vector<detail::keyed_value<T>>().swap(to[q]);
       }
     } else {
@@ -415,10 +416,10 @@ class aggregator {
     return out;
   }
   // Local: applies what every locale sent, source locales in order.
-  void apply(const byte_buffers& incoming) {
+  void apply(const detail::byte_buffers& incoming) {
     T* data = a_->local_data();
     for (const auto& bytes : incoming) {
-      const auto entries = from_bytes<detail::keyed_value<T>>(bytes);
+      const auto entries = detail::from_bytes<detail::keyed_value<T>>(bytes);
       for (const auto& e : entries) {
         T* element = directory_ ? data + e.key : detail::owned_element(*a_, whole_, e.key);
         *element = op_(*element, e.value);
@@ -491,7 +492,7 @@ template <class T, std::size_t N>
   std::vector<T> result;
   std::vector<std::vector<std::size_t>> slots(p);
   std::shared_ptr<detail::domain_state<N>> st;
-  byte_buffers requests = agreed([&] {
+  detail::byte_buffers requests = agreed([&] {
     st = detail::state_of(a.domain());
     if (!st) throw argument_error("dmap::gather: the array was moved from; it has no elements to read");
     const rect<N>& whole = st->whole;
@@ -520,27 +521,27 @@ template <class T, std::size_t N>
         slots[q].push_back(k);
       }
     }
-    byte_buffers out(p);
-    for (std::size_t q = 0; q < p; ++q) out[q] = to_bytes(keys[q]);
+    detail::byte_buffers out(p);
+    for (std::size_t q = 0; q < p; ++q) out[q] = detail::to_bytes(keys[q]);
     return out;
   });
-  const byte_buffers asked = exchange(std::move(requests));
-  byte_buffers answers = agreed([&] {
-    byte_buffers out(p);
+  const detail::byte_buffers asked = detail::exchange(std::move(requests));
+  detail::byte_buffers answers = agreed([&] {
+    detail::byte_buffers out(p);
     const T* data = a.local_data();
     for (std::size_t q = 0; q < p; ++q) {
-      const auto keys = from_bytes<index_t>(asked[q]);
+      const auto keys = detail::from_bytes<index_t>(asked[q]);
       std::vector<T> values(keys.size());
       for (std::size_t j = 0; j < keys.size(); ++j)
         values[j] = st->dir ? data[keys[j]] : *detail::owned_element(a, st->whole, keys[j]);
-      out[q] = to_bytes(values);
+      out[q] = detail::to_bytes(values);
     }
     return out;
   });
-  const byte_buffers answered = exchange(std::move(answers));
+  const detail::byte_buffers answered = detail::exchange(std::move(answers));
   agreed([&] {
     for (std::size_t q = 0; q < p; ++q) {
-      const auto values = from_bytes<T>(answered[q]);
+      const auto values = detail::from_bytes<T>(answered[q]);
       if (values.size() != slots[q].size())
         throw runtime_error("dmap::gather: locale " + std::to_string(q) + " answered " +
                             std::to_string(values.size()) + " values for " + std::to_string(slots[q].size()) +

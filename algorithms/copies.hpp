@@ -14,6 +14,7 @@
 #include "../dsi/detail/locator.hpp"
 #include "../dsi/detail/transfer.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/byte_exchange.hpp"
 
 namespace dmap {
 
@@ -84,7 +85,7 @@ void replicate_from(array<T, N>& a, int root) {
   if (num_locales() == 1) return;
   if (st.replicated) {
     if (!a.local_blocks().empty())
-      broadcast_bytes(a.local_data(), static_cast<std::size_t>(a.local_size()) * sizeof(T), root);
+      detail::broadcast_bytes(a.local_data(), static_cast<std::size_t>(a.local_size()) * sizeof(T), root);
     return;
   }
   detail::placement<N> from = st.blocks_of_all();

@@ -24,6 +24,7 @@
 #include "../iterators/reduce.hpp"
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/byte_exchange.hpp"
 #include "detail/reduction_loop.hpp"
 
 namespace dmap {
@@ -209,7 +210,7 @@ void partial_reduce(Iterand&& in, array<T, K>& out, T init, Op op = {}, Transfor
   //    block row of BlockCyclic share one), in chunk order.
   std::vector<rect<K>> bins;
   std::vector<std::vector<T>> bin_values;
-  byte_buffers outgoing(static_cast<std::size_t>(p));
+  detail::byte_buffers outgoing(static_cast<std::size_t>(p));
   const auto bin_value = [&](std::size_t b, const idx<K>& i) {
     const rect<K>& B = bins[b];
     index_t pos = 0;
@@ -314,7 +315,7 @@ void partial_reduce(Iterand&& in, array<T, K>& out, T init, Op op = {}, Transfor
 
   // 4. One exchange; each owner folds what it received, in locale order, into a copy of its
   //    storage, and the copy replaces the storage once every locale succeeded.
-  const byte_buffers incoming = p == 1 ? std::move(outgoing) : exchange(std::move(outgoing));
+  const detail::byte_buffers incoming = p == 1 ? std::move(outgoing) : detail::exchange(std::move(outgoing));
   const auto& state = *detail::state_of(out.domain());
   T* base = out.local_data();
   std::vector<T> result;

@@ -25,6 +25,7 @@
 #include "../dsi/detail/access.hpp"
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/byte_exchange.hpp"
 #include "../runtime/detail/tasks.hpp"
 #include "detail/linear_slabs.hpp"
 
@@ -327,7 +328,7 @@ sorted_buckets<E> sample_sort(Load&& load, index_t offset, const std::vector<ind
   };
   // Splitters, partition and packing: every locale computes the same splitters; a throwing
   // comparator or a failed allocation is agreed before the exchange.
-  byte_buffers outgoing = agreed([&] {
+  detail::byte_buffers outgoing = agreed([&] {
     std::vector<sort_sample<E>> samples;
     for (const auto& s : all)
       if (s.weight > 0) samples.push_back(s);
@@ -363,7 +364,7 @@ sorted_buckets<E> sample_sort(Load&& load, index_t offset, const std::vector<ind
       bounds.push_back(edge);
     }
     bounds.push_back(v.size());
-    byte_buffers bytes(static_cast<std::size_t>(p));
+    detail::byte_buffers bytes(static_cast<std::size_t>(p));
     for (int q = 0; q < p; ++q) {
       const std::size_t a = bounds[static_cast<std::size_t>(q)], b = bounds[static_cast<std::size_t>(q) + 1];
       bytes[static_cast<std::size_t>(q)].resize((b - a) * sizeof(E));
@@ -372,7 +373,7 @@ sorted_buckets<E> sample_sort(Load&& load, index_t offset, const std::vector<ind
     return bytes;
   });
   std::vector<E>().swap(v);
-  byte_buffers incoming = exchange(std::move(outgoing));
+  detail::byte_buffers incoming = detail::exchange(std::move(outgoing));
   // The received runs, in locale order (which is position order), merged stably.
   struct size_and_flag {
     index_t size;
@@ -502,8 +503,8 @@ void place_buckets(array<T, 1>& a, position_ordered<T>& to, const std::vector<T>
   for (index_t s : sizes) bucket_starts.push_back(bucket_starts.back() + s);
   const index_t mine = bucket_starts[me];
   const auto& cut = to.starts;
-  byte_buffers outgoing = agreed([&] {
-    byte_buffers bytes(static_cast<std::size_t>(p));
+  detail::byte_buffers outgoing = agreed([&] {
+    detail::byte_buffers bytes(static_cast<std::size_t>(p));
     for (std::size_t q = 0; q < bytes.size(); ++q) {
       if (q == me) continue;
       const index_t a0 = std::max(mine, cut[q]), a1 = std::min(mine + static_cast<index_t>(bucket.size()), cut[q + 1]);
@@ -513,7 +514,7 @@ void place_buckets(array<T, 1>& a, position_ordered<T>& to, const std::vector<T>
     }
     return bytes;
   });
-  const byte_buffers incoming = exchange(std::move(outgoing));
+  const detail::byte_buffers incoming = detail::exchange(std::move(outgoing));
   const index_t a0 = std::max(mine, cut[me]), a1 = std::min(mine + static_cast<index_t>(bucket.size()), cut[me + 1]);
   if (a1 > a0) std::memmove(to.data + (a0 - cut[me]), bucket.data() + (a0 - mine), static_cast<std::size_t>(a1 - a0) * sizeof(T));
   for (std::size_t q = 0; q < incoming.size(); ++q) {

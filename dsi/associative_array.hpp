@@ -16,6 +16,7 @@
 
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/byte_exchange.hpp"
 #include "../runtime/detail/messages.hpp"
 #include "../runtime/detail/window.hpp"
 #include "associative_domain.hpp"
@@ -269,9 +270,9 @@ class associative_array {
       return o;
     });
     const auto& s = state();
-    const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners));
-    byte_buffers answers = agreed([&] {
-      byte_buffers out(incoming.size());
+    const detail::byte_buffers incoming = detail::exchange(detail::pack_by_locale(keys, owners));
+    detail::byte_buffers answers = agreed([&] {
+      detail::byte_buffers out(incoming.size());
       for (std::size_t q = 0; q < incoming.size(); ++q) {
         const auto asked = detail::unpack_keys<Key>(incoming[q]);
         std::vector<T> values(asked.size());
@@ -279,7 +280,7 @@ class associative_array {
           s.check_routed(asked[k], static_cast<int>(q), who);
           values[k] = st_->values()[owned_slot(who, asked[k])];
         }
-        out[q] = to_bytes(values);
+        out[q] = detail::to_bytes(values);
       }
       return out;
     });
@@ -287,7 +288,7 @@ class associative_array {
     // of keys sent there), so no second size exchange.
     std::vector<std::size_t> expected(incoming.size(), 0);
     for (int q : owners) expected[static_cast<std::size_t>(q)] += sizeof(T);
-    const byte_buffers replies = detail::exchange_known_sizes(std::move(answers), expected);
+    const detail::byte_buffers replies = detail::exchange_known_sizes(std::move(answers), expected);
     std::vector<T> out(keys.size());
     std::vector<std::size_t> next(replies.size(), 0);
     for (std::size_t k = 0; k < keys.size(); ++k) {
@@ -441,7 +442,7 @@ class associative_array {
       return;
     }
     const auto [given, slots] = received(
-        exchange(detail::pack_by_locale(std::span<const Key>(keys), values.data(), owners)), who,
+        detail::exchange(detail::pack_by_locale(std::span<const Key>(keys), values.data(), owners)), who,
         [&](const Key& k) {
           const std::int64_t slot = state().table.find(k);
           if (slot < 0)
@@ -459,7 +460,7 @@ class associative_array {
   // `slot_of` finds it) inside one agreement, so a bad key on any locale fails every locale
   // before anything is written.
   template <class SlotOf>
-  std::pair<std::vector<std::vector<T>>, std::vector<std::vector<std::size_t>>> received(const byte_buffers& incoming,
+  std::pair<std::vector<std::vector<T>>, std::vector<std::vector<std::size_t>>> received(const detail::byte_buffers& incoming,
                                                                                         const char* who,
                                                                                         SlotOf&& slot_of) const {
     const auto& s = state();
@@ -489,7 +490,7 @@ class associative_array {
       return o;
     });
     // Not a structured binding: clang < 16 cannot capture one in the lambda below.
-    const auto pairs = received(exchange(detail::pack_by_locale(keys, values.data(), owners)), who,
+    const auto pairs = received(detail::exchange(detail::pack_by_locale(keys, values.data(), owners)), who,
                                 [&](const Key& k) { return owned_slot(who, k); });
     const auto& given = pairs.first;
     const auto& slots = pairs.second;

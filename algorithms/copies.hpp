@@ -15,16 +15,9 @@
 #include "../dsi/detail/transfer.hpp"
 #include "../runtime/collectives.hpp"
 #include "../runtime/detail/byte_exchange.hpp"
+#include "detail/copies.hpp"
 
 namespace dmap {
-
-namespace detail {
-/// The copy-refresh plan a domain kept in a directory keeps (its cache of this type).
-template <std::size_t N>
-struct copies_plans {
-  generation_plan<N> plan;
-};
-}  // namespace detail
 
 /// Collective: refreshes every copy of `a`'s elements held through the directory (an
 /// Unstructured map that is not one_to_one) from its owner: one message per pair of locales

@@ -24,6 +24,8 @@
 #include "../dsi/array.hpp"
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/byte_exchange.hpp"
+#include "detail/aggregation.hpp"
 
 namespace dmap {
 
@@ -42,98 +44,6 @@ enum class aggregation {
   table,      ///< one value and one flag per index of the domain per thread, folded as added
   lists       ///< one list of (order, value) per destination locale per thread
 };
-
-namespace detail {
-
-/// One buffered contribution: a key (the index's row-major order in the domain, or with a
-/// directory map the element's offset in its owner's storage) and a value.
-template <class T>
-struct keyed_value {
-  index_t key;
-  T value;
-};
-
-/// Pre-combining at the source pays when a destination's keys are this dense (contributions
-/// per key of their span): a histogram's bins, say.
-inline constexpr index_t dense_combine_ratio = 2;
-
-/// An aggregator over an index set whose table of one value and one flag per index fits in
-/// this many bytes folds each thread's contributions into such a table as they come (dense
-/// mode: no per-destination lists, no owner lookup per contribution).
-inline constexpr index_t dense_table_bytes = index_t{1} << 21;
-
-/// The element of the index at row-major order `order` of `whole`, which this locale owns,
-/// in `a`'s storage (formula maps). Throws runtime_error when this locale does not own it.
-template <class T, std::size_t N>
-T* owned_element(const array<T, N>& a, const rect<N>& whole, index_t order) {
-  const idx<N> i = whole.index_at(order);
-  const auto& owned = a.domain().local_subdomains();
-  const auto& blocks = a.local_blocks();
-  for (std::size_t b = 0; b < blocks.size(); ++b)
-    if (owned[b].contains(i)) return &blocks[b](i);
-  std::ostringstream s;
-  s << "dmap aggregation: locale " << here() << " received index " << i
-    << " it does not own (the map's locale_of disagrees with its pieces)";
-  throw runtime_error(s.str());
-}
-
-/// The message of one destination: the contributions of `parts` (lists of one destination,
-/// each in the order it was added, taken in turn) as bytes. When their keys are dense
-/// enough, equal keys are folded first: one entry per distinct key, by increasing key, each
-/// value `op` folded over the key's contributions in their order. Sparse keys travel as
-/// they are.
-template <class T, class Op>
-std::vector<std::byte> combined_bytes(const std::vector<const std::vector<keyed_value<T>>*>& parts, Op& op) {
-  std::size_t count = 0;
-  index_t lo = std::numeric_limits<index_t>::max(), hi = -1;
-  for (const auto* part : parts) {
-    count += part->size();
-    for (const auto& e : *part) {
-      lo = std::min(lo, e.key);
-      hi = std::max(hi, e.key);
-    }
-  }
-  std::vector<std::byte> out;
-  if (count < 2 || hi - lo >= static_cast<index_t>(count) * dense_combine_ratio ||  // keys >= 0: no overflow
-      !std::is_default_constructible_v<T>) {
-    out.resize(count * sizeof(keyed_value<T>));
-    std::size_t at = 0;
-    for (const auto* part : parts) {
-      if (part->empty()) continue;
-      std::memcpy(out.data() + at, part->data(), part->size() * sizeof(keyed_value<T>));
-      at += part->size() * sizeof(keyed_value<T>);
-    }
-    return out;
-  }
-  if constexpr (std::is_default_constructible_v<T>) {
-    const auto span = static_cast<std::size_t>(hi - lo + 1);
-    std::vector<T> folded(span);
-    std::vector<unsigned char> seen(span, 0);
-    std::size_t distinct = 0;
-    for (const auto* part : parts)
-      for (const auto& e : *part) {
-        const auto k = static_cast<std::size_t>(e.key - lo);
-        if (seen[k]) {
-          folded[k] = op(folded[k], e.value);
-        } else {
-          folded[k] = e.value;
-          seen[k] = 1;
-          ++distinct;
-        }
-      }
-    out.resize(distinct * sizeof(keyed_value<T>));
-    std::size_t at = 0;
-    for (std::size_t k = 0; k < span; ++k)
-      if (seen[k]) {
-        const keyed_value<T> e{lo + static_cast<index_t>(k), folded[k]};
-        std::memcpy(out.data() + at, &e, sizeof e);
-        at += sizeof e;
-      }
-  }
-  return out;
-}
-
-}  // namespace detail
 
 /// A handle that buffers contributions `A[i] = op(A[i], x)` to the elements of an array,
 /// from any thread of any locale, and delivers them in one collective `finish()`: one
@@ -288,8 +198,8 @@ class aggregator {
       aggregator* self;
       ~clear_at_exit() { self->clear(); }
     } guard{this};
-    byte_buffers outgoing = agreed([&] { return pack(); });
-    byte_buffers incoming = exchange(std::move(outgoing));
+    detail::byte_buffers outgoing = agreed([&] { return pack(); });
+    detail::byte_buffers incoming = detail::exchange(std::move(outgoing));
     agreed([&] { apply(incoming); });
   }
 
@@ -347,7 +257,7 @@ class aggregator {
     }
   }
   // Local: the messages to every locale, or the first failure of this locale.
-  byte_buffers pack() {
+  detail::byte_buffers pack() {
     if (failure_) std::rethrow_exception(failure_);
     for (const auto& b : *buffers_)
       if (b.failure) std::rethrow_exception(b.failure);
@@ -358,7 +268,7 @@ class aggregator {
       throw argument_error("dmap::aggregator::finish: the array's domain changed its index set since the handle "
                            "was made; finish contributions before changing the domain");
     const auto p = static_cast<std::size_t>(num_locales());
-    byte_buffers out(p);
+    detail::byte_buffers out(p);
     if (dense_ || directory_) {
       std::vector<std::vector<detail::keyed_value<T>>> to(p);
       // Contributions not yet routed, keyed by order: one per order seen in dense mode.
@@ -399,7 +309,7 @@ class aggregator {
           to[static_cast<std::size_t>(st->model->locale_of(whole_.index_at(e.key)))].push_back(e);
       }
       for (std::size_t q = 0; q < p; ++q) {
-        out[q] = dense_ ? to_bytes(to[q]) : detail::combined_bytes<T>({&to[q]}, op_);
+        out[q] = dense_ ? detail::to_bytes(to[q]) : detail::combined_bytes<T>({&to[q]}, op_);
         std::vector<detail::keyed_value<T>>().swap(to[q]);
       }
     } else {
@@ -415,10 +325,10 @@ class aggregator {
     return out;
   }
   // Local: applies what every locale sent, source locales in order.
-  void apply(const byte_buffers& incoming) {
+  void apply(const detail::byte_buffers& incoming) {
     T* data = a_->local_data();
     for (const auto& bytes : incoming) {
-      const auto entries = from_bytes<detail::keyed_value<T>>(bytes);
+      const auto entries = detail::from_bytes<detail::keyed_value<T>>(bytes);
       for (const auto& e : entries) {
         T* element = directory_ ? data + e.key : detail::owned_element(*a_, whole_, e.key);
         *element = op_(*element, e.value);
@@ -491,7 +401,7 @@ template <class T, std::size_t N>
   std::vector<T> result;
   std::vector<std::vector<std::size_t>> slots(p);
   std::shared_ptr<detail::domain_state<N>> st;
-  byte_buffers requests = agreed([&] {
+  detail::byte_buffers requests = agreed([&] {
     st = detail::state_of(a.domain());
     if (!st) throw argument_error("dmap::gather: the array was moved from; it has no elements to read");
     const rect<N>& whole = st->whole;
@@ -520,27 +430,27 @@ template <class T, std::size_t N>
         slots[q].push_back(k);
       }
     }
-    byte_buffers out(p);
-    for (std::size_t q = 0; q < p; ++q) out[q] = to_bytes(keys[q]);
+    detail::byte_buffers out(p);
+    for (std::size_t q = 0; q < p; ++q) out[q] = detail::to_bytes(keys[q]);
     return out;
   });
-  const byte_buffers asked = exchange(std::move(requests));
-  byte_buffers answers = agreed([&] {
-    byte_buffers out(p);
+  const detail::byte_buffers asked = detail::exchange(std::move(requests));
+  detail::byte_buffers answers = agreed([&] {
+    detail::byte_buffers out(p);
     const T* data = a.local_data();
     for (std::size_t q = 0; q < p; ++q) {
-      const auto keys = from_bytes<index_t>(asked[q]);
+      const auto keys = detail::from_bytes<index_t>(asked[q]);
       std::vector<T> values(keys.size());
       for (std::size_t j = 0; j < keys.size(); ++j)
         values[j] = st->dir ? data[keys[j]] : *detail::owned_element(a, st->whole, keys[j]);
-      out[q] = to_bytes(values);
+      out[q] = detail::to_bytes(values);
     }
     return out;
   });
-  const byte_buffers answered = exchange(std::move(answers));
+  const detail::byte_buffers answered = detail::exchange(std::move(answers));
   agreed([&] {
     for (std::size_t q = 0; q < p; ++q) {
-      const auto values = from_bytes<T>(answered[q]);
+      const auto values = detail::from_bytes<T>(answered[q]);
       if (values.size() != slots[q].size())
         throw runtime_error("dmap::gather: locale " + std::to_string(q) + " answered " +
                             std::to_string(values.size()) + " values for " + std::to_string(slots[q].size()) +

@@ -14,16 +14,10 @@
 #include "../dsi/detail/locator.hpp"
 #include "../dsi/detail/transfer.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/byte_exchange.hpp"
+#include "detail/copies.hpp"
 
 namespace dmap {
-
-namespace detail {
-/// The copy-refresh plan a domain kept in a directory keeps (its cache of this type).
-template <std::size_t N>
-struct copies_plans {
-  generation_plan<N> plan;
-};
-}  // namespace detail
 
 /// Collective: refreshes every copy of `a`'s elements held through the directory (an
 /// Unstructured map that is not one_to_one) from its owner: one message per pair of locales
@@ -84,7 +78,7 @@ void replicate_from(array<T, N>& a, int root) {
   if (num_locales() == 1) return;
   if (st.replicated) {
     if (!a.local_blocks().empty())
-      broadcast_bytes(a.local_data(), static_cast<std::size_t>(a.local_size()) * sizeof(T), root);
+      detail::broadcast_bytes(a.local_data(), static_cast<std::size_t>(a.local_size()) * sizeof(T), root);
     return;
   }
   detail::placement<N> from = st.blocks_of_all();

@@ -28,6 +28,7 @@
 #include "../dsi/sparse_domain.hpp"
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/byte_exchange.hpp"
 #include "../runtime/detail/buffers.hpp"
 #include "../runtime/detail/messages.hpp"
 #include "../runtime/detail/tasks.hpp"
@@ -156,7 +157,7 @@ void sort_on_arena(V& v, Less&& less) {
 /// A plan being built: what its local steps before the one exchange leave to those after it.
 struct spmv_build {
   spmv_plan plan;
-  byte_buffers requests;              ///< to each owner: the count of x orders, the x orders, the rows of partial sums
+  detail::byte_buffers requests;              ///< to each owner: the count of x orders, the x orders, the rows of partial sums
   std::size_t segments = 0;           ///< rows with local nonzeros
   std::vector<char> ghost_segment;    ///< per segment: reads received x values
   std::vector<index_t> destination;   ///< per segment: y offset, or -(partial slot) - 1
@@ -248,7 +249,7 @@ inline void plan_requests(spmv_build& b, const sparse_domain<2>& a, const domain
     for (int q = 0; q < p; ++q) {
       auto& w = wanted[static_cast<std::size_t>(q)];
       if (!w.empty()) w.insert(w.begin(), static_cast<index_t>(w.size()));
-      requests[static_cast<std::size_t>(q)] = to_bytes(w);
+      requests[static_cast<std::size_t>(q)] = detail::to_bytes(w);
     }
   }
   // Each entry's distinct column (the ghost test and the slot).
@@ -395,8 +396,8 @@ inline void plan_requests(spmv_build& b, const sparse_domain<2>& a, const domain
       }
       // The request to q: its x values wanted, then the rows it receives partials for.
       auto& bytes = requests[static_cast<std::size_t>(q)];
-      if (bytes.empty()) bytes = to_bytes(std::vector<index_t>{0});  // no x orders
-      const auto more = to_bytes(wanted);
+      if (bytes.empty()) bytes = detail::to_bytes(std::vector<index_t>{0});  // no x orders
+      const auto more = detail::to_bytes(wanted);
       bytes.insert(bytes.end(), more.begin(), more.end());
     }
     plan.partials = slot;
@@ -405,7 +406,7 @@ inline void plan_requests(spmv_build& b, const sparse_domain<2>& a, const domain
 
 /// The local steps after the exchange: what to send to whom (from the requests in `asked`),
 /// the y elements to zero, the runs and the tasks.
-inline void plan_answers(spmv_build& b, const byte_buffers& asked, const domain<1>& xd, const domain<1>& yd,
+inline void plan_answers(spmv_build& b, const detail::byte_buffers& asked, const domain<1>& xd, const domain<1>& yd,
                          const owned_offsets& x_offsets, const owned_offsets& y_offsets) {
   spmv_plan& plan = b.plan;
   const bool narrow_x = state_of(xd)->storage_size <= static_cast<index_t>(UINT32_MAX);
@@ -417,7 +418,7 @@ inline void plan_answers(spmv_build& b, const byte_buffers& asked, const domain<
   const int p = num_locales();
   for (int q = 0; q < p; ++q) {
     if (q == me || asked[static_cast<std::size_t>(q)].empty()) continue;
-    const auto orders = from_bytes<index_t>(asked[static_cast<std::size_t>(q)]);
+    const auto orders = detail::from_bytes<index_t>(asked[static_cast<std::size_t>(q)]);
     const auto x_end = static_cast<std::size_t>(orders.at(0)) + 1;
     if (x_end > 1) {
       plan.x_send.push_back({q, static_cast<index_t>(plan.x_send32.size() + plan.x_send64.size()),
@@ -518,7 +519,7 @@ inline spmv_plan build_spmv_plan(const sparse_domain<2>& a, const domain<1>& xd,
   const owned_offsets x_offsets(xd), y_offsets(yd);
   spmv_build b;
   agreed([&] { plan_requests(b, a, xd, yd, x_offsets, y_offsets); });
-  const byte_buffers asked = exchange(std::move(b.requests));
+  const detail::byte_buffers asked = detail::exchange(std::move(b.requests));
   agreed([&] { plan_answers(b, asked, xd, yd, x_offsets, y_offsets); });
   return std::move(b.plan);
 }

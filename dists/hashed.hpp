@@ -20,6 +20,7 @@
 #include "../dsi/index.hpp"
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/byte_exchange.hpp"
 
 namespace dmap {
 
@@ -125,21 +126,21 @@ class hashed_domain : public detail::directory_domain_base<N> {
     const int p = num_locales(), me = here();
     const detail::directory_homes homes(next.size(), p);
     std::vector<std::vector<index_t>> to_owners(static_cast<std::size_t>(p));
-    byte_buffers outgoing = agreed([&] {
+    detail::byte_buffers outgoing = agreed([&] {
       for (index_t o = homes.first(me); o < homes.first(me + 1); ++o) {
         const idx<N> i = next.index_at(o);
         const int q = dist_.map(i);  // checked: in [0, p)
         to_owners[static_cast<std::size_t>(q)].push_back(o);
       }
-      byte_buffers packed;
-      for (const auto& v : to_owners) packed.push_back(to_bytes(v));
+      detail::byte_buffers packed;
+      for (const auto& v : to_owners) packed.push_back(detail::to_bytes(v));
       return packed;
     });
-    const byte_buffers incoming = exchange(std::move(outgoing));
+    const detail::byte_buffers incoming = detail::exchange(std::move(outgoing));
     std::vector<index_t> mine = agreed([&] {
       std::vector<index_t> orders;
       for (std::size_t q = 0; q < incoming.size(); ++q) {
-        const auto some = from_bytes<index_t>(incoming[q]);
+        const auto some = detail::from_bytes<index_t>(incoming[q]);
         for (index_t o : some) {
           const idx<N> i = next.index_at(o);
           if (const int owner = dist_.map(i); owner != me) {

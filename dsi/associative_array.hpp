@@ -16,9 +16,11 @@
 
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/byte_exchange.hpp"
 #include "../runtime/detail/messages.hpp"
 #include "../runtime/detail/window.hpp"
 #include "associative_domain.hpp"
+#include "detail/associative_array.hpp"
 #include "detail/misuse.hpp"
 #include "detail/same_on_all_locales.hpp"
 
@@ -59,65 +61,9 @@ class associative_ref {
   std::int64_t slot_;
 };
 
-namespace detail {
-
-/// One locale's values of an associative array, slot by slot, registered with its domain.
-template <class T, class Key, class Hash, class Mapper>
-class associative_values final : public associative_hook {
- public:
-  using state_type = associative_state<Key, Hash, Mapper>;
-  associative_values(std::shared_ptr<state_type> state, const T& initial)
-      : state_(std::move(state)), initial_(initial), values_(state_->table.capacity(), initial) {
-    state_->arrays.push_back(this);
-  }
-  associative_values(const associative_values&) = delete;
-  associative_values& operator=(const associative_values&) = delete;
-  ~associative_values() override { std::erase(state_->arrays, static_cast<associative_hook*>(this)); }
-
-  void prepare(std::size_t capacity) override { next_.assign(capacity, initial_); }
-  void discard() noexcept override { std::vector<T>().swap(next_); }
-  void commit(const std::vector<std::int64_t>& moved) noexcept override {
-    for (std::size_t s = 0; s < moved.size(); ++s)
-      if (moved[s] >= 0) next_[static_cast<std::size_t>(moved[s])] = values_[s];
-    values_.swap(next_);
-    discard();
-  }
-  void reset(const std::vector<std::int64_t>& slots) noexcept override {
-    for (std::int64_t s : slots) values_[static_cast<std::size_t>(s)] = initial_;
-  }
-  void expose() override {
-    window_ = rma_window();
-    window_ = rma_window(values_.data(), values_.size() * sizeof(T), sizeof(T));
-  }
-
-  const std::shared_ptr<state_type>& state() const noexcept { return state_; }
-  const T& initial() const noexcept { return initial_; }
-  void set_initial(const T& value) noexcept { initial_ = value; }
-  std::vector<T>& values() noexcept { return values_; }
-  const std::vector<T>& values() const noexcept { return values_; }
-  const rma_window& window() const noexcept { return window_; }
-
- private:
-  std::shared_ptr<state_type> state_;
-  T initial_;
-  std::vector<T> values_;
-  std::vector<T> next_;
-  rma_window window_;
-};
-
-}  // namespace detail
-
 template <transferable T, associative_key Key, key_hasher<Key> Hash, class Mapper>
   requires key_mapper<Mapper, Key>
 class associative_array;
-
-namespace detail {
-/// True for associative arrays of value type T and key type Key (any hash and mapper).
-template <class X, class T, class Key>
-inline constexpr bool is_associative_array_of = false;
-template <class T, class Key, class H, class M>
-inline constexpr bool is_associative_array_of<associative_array<T, Key, H, M>, T, Key> = true;
-}  // namespace detail
 
 /// One value of type T per key of an associative domain (Chapel's associative array). New
 /// keys get the implicit value (given at construction); removing keys, adding others or the
@@ -269,9 +215,9 @@ class associative_array {
       return o;
     });
     const auto& s = state();
-    const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners));
-    byte_buffers answers = agreed([&] {
-      byte_buffers out(incoming.size());
+    const detail::byte_buffers incoming = detail::exchange(detail::pack_by_locale(keys, owners));
+    detail::byte_buffers answers = agreed([&] {
+      detail::byte_buffers out(incoming.size());
       for (std::size_t q = 0; q < incoming.size(); ++q) {
         const auto asked = detail::unpack_keys<Key>(incoming[q]);
         std::vector<T> values(asked.size());
@@ -279,7 +225,7 @@ class associative_array {
           s.check_routed(asked[k], static_cast<int>(q), who);
           values[k] = st_->values()[owned_slot(who, asked[k])];
         }
-        out[q] = to_bytes(values);
+        out[q] = detail::to_bytes(values);
       }
       return out;
     });
@@ -287,7 +233,7 @@ class associative_array {
     // of keys sent there), so no second size exchange.
     std::vector<std::size_t> expected(incoming.size(), 0);
     for (int q : owners) expected[static_cast<std::size_t>(q)] += sizeof(T);
-    const byte_buffers replies = detail::exchange_known_sizes(std::move(answers), expected);
+    const detail::byte_buffers replies = detail::exchange_known_sizes(std::move(answers), expected);
     std::vector<T> out(keys.size());
     std::vector<std::size_t> next(replies.size(), 0);
     for (std::size_t k = 0; k < keys.size(); ++k) {
@@ -441,7 +387,7 @@ class associative_array {
       return;
     }
     const auto [given, slots] = received(
-        exchange(detail::pack_by_locale(std::span<const Key>(keys), values.data(), owners)), who,
+        detail::exchange(detail::pack_by_locale(std::span<const Key>(keys), values.data(), owners)), who,
         [&](const Key& k) {
           const std::int64_t slot = state().table.find(k);
           if (slot < 0)
@@ -459,7 +405,7 @@ class associative_array {
   // `slot_of` finds it) inside one agreement, so a bad key on any locale fails every locale
   // before anything is written.
   template <class SlotOf>
-  std::pair<std::vector<std::vector<T>>, std::vector<std::vector<std::size_t>>> received(const byte_buffers& incoming,
+  std::pair<std::vector<std::vector<T>>, std::vector<std::vector<std::size_t>>> received(const detail::byte_buffers& incoming,
                                                                                         const char* who,
                                                                                         SlotOf&& slot_of) const {
     const auto& s = state();
@@ -489,7 +435,7 @@ class associative_array {
       return o;
     });
     // Not a structured binding: clang < 16 cannot capture one in the lambda below.
-    const auto pairs = received(exchange(detail::pack_by_locale(keys, values.data(), owners)), who,
+    const auto pairs = received(detail::exchange(detail::pack_by_locale(keys, values.data(), owners)), who,
                                 [&](const Key& k) { return owned_slot(who, k); });
     const auto& given = pairs.first;
     const auto& slots = pairs.second;

@@ -19,6 +19,7 @@
 
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/byte_exchange.hpp"
 #include "../runtime/detail/messages.hpp"
 #include "detail/associative_state.hpp"
 #include "detail/key_table.hpp"
@@ -175,7 +176,7 @@ class associative_domain {
   void add(std::span<const Key> keys) {
     const detail::collective_scope scope;
     const char* who = "dmap::associative_domain::add";
-    const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners_checked(keys, who)));
+    const detail::byte_buffers incoming = detail::exchange(detail::pack_by_locale(keys, owners_checked(keys, who)));
     auto& st = live_mut();
     std::vector<Key> fresh;
     std::vector<std::uint64_t> hashes;  // of fresh: every call of the hash happens before the agreement
@@ -217,7 +218,7 @@ class associative_domain {
   void remove(std::span<const Key> keys) {
     const detail::collective_scope scope;
     const char* who = "dmap::associative_domain::remove";
-    const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners_checked(keys, who)));
+    const detail::byte_buffers incoming = detail::exchange(detail::pack_by_locale(keys, owners_checked(keys, who)));
     auto& st = live_mut();
     std::vector<std::int64_t> slots;  // found before the agreement: the hash may throw
     agreed([&] {
@@ -246,10 +247,10 @@ class associative_domain {
     const char* who = "dmap::associative_domain::contains_each";
     const std::vector<int> owners = owners_checked(keys, who);
     const auto& st = live();
-    const byte_buffers incoming = exchange(detail::pack_by_locale(keys, owners));
-    byte_buffers answers = agreed([&] {
+    const detail::byte_buffers incoming = detail::exchange(detail::pack_by_locale(keys, owners));
+    detail::byte_buffers answers = agreed([&] {
       check_arrivals(st, incoming, who);
-      byte_buffers out(incoming.size());
+      detail::byte_buffers out(incoming.size());
       for (std::size_t q = 0; q < incoming.size(); ++q) {
         const auto asked = detail::unpack_keys<Key>(incoming[q]);
         out[q].resize(asked.size());
@@ -259,7 +260,7 @@ class associative_domain {
     });
     std::vector<std::size_t> expected(incoming.size(), 0);  // one byte per key sent there
     for (int q : owners) ++expected[static_cast<std::size_t>(q)];
-    const byte_buffers replies = detail::exchange_known_sizes(std::move(answers), expected);
+    const detail::byte_buffers replies = detail::exchange_known_sizes(std::move(answers), expected);
     std::vector<bool> out(keys.size());
     std::vector<std::size_t> next(replies.size(), 0);
     for (std::size_t k = 0; k < keys.size(); ++k) {
@@ -308,12 +309,12 @@ class associative_domain {
   }
   // Checks that the mapper names this locale for every key that arrived (from locale q in
   // incoming[q]): argument_error otherwise (the callers agree on it).
-  static void check_arrivals(const state_type& st, const byte_buffers& incoming, const char* who) {
+  static void check_arrivals(const state_type& st, const detail::byte_buffers& incoming, const char* who) {
     for (std::size_t q = 0; q < incoming.size(); ++q)
       for (const Key& k : detail::unpack_keys<Key>(incoming[q])) st.check_routed(k, static_cast<int>(q), who);
   }
   // The distinct keys of `incoming` that `table` lacks, in arrival order.
-  static std::vector<Key> new_keys(const table_type& table, const byte_buffers& incoming) {
+  static std::vector<Key> new_keys(const table_type& table, const detail::byte_buffers& incoming) {
     std::size_t total = 0;
     for (const auto& b : incoming) total += b.size() / sizeof(Key);
     table_type seen(table.hash(), table_type::capacity_for(total));

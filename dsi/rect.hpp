@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/rect.hpp"
 #include "index.hpp"
 #include "range.hpp"
 
@@ -25,48 +26,6 @@ namespace dmap {
 
 template <std::size_t N>
 class rect;
-
-namespace detail {
-template <std::size_t, class T>
-using repeat_t = T;
-
-/// The message of check_rect_size.
-template <std::size_t N>
-[[noreturn]] void rect_size_error(const std::array<range, N>& dims, const char* who) {
-  std::ostringstream s;
-  s << who << ": {";
-  for (std::size_t d = 0; d < N; ++d) s << (d ? ", " : "") << dims[d];
-  s << "} has ";
-  for (std::size_t d = 0; d < N; ++d) s << (d ? " x " : "") << dims[d].size();
-  s << " indices, more than 2^63 - 1; the product of a rect's sizes (an empty dimension counting as 1) must "
-       "fit int64";
-  throw argument_error(s.str());
-}
-
-/// Throws argument_error (naming `who` and the dimensions) unless the product of the sizes
-/// of `dims`, an empty dimension counting as 1, fits int64 (the rect rule, see rect.hpp).
-template <std::size_t N>
-constexpr void check_rect_size(const std::array<range, N>& dims, const char* who) {
-  index_t product = 1;
-  for (const auto& r : dims) {
-    const index_t n = r.size();
-    if (n > 1 && __builtin_mul_overflow(product, n, &product)) rect_size_error(dims, who);
-  }
-}
-
-template <std::size_t N, class Seq = std::make_index_sequence<N>>
-struct rect_storage;
-// Gives rect<N> a constructor of exactly N ranges, so `rect<2>{{0, n}, {0, m}}` works.
-template <std::size_t N, std::size_t... D>
-struct rect_storage<N, std::index_sequence<D...>> {
-  constexpr rect_storage() = default;
-  constexpr rect_storage(repeat_t<D, range>... dims) : dims_{dims...} { check_rect_size<N>(dims_, "dmap::rect"); }
-  constexpr explicit rect_storage(const std::array<range, N>& dims) : dims_(dims) {
-    check_rect_size<N>(dims_, "dmap::rect");
-  }
-  std::array<range, N> dims_{};
-};
-}  // namespace detail
 
 /// The Cartesian product of N ranges; row-major order (last dimension fastest).
 template <std::size_t N>
@@ -239,29 +198,6 @@ class rect : private detail::rect_storage<N> {
     return i;
   }
 };
-
-namespace detail {
-/// For each dimension d in turn, the parts of `outer` below and above `inner` along d, taken
-/// across `core` along the other dimensions, after which `core` narrows to inner's bounds
-/// along d. With `core` = outer: the whole difference; with `core` already narrowed along
-/// every dimension: only the face slabs.
-template <std::size_t N>
-std::vector<rect<N>> slabs_beside(const rect<N>& outer, const rect<N>& inner, rect<N> core) {
-  std::vector<rect<N>> slabs;
-  for (std::size_t d = 0; d < N; ++d) {
-    const range& o = outer.dim(d);
-    const index_t low = inner.dim(d).aligned_low(), high = inner.dim(d).aligned_high();
-    for (const range& part : {o.intersect(range(o.lo(), low)), o.intersect(range(high + 1, o.hi()))})
-      if (!part.empty()) {
-        rect<N> slab = core;
-        slab.set_dim(d, part);
-        slabs.push_back(slab);
-      }
-    core.set_dim(d, o.intersect(range(low, high + 1)));
-  }
-  return slabs;
-}
-}  // namespace detail
 
 /// The indices of `outer` that are not in `inner`, as disjoint rects (at most 2N), where
 /// per dimension `inner` holds a contiguous run of `outer`'s indices (a block inside its

@@ -20,6 +20,7 @@
 
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/byte_exchange.hpp"
 #include "../runtime/detail/messages.hpp"
 #include "../runtime/detail/window.hpp"
 #include "detail/misuse.hpp"
@@ -251,29 +252,29 @@ class sparse_array {
     const char* who = "dmap::sparse_array::get";
     const auto p = static_cast<std::size_t>(num_locales());
     std::vector<std::vector<std::size_t>> asked(p);
-    const byte_buffers in =
-        exchange(sparse_domain<N>::route([&]() -> const auto& { return *live(who).owner; }, indices, asked, who));
+    const detail::byte_buffers in =
+        detail::exchange(sparse_domain<N>::route([&]() -> const auto& { return *live(who).owner; }, indices, asked, who));
     const auto& v = live(who);
     const auto& s = *v.owner;
-    byte_buffers answers = agreed([&] {
-      byte_buffers out(p);
+    detail::byte_buffers answers = agreed([&] {
+      detail::byte_buffers out(p);
       for (std::size_t q = 0; q < p; ++q) {
-        const auto queries = from_bytes<idx<N>>(in[q]);
+        const auto queries = detail::from_bytes<idx<N>>(in[q]);
         std::vector<T> a(queries.size());
         for (std::size_t k = 0; k < queries.size(); ++k) {
           const index_t at = sparse_domain<N>::routed_position(s, queries[k], static_cast<int>(q), who);
           a[k] = at < 0 ? v.implicit : v.current[static_cast<std::size_t>(at)];
         }
-        out[q] = to_bytes(a);
+        out[q] = detail::to_bytes(a);
       }
       return out;
     });
     std::vector<std::size_t> expected(p);
     for (std::size_t q = 0; q < p; ++q) expected[q] = asked[q].size() * sizeof(T);
-    const byte_buffers back = detail::exchange_known_sizes(std::move(answers), expected);
+    const detail::byte_buffers back = detail::exchange_known_sizes(std::move(answers), expected);
     std::vector<T> result(indices.size());
     for (std::size_t q = 0; q < p; ++q) {
-      const auto a = from_bytes<T>(back[q]);
+      const auto a = detail::from_bytes<T>(back[q]);
       for (std::size_t k = 0; k < asked[q].size(); ++k) result[asked[q][k]] = a[k];
     }
     return result;
@@ -299,20 +300,20 @@ class sparse_array {
     });
     const auto& s = *v.owner;
     std::vector<std::vector<std::size_t>> asked(static_cast<std::size_t>(num_locales()));
-    byte_buffers indices_in = exchange(sparse_domain<N>::route([&]() -> const auto& { return s; }, indices, asked, who));
-    byte_buffers out(asked.size());
+    detail::byte_buffers indices_in = detail::exchange(sparse_domain<N>::route([&]() -> const auto& { return s; }, indices, asked, who));
+    detail::byte_buffers out(asked.size());
     for (std::size_t q = 0; q < asked.size(); ++q) {
       std::vector<T> vals;
       vals.reserve(asked[q].size());
       for (std::size_t k : asked[q]) vals.push_back(values_in[k]);
-      out[q] = to_bytes(vals);
+      out[q] = detail::to_bytes(vals);
     }
-    byte_buffers values_arrived = exchange(std::move(out));
+    detail::byte_buffers values_arrived = detail::exchange(std::move(out));
     std::vector<std::pair<index_t, T>> writes;
     agreed([&] {
       for (std::size_t q = 0; q < asked.size(); ++q) {
-        const auto where = from_bytes<idx<N>>(indices_in[q]);
-        const auto what = from_bytes<T>(values_arrived[q]);
+        const auto where = detail::from_bytes<idx<N>>(indices_in[q]);
+        const auto what = detail::from_bytes<T>(values_arrived[q]);
         for (std::size_t k = 0; k < where.size(); ++k) {
           const index_t p = sparse_domain<N>::routed_position(s, where[k], static_cast<int>(q), who);
           if (p < 0) {
@@ -445,12 +446,12 @@ class sparse_array {
                                   return same ? std::string("both sides over one sparse domain")
                                               : std::string("sides over two sparse domains");
                                 }};
-    byte_buffers out = agreed(args, [&] {
+    detail::byte_buffers out = agreed(args, [&] {
       const values& mine = live("dmap::sparse_array::operator= (left-hand side)");
       const values& theirs = other.live("dmap::sparse_array::operator= (right-hand side)");
       same = dom_ == other.dom_;
       args.fingerprint = same ? 1 : 2;
-      if (same) return byte_buffers{};
+      if (same) return detail::byte_buffers{};
       const auto& a = *mine.owner;
       const auto& b = *theirs.owner;
       if (a.global_size != b.global_size)
@@ -474,7 +475,7 @@ class sparse_array {
       std::copy(other.values_->current.begin(), other.values_->current.end(), values_->current.begin());
       return;
     }
-    const byte_buffers in = exchange(std::move(out));
+    const detail::byte_buffers in = detail::exchange(std::move(out));
     values& mine = *values_;
     const auto& a = *mine.owner;
     std::vector<std::vector<T>> given(in.size());

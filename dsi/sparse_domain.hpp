@@ -25,6 +25,7 @@
 
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/byte_exchange.hpp"
 #include "../runtime/detail/messages.hpp"
 #include "detail/access.hpp"
 #include "detail/misuse.hpp"
@@ -173,12 +174,12 @@ class sparse_domain {
     const char* who = "dmap::sparse_domain::contains_each";
     const auto p = static_cast<std::size_t>(num_locales());
     std::vector<std::vector<std::size_t>> asked(p);
-    byte_buffers in = exchange(route([&]() -> const auto& { return live(who); }, indices, asked, who, false));
+    detail::byte_buffers in = detail::exchange(route([&]() -> const auto& { return live(who); }, indices, asked, who, false));
     const auto& s = live(who);
-    byte_buffers answers = agreed([&] {
-      byte_buffers out(p);
+    detail::byte_buffers answers = agreed([&] {
+      detail::byte_buffers out(p);
       for (std::size_t q = 0; q < p; ++q) {
-        const auto queries = from_bytes<idx<N>>(in[q]);
+        const auto queries = detail::from_bytes<idx<N>>(in[q]);
         out[q].resize(queries.size());
         for (std::size_t k = 0; k < queries.size(); ++k)
           out[q][k] = std::byte{routed_position(s, queries[k], static_cast<int>(q), who) >= 0};
@@ -187,7 +188,7 @@ class sparse_domain {
     });
     std::vector<std::size_t> expected(p);
     for (std::size_t q = 0; q < p; ++q) expected[q] = asked[q].size();
-    const byte_buffers back = detail::exchange_known_sizes(std::move(answers), expected);
+    const detail::byte_buffers back = detail::exchange_known_sizes(std::move(answers), expected);
     std::vector<bool> result(indices.size(), false);
     for (std::size_t q = 0; q < p; ++q)
       for (std::size_t k = 0; k < asked[q].size(); ++k) result[asked[q][k]] = back[q][k] != std::byte{0};
@@ -313,7 +314,7 @@ class sparse_domain {
   // left out (not sent, in no asked list). `state()` gives the domain's state (it throws for a
   // moved-from operand: inside the agreement, so every locale throws).
   template <class State>
-  static byte_buffers route(State&& state, std::span<const idx<N>> indices,
+  static detail::byte_buffers route(State&& state, std::span<const idx<N>> indices,
                             std::vector<std::vector<std::size_t>>& asked, const char* who,
                             bool outside_fails = true) {
     return agreed([&] {
@@ -343,7 +344,7 @@ class sparse_domain {
       const std::vector<int> owners = owners_in_parent(s, inside);
       std::vector<std::size_t> counts(p, 0);
       for (int q : owners) ++counts[static_cast<std::size_t>(q)];
-      byte_buffers out(p);
+      detail::byte_buffers out(p);
       std::vector<std::byte*> at(p);
       for (std::size_t q = 0; q < p; ++q) {
         out[q].resize(counts[q] * sizeof(idx<N>));
@@ -420,7 +421,7 @@ class sparse_domain {
   void change(std::span<const idx<N>> indices, bool adding, const char* who) {
     const detail::collective_scope scope;
     std::vector<std::vector<std::size_t>> unasked;  // the caller's positions are not needed
-    byte_buffers in = exchange(route([&]() -> const auto& { return live(who); }, indices, unasked, who));
+    detail::byte_buffers in = detail::exchange(route([&]() -> const auto& { return live(who); }, indices, unasked, who));
     auto& s = live(who);
     std::vector<std::unique_ptr<const detail::sparse_piece<N>>> layouts;
     std::vector<index_t> offsets(s.pieces.size() + 1, 0);

@@ -20,6 +20,7 @@
 #include "../dsi/array.hpp"
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
+#include "../runtime/detail/byte_exchange.hpp"
 #include "dap.hpp"
 
 namespace dmap {
@@ -196,8 +197,8 @@ array<T, N> dap_import(const dap_description<T, N>& x) {
   std::array<std::vector<std::vector<index_t>>, N> lists;
   for (std::size_t d = 0; d < N; ++d)
     if (std::any_of(all.begin(), all.end(), [&](const auto& s) { return s[d].dist_type == 'u'; })) {
-      byte_buffers out(static_cast<std::size_t>(p), to_bytes(x.dim_data[d].indices));
-      for (auto& bytes : exchange(std::move(out))) lists[d].push_back(from_bytes<index_t>(bytes));
+      detail::byte_buffers out(static_cast<std::size_t>(p), detail::to_bytes(x.dim_data[d].indices));
+      for (auto& bytes : detail::exchange(std::move(out))) lists[d].push_back(detail::from_bytes<index_t>(bytes));
     }
   // 2. The descriptions against each other; the same verdict on every locale.
   std::array<int, N> shape{};

@@ -11,6 +11,7 @@
 #include "../dsi/array_view.hpp"
 #include "../dsi/detail/access.hpp"
 #include "../dsi/index.hpp"
+#include "detail/neighbors.hpp"
 
 namespace dmap {
 
@@ -60,18 +61,6 @@ struct neighbors_of {
   idx<N> radius;                        ///< how far the body reads, per dimension (in positions)
   halo_shape shape = halo_shape::box;   ///< which neighbours it reads (update_halos(A, nb) follows it)
 };
-
-namespace detail {
-/// `radius`, checked: every entry must be >= 0 (argument_error naming the dimension otherwise).
-template <std::size_t N>
-idx<N> checked_radius(const idx<N>& radius) {
-  for (std::size_t d = 0; d < N; ++d)
-    if (radius[d] < 0)
-      throw argument_error("dmap::neighbors: radius[" + std::to_string(d) + "] is " + std::to_string(radius[d]) +
-                           "; a neighbourhood radius must be >= 0");
-  return radius;
-}
-}  // namespace detail
 
 /// The neighbourhood operand of `a` with the same radius in every dimension:
 /// `forall(zip(B, neighbors(A, 1)), [](double& b, const auto& a) { b = a(-1, 0) + a(1, 0); })`.

@@ -1,15 +1,6 @@
 // The program environment: MPI (locales), the oneTBB arena of this locale, counters.
 #pragma once
 
-// dmap uses MPI's C API only; the deprecated C++ bindings warn under -Wextra.
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
-
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/task_arena.h>
@@ -28,7 +19,11 @@
 #include <vector>
 
 #include "counters.hpp"
+#include "detail/agreement.hpp"
+#include "detail/current_environment.hpp"
+#include "detail/mpi_calls.hpp"
 #include "detail/progress_board.hpp"
+#include "detail/simulated_locale.hpp"
 #include "errors.hpp"
 
 namespace dmap {
@@ -44,30 +39,6 @@ struct node_transfer_settings {
   std::uint64_t min_bytes = 65536;
   friend bool operator==(const node_transfer_settings&, const node_transfer_settings&) = default;
 };
-
-namespace detail {
-/// The one piece of global state dmap has: the live environment, if any.
-inline environment* current_environment = nullptr;
-
-/// Throws a runtime_error naming the MPI call when `code` is not MPI_SUCCESS.
-inline void check_mpi(int code, const char* call) {
-  if (code == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  throw runtime_error(std::string("dmap: ") + call + " failed: " + std::string(text, length));
-}
-/// The reduction of agreement records (runtime/agreement.hpp): records of six 64-bit words,
-/// the first five combined by minimum, the sixth by bitwise or.
-inline void combine_agreement_records(void* in, void* inout, int* count, MPI_Datatype*) {
-  const auto* a = static_cast<const std::uint64_t*>(in);
-  auto* b = static_cast<std::uint64_t*>(inout);
-  for (int k = 0; k + 6 <= *count; k += 6) {
-    for (int w = 0; w < 5; ++w) b[k + w] = std::min(a[k + w], b[k + w]);
-    b[k + 5] |= a[k + 5];
-  }
-}
-}  // namespace detail
 
 /// Starts MPI and a oneTBB arena for this locale; one at a time per process, created before
 /// any other dmap object. Without mpirun the program is one locale. The arena width is
@@ -389,40 +360,6 @@ class environment {
   std::mutex mpi_mutex_;
   std::vector<std::pair<std::type_index, std::shared_ptr<void>>> attachments_;
 };
-
-namespace detail {
-/// The live environment; throws when none exists.
-inline environment& env() {
-  if (current_environment == nullptr)
-    throw runtime_error(
-        "dmap: no dmap::environment exists; create one at the start of main before using dmap");
-  return *current_environment;
-}
-}  // namespace detail
-
-namespace detail {
-/// A locale of a machine that is not running: while one is set on a thread, here() and
-/// num_locales() answer for it there (the scale model computes one locale's plans for any
-/// locale count without the other processes; see algorithms/plan_model.hpp).
-struct simulated_locale {
-  int locale = 0;
-  int locales = 1;
-};
-inline thread_local const simulated_locale* simulated = nullptr;
-
-/// Sets `s` as this thread's simulated locale until destroyed (then the previous one again).
-class simulating {
- public:
-  explicit simulating(const simulated_locale& s) : previous_(simulated), mine_(s) { simulated = &mine_; }
-  ~simulating() { simulated = previous_; }
-  simulating(const simulating&) = delete;
-  simulating& operator=(const simulating&) = delete;
-
- private:
-  const simulated_locale* previous_;
-  simulated_locale mine_;
-};
-}  // namespace detail
 
 /// This locale's id, 0 <= here() < num_locales().
 inline int here() { return detail::simulated ? detail::simulated->locale : detail::env().rank(); }

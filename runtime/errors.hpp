@@ -110,4 +110,18 @@ class format_error : public error {
   throw error(message);
 }
 
+/// The same failure, seen on a locale other than the one that raised it.
+/// `what()` is the original message; `origin()` the locale that raised it.
+template <class Base>
+class remote_failure : public Base {
+ public:
+  /// The failure `message`, first raised on locale `origin`.
+  remote_failure(const std::string& message, int origin) : Base(message), origin_(origin) {}
+  /// The locale on which the error was first raised.
+  int origin() const noexcept { return origin_; }
+
+ private:
+  int origin_;
+};
+
 }  // namespace dmap

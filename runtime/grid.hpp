@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/grid.hpp"
 #include "environment.hpp"
 #include "errors.hpp"
 #include "precompiled.hpp"
@@ -263,46 +264,6 @@ std::string target_grid<N>::describe(const std::array<int, N>& shape) {
   }
   return s;
 }
-
-
-namespace detail {
-/// The locales of `grid` at every combination of one coordinate per dimension from
-/// `coords` (each list sorted), sorted.
-template <std::size_t N>
-std::vector<int> locales_of_product(const target_grid<N>& grid, const std::array<std::vector<int>, N>& coords) {
-  std::vector<int> out;
-  std::size_t total = 1;
-  for (const auto& c : coords) total *= c.size();
-  if (total == 0) return out;
-  out.reserve(total);
-  std::array<std::size_t, N> k{};
-  while (true) {
-    std::array<int, N> c{};
-    for (std::size_t d = 0; d < N; ++d) c[d] = coords[d][k[d]];
-    out.push_back(grid.locale_at(c));
-    std::size_t d = N;
-    while (d-- > 0) {
-      if (++k[d] < coords[d].size()) break;
-      k[d] = 0;
-    }
-    if (d == static_cast<std::size_t>(-1)) break;
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-/// Throws argument_error unless every locale id in `grid` is a locale of the program (<
-/// num_locales()); a grid may hold some of them only. `who` names the distribution. Without
-/// an environment there is nothing to check.
-template <std::size_t N>
-void check_grid_matches_locales(const target_grid<N>& grid, const char* who) {
-  if (current_environment == nullptr || grid.max_locale() < num_locales()) return;
-  std::ostringstream s;
-  s << who << ": the target grid " << grid << " holds locale " << grid.max_locale()
-    << "; every locale of a grid must be < num_locales() = " << num_locales();
-  throw argument_error(s.str());
-}
-}  // namespace detail
 
 /// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
 #define DMAP_GRID_INSTANCES(N, how) how class target_grid<N>;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../dmap.hpp"
+#include "../runtime/detail/byte_exchange.hpp"
 
 namespace dmap::testing {
 
@@ -25,10 +26,10 @@ inline std::string failing_locales(bool ok) {
 /// Collective: every locale's vector of trivially copyable values, indexed by locale.
 template <class T>
 std::vector<std::vector<T>> everyones(const std::vector<T>& mine) {
-  dmap::byte_buffers out(static_cast<std::size_t>(dmap::num_locales()), dmap::to_bytes(mine));
-  const auto in = dmap::exchange(std::move(out));
+  dmap::detail::byte_buffers out(static_cast<std::size_t>(dmap::num_locales()), dmap::detail::to_bytes(mine));
+  const auto in = dmap::detail::exchange(std::move(out));
   std::vector<std::vector<T>> all;
-  for (const auto& bytes : in) all.push_back(dmap::from_bytes<T>(bytes));
+  for (const auto& bytes : in) all.push_back(dmap::detail::from_bytes<T>(bytes));
   return all;
 }
 

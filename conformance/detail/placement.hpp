@@ -17,6 +17,7 @@
 
 #include "../../dsi/domain.hpp"
 #include "../../runtime/collectives.hpp"
+#include "../../runtime/detail/byte_exchange.hpp"
 #include "../index_sets.hpp"
 #include "../layout_rules.hpp"
 #include "../options.hpp"
@@ -29,10 +30,10 @@ namespace dmap::conformance::detail {
 /// Collective: every locale's vector of trivially copyable values, indexed by locale.
 template <class T>
 std::vector<std::vector<T>> everyones(const std::vector<T>& mine) {
-  dmap::byte_buffers out(static_cast<std::size_t>(dmap::num_locales()), dmap::to_bytes(mine));
-  const auto in = dmap::exchange(std::move(out));
+  dmap::detail::byte_buffers out(static_cast<std::size_t>(dmap::num_locales()), dmap::detail::to_bytes(mine));
+  const auto in = dmap::detail::exchange(std::move(out));
   std::vector<std::vector<T>> all;
-  for (const auto& bytes : in) all.push_back(dmap::from_bytes<T>(bytes));
+  for (const auto& bytes : in) all.push_back(dmap::detail::from_bytes<T>(bytes));
   return all;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../../runtime/collectives.hpp"
+#include "../../runtime/detail/byte_exchange.hpp"
 #include "../../runtime/errors.hpp"
 #include "../result.hpp"
 
@@ -148,7 +149,7 @@ class recorder {
       put(&length, sizeof length);
       put(it.rep.first.data(), it.rep.first.size());
     }
-    const auto in = dmap::exchange(byte_buffers(static_cast<std::size_t>(num_locales()), bytes));
+    const auto in = dmap::detail::exchange(dmap::detail::byte_buffers(static_cast<std::size_t>(num_locales()), bytes));
     std::vector<std::vector<std::pair<long, std::string>>> out(in.size());
     for (std::size_t q = 0; q < in.size(); ++q) {
       std::size_t at = 0;

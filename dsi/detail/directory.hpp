@@ -16,6 +16,7 @@
 
 #include "../../runtime/agreement.hpp"
 #include "../../runtime/collectives.hpp"
+#include "../../runtime/detail/byte_exchange.hpp"
 #include "../../runtime/detail/window.hpp"
 #include "../../runtime/precompiled.hpp"
 #include "../layout.hpp"

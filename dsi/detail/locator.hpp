@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../runtime/detail/byte_exchange.hpp"
 #include "directory.hpp"
 #include "transfer.hpp"
 

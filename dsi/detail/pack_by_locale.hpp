@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../../runtime/collectives.hpp"
+#include "../../runtime/detail/byte_exchange.hpp"
 
 namespace dmap::detail {
 

@@ -23,6 +23,7 @@
 #include <dmap/io/npy.hpp>
 #include <dmap/iterators/reduce.hpp>
 #include <dmap/runtime/collectives.hpp>
+#include <dmap/runtime/detail/byte_exchange.hpp>
 
 #include "array.h"
 #include "conversions.h"
@@ -403,7 +404,7 @@ class typed_array final : public array_handle {
     if (root == 0) return here() == 0 ? py::object(out) : py::object(py::none());
     auto* raw = reinterpret_cast<char*>(out.mutable_data());
     constexpr std::size_t chunk = std::size_t{1} << 30;
-    for (std::size_t at = 0; at < bytes; at += chunk) broadcast_bytes(raw + at, std::min(chunk, bytes - at), 0);
+    for (std::size_t at = 0; at < bytes; at += chunk) dmap::detail::broadcast_bytes(raw + at, std::min(chunk, bytes - at), 0);
     if (root > 0 && here() != root) return py::none();
     return out;
   }

@@ -17,6 +17,7 @@
 #include <dmap/dists/stencil.hpp>
 #include <dmap/dists/unstructured.hpp>
 #include <dmap/runtime/collectives.hpp>
+#include <dmap/runtime/detail/byte_exchange.hpp>
 
 #include "conversions.h"
 
@@ -218,12 +219,12 @@ dmap::domain<N> hashed_by_python(py::object mapper, index_t batch, const rect<N>
       o += k;
     }
   });
-  byte_buffers outgoing;
-  for (const auto& v : to_owners) outgoing.push_back(to_bytes(v));
-  const byte_buffers incoming = exchange(std::move(outgoing));
+  dmap::detail::byte_buffers outgoing;
+  for (const auto& v : to_owners) outgoing.push_back(dmap::detail::to_bytes(v));
+  const dmap::detail::byte_buffers incoming = dmap::detail::exchange(std::move(outgoing));
   std::vector<index_t> orders;
   for (const auto& b : incoming) {
-    const auto some = from_bytes<index_t>(b);
+    const auto some = dmap::detail::from_bytes<index_t>(b);
     orders.insert(orders.end(), some.begin(), some.end());
   }
   std::sort(orders.begin(), orders.end());

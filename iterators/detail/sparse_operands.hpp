@@ -21,6 +21,7 @@
 #include "../../dsi/sparse_array.hpp"
 #include "../../dsi/sparse_domain.hpp"
 #include "../../runtime/agreement.hpp"
+#include "../../runtime/detail/byte_exchange.hpp"
 #include "../../runtime/detail/messages.hpp"
 #include "operands.hpp"
 

@@ -216,12 +216,12 @@ TEST_CASE("bad input: halo updates, copies and collectives", "[bad_input][api]")
     std::string s = "text";
     dmap::broadcast(s, p);
   });
-  BAD_INPUT_DO("broadcast_bytes: root INT_MIN", dmap::argument_error, {
+  BAD_INPUT_DO("dmap::detail::broadcast_bytes: root INT_MIN", dmap::argument_error, {
     double v = 1.0;
-    dmap::broadcast_bytes(&v, sizeof v, INT_MIN);
+    dmap::detail::broadcast_bytes(&v, sizeof v, INT_MIN);
   });
   BAD_INPUT("exchange: one buffer more than locales", dmap::argument_error,
-            dmap::exchange(dmap::byte_buffers(static_cast<std::size_t>(p + 1))));
+            dmap::detail::exchange(dmap::detail::byte_buffers(static_cast<std::size_t>(p + 1))));
   DMAP_CHECK_ALL(dmap::reduce(A, 0.0) == 10.0);
 }
 

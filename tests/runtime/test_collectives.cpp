@@ -278,9 +278,9 @@ TEST_CASE("messages longer than the piece size travel in pieces, cut alike on bo
     DMAP_CHECK_ALL(in_pieces.messages_sent <= in_one.messages_sent + in_pieces.bytes_sent / 1000);
     if (p > 1) DMAP_CHECK_ALL(dmap::all_reduce_sum(in_pieces.messages_sent) > dmap::all_reduce_sum(in_one.messages_sent));
     // An exchange of 4,999 bytes to every other locale, and a gather of the whole to locale 0.
-    dmap::byte_buffers out(static_cast<std::size_t>(p));
+    dmap::detail::byte_buffers out(static_cast<std::size_t>(p));
     for (int q = 0; q < p; ++q) out[static_cast<std::size_t>(q)].assign(4999, std::byte(static_cast<unsigned char>(me * 16 + q)));
-    const auto in = dmap::exchange(std::move(out));
+    const auto in = dmap::detail::exchange(std::move(out));
     bool right = true;
     for (int q = 0; q < p; ++q)
       for (const std::byte b : in[static_cast<std::size_t>(q)]) right = right && b == std::byte(static_cast<unsigned char>(q * 16 + me));

@@ -131,7 +131,7 @@ TEST_CASE("collectives: reductions, all_gather, broadcast", "[runtime]") {
 TEST_CASE("exchange delivers payloads and counts them", "[runtime]") {
   const int p = dmap::num_locales();
   const int me = dmap::here();
-  dmap::byte_buffers out(static_cast<std::size_t>(p));
+  dmap::detail::byte_buffers out(static_cast<std::size_t>(p));
   for (int q = 0; q < p; ++q) {
     auto& b = out[static_cast<std::size_t>(q)];
     b.resize(payload_size(me, q));
@@ -147,7 +147,7 @@ TEST_CASE("exchange delivers payloads and counts them", "[runtime]") {
 
   dmap::reset_counters();
   DMAP_CHECK_ALL(dmap::counters() == dmap::comm_counters{});
-  const auto in = dmap::exchange(out);
+  const auto in = dmap::detail::exchange(out);
   const auto c = dmap::counters();
 
   bool contents = static_cast<int>(in.size()) == p;
@@ -183,7 +183,7 @@ TEST_CASE("exchange delivers payloads and counts them", "[runtime]") {
   DMAP_CHECK_ALL(dmap::counters() == dmap::comm_counters{});
 
   // All-empty exchange: nothing travels, nothing is counted but the size agreement.
-  const auto empty = dmap::exchange(dmap::byte_buffers(static_cast<std::size_t>(p)));
+  const auto empty = dmap::detail::exchange(dmap::detail::byte_buffers(static_cast<std::size_t>(p)));
   const auto c2 = dmap::counters();
   bool all_empty = static_cast<int>(empty.size()) == p;
   for (const auto& b : empty) all_empty = all_empty && b.empty();
@@ -193,9 +193,9 @@ TEST_CASE("exchange delivers payloads and counts them", "[runtime]") {
 
   // The wrong number of buffers is an argument error (raised before any communication,
   // on every locale alike).
-  CHECK_THROWS_AS(dmap::exchange(dmap::byte_buffers(static_cast<std::size_t>(p) + 1)),
+  CHECK_THROWS_AS(dmap::detail::exchange(dmap::detail::byte_buffers(static_cast<std::size_t>(p) + 1)),
                   dmap::argument_error);
-  CHECK_THROWS_WITH(dmap::exchange(dmap::byte_buffers(static_cast<std::size_t>(p) + 1)),
+  CHECK_THROWS_WITH(dmap::detail::exchange(dmap::detail::byte_buffers(static_cast<std::size_t>(p) + 1)),
                     Catch::Contains("outgoing") && Catch::Contains("one per locale"));
   DMAP_CHECK_ALL(dmap::all_reduce_sum(1) == p);
 }

@@ -1,0 +1,691 @@
+// The machinery behind sort.hpp (not part of the API): nan_last, trusted_order, is_trusted,
+// effective_order, sort_grain, checked_merge, checked_sort, merge_runs, is_nan_last,
+// local_sort, sort_sample, samples_per_locale, sorted_buckets, sample_sort, run_info,
+// local_run, cut_of, position_ordered, in_position_order, place_buckets, check_sortable,
+// sort_array, key_value, sort_by_key, run_summary, summarise, summaries, combine, copy_of_view.
+#pragma once
+
+#include <oneapi/tbb/parallel_sort.h>
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../../dsi/array.hpp"
+#include "../../dsi/detail/access.hpp"
+#include "../../runtime/agreement.hpp"
+#include "../../runtime/collectives.hpp"
+#include "../../runtime/detail/byte_exchange.hpp"
+#include "../../runtime/detail/tasks.hpp"
+#include "linear_slabs.hpp"
+
+namespace dmap::detail {
+
+/// For floating-point elements under std::less / std::greater: the same order with NaN after
+/// every number (and NaNs equal), a strict weak order where the plain one is not, so a NaN
+/// can never make a local sort read outside its range.
+template <class T, bool Descending>
+struct nan_last {
+  constexpr bool operator()(const T& a, const T& b) const {
+    if constexpr (Descending) return a > b || (b != b && a == a);
+    else return a < b || (b != b && a == a);
+  }
+};
+
+/// A comparator known to be a strict weak order (std::less or std::greater on arithmetic
+/// elements other than floating point, a key order built on one): the local sorts may use
+/// std::sort, std::stable_sort and oneTBB's parallel_sort on it, whose reads stay in range only
+/// under a strict weak order. Every other comparator is the user's and is never trusted so.
+template <class Less>
+struct trusted_order {
+  Less less;  ///< the order itself
+  /// less(a, b).
+  template <class A, class B>
+  constexpr bool operator()(const A& a, const B& b) const {
+    return less(a, b);
+  }
+};
+
+/// True for the orders the library's own sorts may rely on: trusted_order and nan_last.
+template <class Less>
+struct is_trusted : std::false_type {};
+template <class Less>
+struct is_trusted<trusted_order<Less>> : std::true_type {};
+template <class T, bool Descending>
+struct is_trusted<nan_last<T, Descending>> : std::true_type {};
+
+/// The comparator sort uses for `comp` on T: nan_last for floating-point T under std::less
+/// or std::greater (transparent or not), trusted_order of std::less or std::greater for other
+/// arithmetic T, `comp` itself otherwise (a user's comparator: sorted by checked_sort).
+template <class T, class Comp>
+auto effective_order(const Comp& comp) {
+  constexpr bool less = std::is_same_v<Comp, std::less<>> || std::is_same_v<Comp, std::less<T>>;
+  constexpr bool greater = std::is_same_v<Comp, std::greater<>> || std::is_same_v<Comp, std::greater<T>>;
+  if constexpr (std::is_floating_point_v<T> && less)
+    return nan_last<T, false>{};
+  else if constexpr (std::is_floating_point_v<T> && greater)
+    return nan_last<T, true>{};
+  else if constexpr (std::is_arithmetic_v<T> && (less || greater))
+    return trusted_order<Comp>{comp};
+  else
+    return comp;
+}
+
+/// Below this many elements a local sort or merge runs on one thread.
+inline constexpr std::size_t sort_grain = 1 << 14;
+
+/// Merges [a, a_end) and [b, b_end) into `out`, taking from b only when `less(*b, *a)` (stable).
+/// Every read is bounded by the two ends, whatever `less` answers: the output is always the
+/// two inputs' elements, each once.
+template <class E, class Less>
+E* checked_merge(const E* a, const E* a_end, const E* b, const E* b_end, E* out, Less& less) {
+  while (a != a_end && b != b_end) *out++ = less(*b, *a) ? *b++ : *a++;
+  out = std::copy(a, a_end, out);
+  return std::copy(b, b_end, out);
+}
+
+/// Sorts [data, data + n) under `less`, stably, by a bottom-up merge sort (insertion sort of
+/// runs of 16, then merges between `data` and `scratch`, n elements): each read and write is
+/// bounded by an explicit index check, so a comparator that is not a strict weak order (`<=`,
+/// a random answer) leaves a permutation of the input in an unspecified order, never a read
+/// out of range as std::sort may (a comparator that throws leaves the range unspecified: the
+/// callers sort copies). The sort of every user comparator.
+template <class E, class Less>
+void checked_sort(E* data, std::size_t n, Less& less, E* scratch) {
+  constexpr std::size_t run = 16;
+  for (std::size_t s = 0; s < n; s += run) {
+    const std::size_t e = std::min(n, s + run);
+    for (std::size_t i = s + 1; i < e; ++i) {
+      E x = data[i];
+      std::size_t j = i;
+      for (; j > s && less(x, data[j - 1]); --j) data[j] = data[j - 1];
+      data[j] = x;
+    }
+  }
+  E* from = data;
+  E* to = scratch;
+  for (std::size_t width = run; width < n; width *= 2) {
+    for (std::size_t s = 0; s < n; s += 2 * width) {
+      const std::size_t m = std::min(n, s + width), e = std::min(n, s + 2 * width);
+      checked_merge(from + s, from + m, from + m, from + e, to + s, less);
+    }
+    std::swap(from, to);
+  }
+  if (from != data) std::copy(from, from + n, data);
+}
+
+/// checked_sort of all of `v`.
+template <class E, class Less>
+void checked_sort(std::vector<E>& v, Less& less) {
+  if (v.size() < 2) return;
+  std::vector<E> scratch(v.size());
+  checked_sort(v.data(), v.size(), less, scratch.data());
+}
+
+/// Merges the sorted runs of `v` ([bounds[k], bounds[k + 1]) for each k) into one sorted run,
+/// stably: of equal elements, those of an earlier run come first. Adjacent runs are merged
+/// pairwise, log2(runs) rounds; each round is cut into about one piece per thread at
+/// merge-path split points, so two long runs merge in parallel too. Bounded whatever `less`
+/// answers (checked_merge, split points kept in order): the result is a permutation of `v`.
+template <class E, class Less>
+void merge_runs(std::vector<E>& v, std::vector<std::size_t> bounds, Less& less) {
+  bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+  if (bounds.size() <= 2) return;
+  const std::size_t threads = static_cast<std::size_t>(num_threads());
+  std::vector<E> buffer(v.size());
+  struct piece {
+    std::size_t a0, a1, b0, b1, out;
+  };
+  while (bounds.size() > 2) {
+    std::vector<piece> pieces;
+    std::vector<std::size_t> next{0};
+    for (std::size_t r = 0; r + 1 < bounds.size(); r += 2) {
+      if (r + 2 >= bounds.size()) {
+        pieces.push_back({bounds[r], bounds[r + 1], bounds[r + 1], bounds[r + 1], bounds[r]});
+        next.push_back(bounds[r + 1]);
+        continue;
+      }
+      const std::size_t a = bounds[r], m = bounds[r + 1], e = bounds[r + 2];
+      const std::size_t na = m - a, nb = e - m, total = na + nb;
+      std::size_t cuts = v.size() < sort_grain ? 1 : std::max<std::size_t>(1, threads * total / v.size());
+      cuts = std::min(cuts, std::max<std::size_t>(1, total / 4096));
+      std::size_t prev_i = 0, prev_k = 0;
+      for (std::size_t c = 1; c <= cuts; ++c) {
+        const std::size_t k = total * c / cuts;
+        // The merge path: how many of the first k merged elements come from run a (ties
+        // from a first, which keeps the merge stable). Searched between the previous cut's
+        // counts, so the pieces tile both runs even when `less` is not a strict weak order
+        // (the search is then not monotone in k).
+        std::size_t lo = std::max(k > nb ? k - nb : 0, prev_i), hi = std::min(na, prev_i + (k - prev_k));
+        while (lo < hi) {
+          const std::size_t mid = lo + (hi - lo) / 2;
+          if (!less(v[m + (k - mid - 1)], v[a + mid])) lo = mid + 1;
+          else hi = mid;
+        }
+        pieces.push_back({a + prev_i, a + lo, m + (prev_k - prev_i), m + (k - lo), a + prev_k});
+        prev_i = lo;
+        prev_k = k;
+      }
+      next.push_back(e);
+    }
+    run_tasks(pieces.size(), [&](std::size_t t) {
+      const piece& p = pieces[t];
+      checked_merge(v.data() + p.a0, v.data() + p.a1, v.data() + p.b0, v.data() + p.b1, buffer.data() + p.out, less);
+    });
+    v.swap(buffer);
+    bounds = std::move(next);
+  }
+}
+
+template <class Less>
+struct is_nan_last : std::false_type {};
+template <class T, bool Descending>
+struct is_nan_last<nan_last<T, Descending>> : std::true_type {};
+
+/// Sorts `v` on this locale's threads. A trusted order (is_trusted): oneTBB's parallel_sort,
+/// or (stable) one std::stable_sort per thread's chunk and a stable merge of the chunks; under
+/// nan_last the NaNs are moved to the end first (stably) and the numbers sorted with the plain
+/// operator, which is a strict weak order on them and cheaper. Any other comparator: one
+/// checked_sort per thread's chunk and the checked merge of the chunks (stable either way),
+/// which is safe whatever the comparator answers.
+template <class E, class Less>
+void local_sort(std::vector<E>& v, Less& less, bool stable) {
+  if constexpr (is_nan_last<Less>::value) {
+    const auto number = [](const E& x) { return x == x; };
+    const auto end = stable ? std::stable_partition(v.begin(), v.end(), number)
+                            : std::partition(v.begin(), v.end(), number);
+    std::vector<E> tail(end, v.end());
+    v.erase(end, v.end());
+    if constexpr (Less{}(E{1}, E{0})) {
+      trusted_order<std::greater<E>> plain{};
+      local_sort(v, plain, stable);
+    } else {
+      trusted_order<std::less<E>> plain{};
+      local_sort(v, plain, stable);
+    }
+    v.insert(v.end(), tail.begin(), tail.end());
+    return;
+  }
+  const std::size_t threads = static_cast<std::size_t>(num_threads());
+  if constexpr (is_trusted<Less>::value) {
+    if (threads == 1 || v.size() < sort_grain) {
+      if (stable) std::stable_sort(v.begin(), v.end(), less);
+      else std::sort(v.begin(), v.end(), less);
+      return;
+    }
+    if (!stable) {
+      env().arena().execute([&] { oneapi::tbb::parallel_sort(v.begin(), v.end(), less); });
+      return;
+    }
+  } else {
+    if (threads == 1 || v.size() < sort_grain) {
+      checked_sort(v, less);
+      return;
+    }
+  }
+  std::vector<std::size_t> bounds(threads + 1);
+  for (std::size_t t = 0; t <= threads; ++t) bounds[t] = v.size() * t / threads;
+  std::vector<E> scratch;
+  if constexpr (!is_trusted<Less>::value) scratch.resize(v.size());
+  run_tasks(threads, [&](std::size_t t) {
+    if constexpr (is_trusted<Less>::value)
+      std::stable_sort(v.begin() + static_cast<std::ptrdiff_t>(bounds[t]),
+                       v.begin() + static_cast<std::ptrdiff_t>(bounds[t + 1]), less);
+    else
+      checked_sort(v.data() + bounds[t], bounds[t + 1] - bounds[t], less, scratch.data() + bounds[t]);
+  });
+  std::vector<E>().swap(scratch);
+  merge_runs(v, std::move(bounds), less);
+}
+
+/// One regular sample of a locale's sorted elements: the element, its position in the
+/// order (position) that breaks ties, and how many elements it stands for (weight; 0: no
+/// sample; negative: the locale failed before sampling).
+template <class E>
+struct sort_sample {
+  E value;
+  index_t position;
+  double weight;
+};
+
+/// The samples each locale contributes: at least P - 1 (regular sampling's bound, every
+/// bucket at most about twice the average), 16 per locale below 32 locales for buckets
+/// within a few percent of the average, at most 512 (the all-gather is O(P x samples)).
+inline std::size_t samples_per_locale(int p) {
+  return std::max<std::size_t>(static_cast<std::size_t>(p) - 1, std::min<std::size_t>(16 * static_cast<std::size_t>(p), 512));
+}
+
+/// What the sample sort leaves on a locale: bucket `here()` of the sorted sequence and every
+/// bucket's size (locale order).
+template <class E>
+struct sorted_buckets {
+  std::vector<E> bucket;
+  std::vector<index_t> sizes;
+};
+
+/// Collective: a sample sort of the elements that the locales hold in position order, locale
+/// q holding positions [offset_q, offset_q + m_q) in locale order; `cut` (P + 1 starts, the
+/// total last) is where the result will be placed, which the buckets approach. `load()` returns
+/// this locale's m elements (in position order when `stable`). Bucket q of the result holds
+/// the elements that sort between splitters q - 1 and q, where elements compare as (element
+/// under `less`, position): equal elements spread over several buckets instead of piling up
+/// on one locale, and (stable) keep their order. One all-gather of samples, one exchange of
+/// the data (one message per peer), one all-gather of bucket sizes; a failure on any locale
+/// (`load`, `less`, an allocation) is thrown on every locale.
+template <class E, class Less, class Load>
+sorted_buckets<E> sample_sort(Load&& load, index_t offset, const std::vector<index_t>& cut, Less less, bool stable) {
+  const index_t total = cut.back();
+  const int p = num_locales();
+  sorted_buckets<E> out;
+  std::vector<E> v;
+  std::exception_ptr failure;
+  const std::size_t k_max = samples_per_locale(p);
+  std::vector<sort_sample<E>> mine(k_max, sort_sample<E>{E{}, 0, 0.0});
+  try {
+    v = load();
+    local_sort(v, less, stable);
+    const std::size_t m = v.size();
+    const std::size_t k = std::min(k_max, m);
+    for (std::size_t j = 0; j < k; ++j) {
+      const auto at = static_cast<std::size_t>((static_cast<long double>(2 * j + 1) * m) / (2.0L * k));
+      mine[j] = {v[at], offset + static_cast<index_t>(at), static_cast<double>(m) / static_cast<double>(k)};
+    }
+  } catch (...) {
+    failure = std::current_exception();
+    for (auto& s : mine) s.weight = -1;
+  }
+  if (p == 1) {
+    agree(failure);
+    out.sizes = {static_cast<index_t>(v.size())};
+    out.bucket = std::move(v);
+    return out;
+  }
+  const auto all = all_gather_fixed(std::span<const sort_sample<E>>(mine));
+  if (std::any_of(all.begin(), all.end(), [](const sort_sample<E>& s) { return s.weight < 0; })) {
+    agree(failure);  // throws on every locale
+  }
+  const auto before = [&](const E& a, index_t pa, const E& b, index_t pb) {
+    if (less(a, b)) return true;
+    return !less(b, a) && pa < pb;
+  };
+  // Splitters, partition and packing: every locale computes the same splitters; a throwing
+  // comparator or a failed allocation is agreed before the exchange.
+  detail::byte_buffers outgoing = agreed([&] {
+    std::vector<sort_sample<E>> samples;
+    for (const auto& s : all)
+      if (s.weight > 0) samples.push_back(s);
+    auto by_sample = [&](const sort_sample<E>& a, const sort_sample<E>& b) {
+      return before(a.value, a.position, b.value, b.position);
+    };
+    checked_sort(samples, by_sample);
+    double weight = 0;
+    for (const auto& s : samples) weight += s.weight;
+    // Splitter r (1 <= r < P) is the first sample with about cut[r] elements before it (a
+    // sample sits mid-way in the stretch of elements it stands for), so the buckets come out
+    // close to the cut the result is placed in, and exactly on it when every element is a
+    // sample.
+    std::vector<std::size_t> bounds{0};
+    double seen = 0;
+    std::size_t next = 0;
+    for (int r = 1; r < p; ++r) {
+      const double target =
+          total > 0 ? static_cast<double>(cut[static_cast<std::size_t>(r)]) * weight / static_cast<double>(total) : 0;
+      while (next < samples.size() && seen + (samples[next].weight - 1) / 2 < target - 1e-9)
+        seen += samples[next++].weight;
+      std::size_t edge = v.size();
+      if (next < samples.size()) {
+        const sort_sample<E>& s = samples[next];
+        std::size_t lo = bounds.back(), hi = v.size();
+        while (lo < hi) {
+          const std::size_t mid = lo + (hi - lo) / 2;
+          if (before(v[mid], offset + static_cast<index_t>(mid), s.value, s.position)) lo = mid + 1;
+          else hi = mid;
+        }
+        edge = lo;
+      }
+      bounds.push_back(edge);
+    }
+    bounds.push_back(v.size());
+    detail::byte_buffers bytes(static_cast<std::size_t>(p));
+    for (int q = 0; q < p; ++q) {
+      const std::size_t a = bounds[static_cast<std::size_t>(q)], b = bounds[static_cast<std::size_t>(q) + 1];
+      bytes[static_cast<std::size_t>(q)].resize((b - a) * sizeof(E));
+      if (b > a) std::memcpy(bytes[static_cast<std::size_t>(q)].data(), v.data() + a, (b - a) * sizeof(E));
+    }
+    return bytes;
+  });
+  std::vector<E>().swap(v);
+  detail::byte_buffers incoming = detail::exchange(std::move(outgoing));
+  // The received runs, in locale order (which is position order), merged stably.
+  struct size_and_flag {
+    index_t size;
+    int failed;
+  };
+  size_and_flag mine_size{0, 0};
+  try {
+    std::size_t count = 0;
+    for (const auto& b : incoming) count += b.size() / sizeof(E);
+    out.bucket.resize(count);
+    std::vector<std::size_t> bounds{0};
+    std::size_t at = 0;
+    for (auto& b : incoming) {
+      if (!b.empty()) std::memcpy(out.bucket.data() + at, b.data(), b.size());
+      at += b.size() / sizeof(E);
+      bounds.push_back(at);
+      std::vector<std::byte>().swap(b);
+    }
+    merge_runs(out.bucket, std::move(bounds), less);
+    mine_size.size = static_cast<index_t>(count);
+  } catch (...) {
+    failure = std::current_exception();
+    mine_size.failed = 1;
+  }
+  const auto sizes = all_gather(mine_size);
+  if (std::any_of(sizes.begin(), sizes.end(), [](const size_and_flag& s) { return s.failed != 0; })) agree(failure);
+  out.sizes.resize(sizes.size());
+  index_t sum = 0;
+  for (std::size_t q = 0; q < sizes.size(); ++q) sum += out.sizes[q] = sizes[q].size;
+  if (sum != total)
+    throw runtime_error("dmap::sort: the buckets hold " + std::to_string(sum) + " elements, the array " +
+                        std::to_string(total) + "; some locale's comparator disagreed with another's");
+  return out;
+}
+
+/// Where one locale's elements of a 1-D array lie, for the all-gather that tells whether the
+/// array is placed like a contiguous cut (locale q holding positions [first, first + count)
+/// in order, in one compact run of storage).
+struct run_info {
+  index_t first;
+  index_t count;
+  int contiguous;
+};
+
+/// This locale's run_info of `a`, and a pointer to its first element when contiguous.
+template <class T>
+std::pair<run_info, T*> local_run(const array<T, 1>& a) {
+  const auto& owned = a.domain().local_subdomains();
+  if (owned.empty()) return {{0, 0, 1}, nullptr};
+  if (owned.size() != 1) return {{0, 0, 0}, nullptr};
+  const auto& blocks = a.local_blocks();
+  const range& r = owned[0].dim(0);
+  const range& w = a.domain().indices().dim(0);
+  const local_block<T, 1>& b = blocks[0];
+  if (r.stride() != w.stride()) return {{0, 0, 0}, nullptr};
+  const index_t n = r.size();
+  T* first = &b(idx<1>{r.first()});
+  if (n > 1 && (&b(idx<1>{r.index_at(1)}) != first + 1 || &b(idx<1>{r.last()}) != first + (n - 1)))
+    return {{0, 0, 0}, nullptr};
+  return {{w.order_of(r.first()), n, 1}, first};
+}
+
+/// The starts of the cut `infos` describe (one per locale, then the total), or nothing when
+/// they do not describe every position once, in locale order.
+inline std::optional<std::vector<index_t>> cut_of(const std::vector<run_info>& infos, index_t n) {
+  std::vector<index_t> starts{0};
+  for (const auto& i : infos) {
+    if (!i.contiguous || (i.count > 0 && i.first != starts.back())) return std::nullopt;
+    starts.push_back(starts.back() + i.count);
+  }
+  if (starts.back() != n) return std::nullopt;
+  return starts;
+}
+
+/// A 1-D array's elements in position order, in contiguous runs cut across the locales in
+/// locale order: the array's own storage when its map places it so (Block, Irregular Block,
+/// a Stencil's owned chunks, ...), else a copy over a 1-D linear_slabs cut (one redistribution).
+template <class T>
+struct position_ordered {
+  std::optional<domain<1>> dom;
+  std::optional<array<T, 1>> copy;
+  T* data = nullptr;
+  std::vector<index_t> starts;
+
+  /// The number of elements this locale holds.
+  index_t count() const {
+    const auto q = static_cast<std::size_t>(here());
+    return starts[q + 1] - starts[q];
+  }
+  /// The position of this locale's first element.
+  index_t offset() const { return starts[static_cast<std::size_t>(here())]; }
+};
+
+/// Collective: `a` in position order; over the cut `want` when given (a copy unless `a` has
+/// that cut), else over `a`'s own cut when it has one, else Block's.
+template <class T>
+position_ordered<T> in_position_order(const array<T, 1>& a, const std::vector<index_t>* want = nullptr) {
+  position_ordered<T> out;
+  const index_t n = a.domain().size();
+  const auto [info, first] = local_run(a);
+  const auto own = cut_of(all_gather(info), n);
+  if (own && (!want || *own == *want)) {
+    out.data = first;
+    out.starts = *own;
+    return out;
+  }
+  const linear_slabs<1> cut = want ? linear_slabs<1>(*want) : linear_slabs<1>::block(n);
+  out.starts = cut.starts();
+  out.dom.emplace(cut, rect<1>{range(0, n)});
+  out.copy.emplace(*out.dom);
+  *out.copy = a;
+  out.data = out.copy->local_data();
+  return out;
+}
+
+/// Collective: writes the sorted buckets (bucket q on locale q, `sizes` in locale order) at
+/// their positions into `to` (position-ordered storage, cut by to.starts): the part of a
+/// bucket that lies in another locale's run travels in one `exchange` (one message per peer
+/// whose run the bucket meets), the rest is copied locally; then, when `to` is a copy, `a`
+/// is assigned from it. Nothing is written before the exchange has succeeded everywhere.
+template <class T>
+void place_buckets(array<T, 1>& a, position_ordered<T>& to, const std::vector<T>& bucket,
+                   const std::vector<index_t>& sizes) {
+  const int p = num_locales();
+  const auto me = static_cast<std::size_t>(here());
+  std::vector<index_t> bucket_starts{0};
+  for (index_t s : sizes) bucket_starts.push_back(bucket_starts.back() + s);
+  const index_t mine = bucket_starts[me];
+  const auto& cut = to.starts;
+  detail::byte_buffers outgoing = agreed([&] {
+    detail::byte_buffers bytes(static_cast<std::size_t>(p));
+    for (std::size_t q = 0; q < bytes.size(); ++q) {
+      if (q == me) continue;
+      const index_t a0 = std::max(mine, cut[q]), a1 = std::min(mine + static_cast<index_t>(bucket.size()), cut[q + 1]);
+      if (a1 <= a0) continue;
+      bytes[q].resize(static_cast<std::size_t>(a1 - a0) * sizeof(T));
+      std::memcpy(bytes[q].data(), bucket.data() + (a0 - mine), bytes[q].size());
+    }
+    return bytes;
+  });
+  const detail::byte_buffers incoming = detail::exchange(std::move(outgoing));
+  const index_t a0 = std::max(mine, cut[me]), a1 = std::min(mine + static_cast<index_t>(bucket.size()), cut[me + 1]);
+  if (a1 > a0) std::memmove(to.data + (a0 - cut[me]), bucket.data() + (a0 - mine), static_cast<std::size_t>(a1 - a0) * sizeof(T));
+  for (std::size_t q = 0; q < incoming.size(); ++q) {
+    if (q == me || incoming[q].empty()) continue;
+    const index_t first = std::max(bucket_starts[q], cut[me]);
+    std::memcpy(to.data + (first - cut[me]), incoming[q].data(), incoming[q].size());
+  }
+  if (to.copy) a = *to.copy;
+}
+
+/// Throws argument_error on every locale when `a` was moved from on some locale.
+template <class T>
+void check_sortable(const array<T, 1>& a, const char* who, const char* name) {
+  agreed([&] {
+    if (!state_of(a.domain()))
+      throw argument_error(std::string(who) + ": " + name +
+                           " was moved from; it has no domain or elements (only assigning to it or destroying it is "
+                           "allowed)");
+  });
+}
+
+template <class T, class Comp>
+void sort_array(array<T, 1>& a, const Comp& comp, bool stable, const char* who) {
+  const detail::collective_scope scope;
+  check_sortable(a, who, "the array");
+  auto src = in_position_order(a);
+  auto sorted = sample_sort<T>(
+      [&] { return std::vector<T>(src.data, src.data + src.count()); }, src.offset(), src.starts,
+      effective_order<T>(comp), stable);
+  place_buckets(a, src, sorted.bucket, sorted.sizes);
+}
+
+/// A key and its value, sorted together.
+template <class K, class V>
+struct key_value {
+  K key;
+  V value;
+};
+
+template <class K, class V, class Comp>
+void sort_by_key(array<K, 1>& keys, array<V, 1>& values, const Comp& comp, bool stable, const char* who) {
+  const detail::collective_scope scope;
+  check_sortable(keys, who, "keys");
+  check_sortable(values, who, "values");
+  const index_t n = keys.domain().size();
+  if (values.domain().size() != n)
+    throw shape_error(std::string(who) + ": keys has " + std::to_string(n) + " elements and values " +
+                      std::to_string(values.domain().size()) +
+                      "; values must hold one element per key (the same shape)");
+  auto ks = in_position_order(keys);
+  auto vs = in_position_order(values, &ks.starts);
+  using kv = key_value<K, V>;
+  const auto order = effective_order<K>(comp);
+  const auto key_order = [order](const kv& a, const kv& b) { return order(a.key, b.key); };
+  // A trusted order of the keys is one of the pairs too.
+  const auto by_key = [&] {
+    if constexpr (is_trusted<std::remove_const_t<decltype(order)>>::value) return trusted_order<decltype(key_order)>{key_order};
+    else return key_order;
+  }();
+  auto sorted = sample_sort<kv>(
+      [&] {
+        std::vector<kv> v(static_cast<std::size_t>(ks.count()));
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = {ks.data[i], vs.data[i]};
+        return v;
+      },
+      ks.offset(), ks.starts, by_key, stable);
+  std::vector<K> k_bucket;
+  std::vector<V> v_bucket;
+  agreed([&] {
+    k_bucket.resize(sorted.bucket.size());
+    v_bucket.resize(sorted.bucket.size());
+  });
+  for (std::size_t i = 0; i < sorted.bucket.size(); ++i) {
+    k_bucket[i] = sorted.bucket[i].key;
+    v_bucket[i] = sorted.bucket[i].value;
+  }
+  std::vector<kv>().swap(sorted.bucket);
+  place_buckets(keys, ks, k_bucket, sorted.sizes);
+  place_buckets(values, vs, v_bucket, sorted.sizes);
+}
+
+/// One locale's summary for is_sorted and count_unique: its first and last element, whether
+/// its own run is sorted, how many runs of equal elements it holds.
+template <class T>
+struct run_summary {
+  T first;
+  T last;
+  index_t count;
+  index_t runs;
+  int sorted;
+  int failed;
+};
+
+/// This locale's summary of the sorted-or-not elements [data, data + count).
+template <class T, class Less>
+run_summary<T> summarise(const T* data, index_t count, Less& less) {
+  run_summary<T> s{T{}, T{}, count, 0, 1, 0};
+  if (count == 0) return s;
+  s.first = data[0];
+  s.last = data[count - 1];
+  const std::size_t threads = static_cast<std::size_t>(num_threads());
+  const std::size_t pieces = static_cast<std::size_t>(count) < sort_grain ? 1 : threads;
+  std::vector<index_t> runs(pieces, 0);
+  std::vector<int> sorted(pieces, 1);
+  run_tasks(pieces, [&](std::size_t t) {
+    const index_t a = count * static_cast<index_t>(t) / static_cast<index_t>(pieces);
+    const index_t b = count * static_cast<index_t>(t + 1) / static_cast<index_t>(pieces);
+    index_t r = 0;
+    bool ok = true;
+    for (index_t i = std::max<index_t>(a, 1); i < b; ++i) {
+      if (less(data[i], data[i - 1])) ok = false;
+      else if (less(data[i - 1], data[i])) ++r;
+    }
+    runs[t] = r + (a == 0 ? 1 : 0);
+    sorted[t] = ok;
+  });
+  for (std::size_t t = 0; t < pieces; ++t) {
+    s.runs += runs[t];
+    s.sorted &= sorted[t];
+  }
+  return s;
+}
+
+/// Collective: every locale's summary; throws on every locale when one failed.
+template <class T, class Less>
+std::vector<run_summary<T>> summaries(const T* data, index_t count, Less& less) {
+  run_summary<T> mine{T{}, T{}, count, 0, 1, 0};
+  std::exception_ptr failure;
+  try {
+    mine = summarise(data, count, less);
+  } catch (...) {
+    failure = std::current_exception();
+    mine.failed = 1;
+  }
+  const auto all = all_gather(mine);
+  if (std::any_of(all.begin(), all.end(), [](const run_summary<T>& s) { return s.failed != 0; })) agree(failure);
+  return all;
+}
+
+/// Collective: from every locale's summary of consecutive stretches of a sequence (the same
+/// on every locale): (sorted, runs of equal elements, counting a run that crosses locales
+/// once). Locale 0 compares the boundaries and its verdict rides on the failure agreement, so
+/// every locale returns the same answer even when `less` answers differently on different
+/// locales; a throw from `less` is thrown on every locale.
+template <class T, class Less>
+std::pair<bool, index_t> combine(const std::vector<run_summary<T>>& all, Less& less) {
+  std::exception_ptr failure;
+  std::uint64_t verdict = 0;  // runs << 1 | sorted, on locale 0 (0 elsewhere: or-ed)
+  if (here() == 0) {
+    try {
+      bool sorted = true;
+      index_t runs = 0;
+      const run_summary<T>* previous = nullptr;
+      for (const auto& s : all) {
+        if (s.count == 0) continue;
+        sorted = sorted && s.sorted;
+        runs += s.runs;
+        if (previous) {
+          if (less(s.first, previous->last)) sorted = false;
+          else if (!less(previous->last, s.first)) --runs;  // the run goes on across the boundary
+        }
+        previous = &s;
+      }
+      verdict = static_cast<std::uint64_t>(runs) << 1 | (sorted ? 1u : 0u);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  verdict = agree(failure, {}, verdict);
+  return {(verdict & 1) != 0, static_cast<index_t>(verdict >> 1)};
+}
+
+/// Collective: a Block-cut copy of the 1-D view `v` (which views may be sorted through).
+template <class T, std::size_t M>
+array<std::remove_const_t<T>, 1> copy_of_view(const array_view<T, 1, M>& v) {
+  const domain<1> d(linear_slabs<1>::block(v.size()), rect<1>{range(0, v.size())});
+  array<std::remove_const_t<T>, 1> copy(d);
+  copy = v;
+  return copy;
+}
+
+}  // namespace dmap::detail

@@ -1,0 +1,101 @@
+// Byte-level plumbing of the library's collectives: buffers of bytes per locale, values to
+// and from bytes, a broadcast of raw bytes and the all-to-all exchange of byte buffers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../collectives.hpp"
+#include "collective_calls.hpp"
+#include "messages.hpp"
+
+namespace dmap::detail {
+
+/// Copies `bytes` bytes at `data` from locale `root` to every locale (counted as payload:
+/// the root sends one message per other locale, each other locale receives one). `root`
+/// must be in [0, num_locales()) (argument_error otherwise).
+inline void broadcast_bytes(void* data, std::size_t bytes, int root) {
+  auto& e = env();
+  check_root(root, "dmap::detail::broadcast_bytes");
+  count_collective();
+  if (bytes > static_cast<std::size_t>(INT32_MAX))
+    throw unsupported_error("dmap::detail::broadcast_bytes: " + std::to_string(bytes) + " bytes exceed 2^31-1");
+  check_mpi(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, root, e.comm()), "MPI_Bcast");
+  if (e.rank() == root) {
+    e.counters().messages_sent += static_cast<std::uint64_t>(e.size() - 1);
+    e.counters().bytes_sent += static_cast<std::uint64_t>(e.size() - 1) * bytes;
+  } else {
+    ++e.counters().messages_received;
+    e.counters().bytes_received += bytes;
+  }
+}
+
+/// One byte buffer per locale, indexed by locale: what a locale sends to / received from each.
+using byte_buffers = std::vector<std::vector<std::byte>>;
+
+/// The bytes of `values`, to put in a byte_buffers entry.
+template <transferable T>
+std::vector<std::byte> to_bytes(const std::vector<T>& values) {
+  std::vector<std::byte> out(values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(out.data(), values.data(), out.size());
+  return out;
+}
+/// The values of type T that to_bytes wrote into `bytes`.
+template <transferable T>
+std::vector<T> from_bytes(const std::vector<std::byte>& bytes) {
+  std::vector<T> out(bytes.size() / sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+  return out;
+}
+
+/// Sends `outgoing[p]` to every locale p and returns what each locale sent here. Only
+/// non-empty buffers travel: one message per peer and direction; the buffer to oneself is
+/// moved without communication.
+inline byte_buffers exchange(byte_buffers outgoing) {
+  auto& e = env();
+  const int p = e.size();
+  const int me = e.rank();
+  if (static_cast<int>(outgoing.size()) != p)
+    throw argument_error("dmap::detail::exchange: outgoing has " + std::to_string(outgoing.size()) +
+                         " buffers, must have one per locale (" + std::to_string(p) + ")");
+  std::vector<std::uint64_t> send_sizes(p), recv_sizes(p);
+  for (int q = 0; q < p; ++q) send_sizes[q] = outgoing[q].size();
+  count_collective();
+  check_mpi(MPI_Alltoall(send_sizes.data(), 1, MPI_UINT64_T, recv_sizes.data(), 1,
+                                 MPI_UINT64_T, e.comm()),
+                    "MPI_Alltoall");
+  // The receive buffers are allocated before any message moves, and one collective tells
+  // every locale whether some locale could not allocate (reported as 2^64-1 minus its id, so
+  // the lowest failing locale is named). Messages over message_piece_bytes travel in pieces.
+  constexpr std::uint64_t failed_mark = UINT64_MAX;
+  byte_buffers incoming;
+  std::exception_ptr failure;
+  try {
+    incoming.resize(static_cast<std::size_t>(p));
+    for (int q = 0; q < p; ++q)
+      if (q != me) incoming[q].resize(recv_sizes[q]);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  const std::uint64_t worst = all_reduce_max(failure ? failed_mark - static_cast<std::uint64_t>(me) : 0);
+  if (worst > failed_mark - static_cast<std::uint64_t>(p)) {
+    if (failure) std::rethrow_exception(failure);
+    throw runtime_error("dmap::detail::exchange: locale " + std::to_string(failed_mark - worst) +
+                        " could not allocate its receive buffers");
+  }
+  message_batch batch(0x646d);
+  for (int q = 0; q < p; ++q)
+    if (q != me) batch.receive(q, incoming[q].data(), recv_sizes[q]);
+  for (int q = 0; q < p; ++q)
+    if (q != me) batch.send(q, outgoing[q].data(), send_sizes[q]);
+  batch.wait();
+  incoming[me] = std::move(outgoing[me]);
+  return incoming;
+}
+
+}  // namespace dmap::detail

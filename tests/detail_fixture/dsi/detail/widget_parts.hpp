@@ -1,0 +1,5 @@
+#pragma once
+
+namespace dmap::detail {
+struct widget_gear {};
+}  // namespace dmap::detail

@@ -1,0 +1,13 @@
+#pragma once
+
+#include "detail/widget_parts.hpp"
+
+namespace dmap {
+
+struct widget {};
+
+namespace detail {
+struct widget_part {};
+}  // namespace detail
+
+}  // namespace dmap

@@ -20,10 +20,12 @@
 #include <vector>
 
 #include "../dsi/concepts.hpp"
+#include "../dsi/detail/domain_model.hpp"
 #include "../dsi/rect.hpp"
 #include "../dsi/layout.hpp"
 #include "../layouts/dense_order_layout.hpp"
 #include "../runtime/grid.hpp"
+#include "../runtime/precompiled.hpp"
 
 namespace dmap {
 
@@ -49,21 +51,7 @@ class block {
   /// the nearest edge locale, so domains over this map share one cut (Chapel's
   /// `boundingBox`).
   explicit block(const rect<N>& bounding_box, const target_grid<N>& grid = {},
-                 storage_order order = storage_order::row_major, const row_padding& padding = row_padding::none())
-      : grid_(grid), box_(bounding_box), order_(order), padding_(padding) {
-    for (std::size_t d = 0; d < N; ++d) {
-      if (bounding_box.dim(d).stride() != 1)
-        throw argument_error("dmap::block: bounding_box dimension " + std::to_string(d) +
-                             " has stride " + std::to_string(bounding_box.dim(d).stride()) +
-                             "; a bounding box must have stride 1");
-      if (bounding_box.dim(d).empty()) {
-        std::ostringstream s;
-        s << "dmap::block: bounding_box dimension " << d << " is empty (" << bounding_box.dim(d)
-          << "); a bounding box must hold at least one index per dimension";
-        throw argument_error(s.str());
-      }
-    }
-  }
+                 storage_order order = storage_order::row_major, const row_padding& padding = row_padding::none());
 
   /// The target grid.
   const target_grid<N>& targets() const noexcept { return grid_; }
@@ -76,14 +64,7 @@ class block {
   /// The local layout of each locale's chunk: whole, in order(), rows padded as the policy says.
   dense_order_layout<N> layout() const { return dense_order_layout<N>(order_, padding_); }
   /// "block(grid 2x2)", with ", row padding automatic" (or "<k> elements") when padded.
-  std::string name() const {
-    std::ostringstream s;
-    s << "block(grid " << grid_;
-    if (box_) s << ", bounding box " << *box_;
-    if (padding_ != row_padding::none()) s << ", row padding " << padding_;
-    s << ")";
-    return s.str();
-  }
+  std::string name() const;
   /// A global domain descriptor over `indices`.
   block_domain<N> new_domain(const rect<N>& indices) const { return block_domain<N>(*this, indices); }
 
@@ -123,6 +104,34 @@ class block {
   row_padding padding_ = row_padding::none();
 };
 
+template <std::size_t N>
+block<N>::block(const rect<N>& bounding_box, const target_grid<N>& grid, storage_order order,
+                const row_padding& padding)
+    : grid_(grid), box_(bounding_box), order_(order), padding_(padding) {
+  for (std::size_t d = 0; d < N; ++d) {
+    if (bounding_box.dim(d).stride() != 1)
+      throw argument_error("dmap::block: bounding_box dimension " + std::to_string(d) +
+                           " has stride " + std::to_string(bounding_box.dim(d).stride()) +
+                           "; a bounding box must have stride 1");
+    if (bounding_box.dim(d).empty()) {
+      std::ostringstream s;
+      s << "dmap::block: bounding_box dimension " << d << " is empty (" << bounding_box.dim(d)
+        << "); a bounding box must hold at least one index per dimension";
+      throw argument_error(s.str());
+    }
+  }
+}
+
+template <std::size_t N>
+std::string block<N>::name() const {
+  std::ostringstream s;
+  s << "block(grid " << grid_;
+  if (box_) s << ", bounding box " << *box_;
+  if (padding_ != row_padding::none()) s << ", row padding " << padding_;
+  s << ")";
+  return s.str();
+}
+
 /// This locale's part of a Block domain: at most one rect, stored densely.
 template <std::size_t N>
 class block_local_domain {
@@ -132,13 +141,9 @@ class block_local_domain {
   block_local_domain(const rect<N>& mine, const dense_layout<N>& layout) : mine_(mine), layout_(layout) {}
 
   /// The owned rect (none when this locale owns nothing).
-  std::vector<rect<N>> subdomains() const {
-    return mine_.empty() ? std::vector<rect<N>>{} : std::vector<rect<N>>{mine_};
-  }
+  std::vector<rect<N>> subdomains() const;
   /// Its storage layout.
-  std::vector<dense_layout<N>> layouts() const {
-    return mine_.empty() ? std::vector<dense_layout<N>>{} : std::vector<dense_layout<N>>{layout_};
-  }
+  std::vector<dense_layout<N>> layouts() const;
   /// The number of owned indices.
   index_t size() const noexcept { return mine_.size(); }
   /// True when this locale owns `i`.
@@ -149,16 +154,23 @@ class block_local_domain {
   dense_layout<N> layout_{};
 };
 
+template <std::size_t N>
+std::vector<rect<N>> block_local_domain<N>::subdomains() const {
+  return mine_.empty() ? std::vector<rect<N>>{} : std::vector<rect<N>>{mine_};
+}
+
+template <std::size_t N>
+std::vector<dense_layout<N>> block_local_domain<N>::layouts() const {
+  return mine_.empty() ? std::vector<dense_layout<N>>{} : std::vector<dense_layout<N>>{layout_};
+}
+
 /// The global descriptor of a domain distributed by Block.
 template <std::size_t N>
 class block_domain {
  public:
   /// The descriptor of the indices `indices` distributed by `dist`.
   /// Throws argument_error when the distribution's grid does not hold the program's locales.
-  block_domain(const block<N>& dist, const rect<N>& indices) : dist_(dist) {
-    detail::check_grid_matches_locales(dist.targets(), "dmap::block");
-    set_indices(indices);
-  }
+  block_domain(const block<N>& dist, const rect<N>& indices);
 
   /// The distribution.
   const block<N>& distribution() const noexcept { return dist_; }
@@ -167,24 +179,7 @@ class block_domain {
   /// The whole index set.
   const rect<N>& indices() const noexcept { return whole_; }
   /// Replaces the index set and recomputes this locale's part.
-  void set_indices(const rect<N>& indices) {
-    const rect<N> previous_whole = whole_;
-    const auto previous_bounds = bounds_;
-    whole_ = indices;
-    for (std::size_t d = 0; d < N; ++d) {
-      const range& r = dist_.bounding_box() ? dist_.bounding_box()->dim(d) : indices.dim(d).normalized();
-      bounds_[d] = {r.lo(), std::max(r.lo(), r.hi())};
-    }
-    try {  // a fixed row padding may make the layout too large: the domain stays as it was
-      const int me = here_or_zero();
-      local_ = targets().holds(me) ? block_local_domain<N>(chunk_of(me), layout_of(chunk_of(me)))
-                                   : block_local_domain<N>{};
-    } catch (...) {
-      whole_ = previous_whole;
-      bounds_ = previous_bounds;
-      throw;
-    }
-  }
+  void set_indices(const rect<N>& indices);
 
   /// The locale owning index `i` (indices outside the bounds go to the nearest edge locale).
   int locale_of(const idx<N>& i) const noexcept {
@@ -194,33 +189,12 @@ class block_domain {
     return targets().locale_at(c);
   }
   /// The rects locale `locale` owns (none or one; none outside the target grid).
-  std::vector<rect<N>> local_subdomains(int locale) const {
-    if (!targets().holds(locale)) return {};
-    const rect<N> mine = chunk_of(locale);
-    return mine.empty() ? std::vector<rect<N>>{} : std::vector<rect<N>>{mine};
-  }
+  std::vector<rect<N>> local_subdomains(int locale) const;
   /// The locales whose chunks may meet `r`: per dimension, the owners of r's bounds and
   /// every coordinate between them.
-  std::vector<int> locales_meeting(const rect<N>& r) const {
-    std::array<std::vector<int>, N> coords;
-    for (std::size_t d = 0; d < N; ++d) {
-      const range within = whole_.dim(d).intersect(r.dim(d));
-      if (within.empty()) return {};
-      const index_t lo = within.lo(), hi = std::max(within.lo(), within.hi() - 1);
-      const int p = targets().extent(d);
-      for (int k = block<N>::owner(bounds_[d].first, bounds_[d].second, p, lo);
-           k <= block<N>::owner(bounds_[d].first, bounds_[d].second, p, hi); ++k)
-        coords[d].push_back(k);
-    }
-    return detail::locales_of_product(targets(), coords);
-  }
+  std::vector<int> locales_meeting(const rect<N>& r) const;
   /// How locale `locale` stores its rect.
-  std::vector<dense_layout<N>> local_layouts(int locale) const {
-    if (!targets().holds(locale)) return {};
-    const rect<N> mine = chunk_of(locale);
-    if (mine.empty()) return {};
-    return {layout_of(mine)};
-  }
+  std::vector<dense_layout<N>> local_layouts(int locale) const;
   /// This locale's local domain descriptor.
   const block_local_domain<N>& local() const noexcept { return local_; }
   /// Every dimension is a block cut (the DSI's optional `dimension_kinds()`).
@@ -230,19 +204,10 @@ class block_domain {
     return out;
   }
   /// The indices of dimension d owned by the locales at grid coordinate k along d.
-  range chunk_range(std::size_t d, int k) const {
-    return block<N>::chunk_indices(whole_.dim(d), bounds_[d].first, bounds_[d].second, targets().extent(d), k);
-  }
+  range chunk_range(std::size_t d, int k) const;
 
  private:
-  rect<N> chunk_of(int locale) const {
-    const auto c = targets().coords_of(locale);
-    rect<N> mine = whole_;
-    for (std::size_t d = 0; d < N; ++d)
-      mine.set_dim(d, block<N>::chunk_indices(whole_.dim(d), bounds_[d].first, bounds_[d].second,
-                                              targets().extent(d), c[d]));
-    return mine;
-  }
+  rect<N> chunk_of(int locale) const;
   dense_layout<N> layout_of(const rect<N>& mine) const {
     return dist_.layout().of(mine);
   }
@@ -253,5 +218,84 @@ class block_domain {
   std::array<std::pair<index_t, index_t>, N> bounds_{};
   block_local_domain<N> local_{};
 };
+
+template <std::size_t N>
+block_domain<N>::block_domain(const block<N>& dist, const rect<N>& indices) : dist_(dist) {
+  detail::check_grid_matches_locales(dist.targets(), "dmap::block");
+  set_indices(indices);
+}
+
+template <std::size_t N>
+void block_domain<N>::set_indices(const rect<N>& indices) {
+  const rect<N> previous_whole = whole_;
+  const auto previous_bounds = bounds_;
+  whole_ = indices;
+  for (std::size_t d = 0; d < N; ++d) {
+    const range& r = dist_.bounding_box() ? dist_.bounding_box()->dim(d) : indices.dim(d).normalized();
+    bounds_[d] = {r.lo(), std::max(r.lo(), r.hi())};
+  }
+  try {  // a fixed row padding may make the layout too large: the domain stays as it was
+    const int me = here_or_zero();
+    local_ = targets().holds(me) ? block_local_domain<N>(chunk_of(me), layout_of(chunk_of(me)))
+                                 : block_local_domain<N>{};
+  } catch (...) {
+    whole_ = previous_whole;
+    bounds_ = previous_bounds;
+    throw;
+  }
+}
+
+template <std::size_t N>
+std::vector<rect<N>> block_domain<N>::local_subdomains(int locale) const {
+  if (!targets().holds(locale)) return {};
+  const rect<N> mine = chunk_of(locale);
+  return mine.empty() ? std::vector<rect<N>>{} : std::vector<rect<N>>{mine};
+}
+
+template <std::size_t N>
+std::vector<int> block_domain<N>::locales_meeting(const rect<N>& r) const {
+  std::array<std::vector<int>, N> coords;
+  for (std::size_t d = 0; d < N; ++d) {
+    const range within = whole_.dim(d).intersect(r.dim(d));
+    if (within.empty()) return {};
+    const index_t lo = within.lo(), hi = std::max(within.lo(), within.hi() - 1);
+    const int p = targets().extent(d);
+    for (int k = block<N>::owner(bounds_[d].first, bounds_[d].second, p, lo);
+         k <= block<N>::owner(bounds_[d].first, bounds_[d].second, p, hi); ++k)
+      coords[d].push_back(k);
+  }
+  return detail::locales_of_product(targets(), coords);
+}
+
+template <std::size_t N>
+std::vector<dense_layout<N>> block_domain<N>::local_layouts(int locale) const {
+  if (!targets().holds(locale)) return {};
+  const rect<N> mine = chunk_of(locale);
+  if (mine.empty()) return {};
+  return {layout_of(mine)};
+}
+
+template <std::size_t N>
+range block_domain<N>::chunk_range(std::size_t d, int k) const {
+  return block<N>::chunk_indices(whole_.dim(d), bounds_[d].first, bounds_[d].second, targets().extent(d), k);
+}
+
+template <std::size_t N>
+rect<N> block_domain<N>::chunk_of(int locale) const {
+  const auto c = targets().coords_of(locale);
+  rect<N> mine = whole_;
+  for (std::size_t d = 0; d < N; ++d)
+    mine.set_dim(d, block<N>::chunk_indices(whole_.dim(d), bounds_[d].first, bounds_[d].second,
+                                            targets().extent(d), c[d]));
+  return mine;
+}
+
+/// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
+#define DMAP_BLOCK_INSTANCES(N, how)                                                           \
+  how class block<N>;                                                                          \
+  how class block_local_domain<N>;                                                             \
+  how class block_domain<N>;                                                                   \
+  how class detail::domain_model<N, block<N>, block_domain<N>>;
+DMAP_DECLARE_PRECOMPILED(DMAP_BLOCK_INSTANCES)
 
 }  // namespace dmap

@@ -7,6 +7,7 @@
 #include <array>
 #include <optional>
 
+#include "../runtime/precompiled.hpp"
 #include "dimensional.hpp"
 
 namespace dmap {
@@ -25,12 +26,21 @@ class block_cyclic : public dimensional<N> {
       : dimensional<N>(specs(block_size, start), grid, order) {}
 
  private:
-  static std::array<dim_spec, N> specs(const idx<N>& block_size, const std::optional<idx<N>>& start) {
-    std::array<dim_spec, N> s;
-    for (std::size_t d = 0; d < N; ++d)
-      s[d] = block_cyclic_dim{block_size[d], start ? std::optional<index_t>((*start)[d]) : std::nullopt};
-    return s;
-  }
+  static std::array<dim_spec, N> specs(const idx<N>& block_size, const std::optional<idx<N>>& start);
 };
+
+template <std::size_t N>
+std::array<dim_spec, N> block_cyclic<N>::specs(const idx<N>& block_size, const std::optional<idx<N>>& start) {
+  std::array<dim_spec, N> s;
+  for (std::size_t d = 0; d < N; ++d)
+    s[d] = block_cyclic_dim{block_size[d], start ? std::optional<index_t>((*start)[d]) : std::nullopt};
+  return s;
+}
+
+/// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
+#define DMAP_BLOCK_CYCLIC_INSTANCES(N, how)                                                   \
+  how class block_cyclic<N>;                                                                  \
+  how class detail::domain_model<N, block_cyclic<N>, dimensional_domain<N>>;
+DMAP_DECLARE_PRECOMPILED(DMAP_BLOCK_CYCLIC_INSTANCES)
 
 }  // namespace dmap

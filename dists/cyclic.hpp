@@ -6,6 +6,7 @@
 #include <array>
 #include <optional>
 
+#include "../runtime/precompiled.hpp"
 #include "dimensional.hpp"
 
 namespace dmap {
@@ -22,12 +23,21 @@ class cyclic : public dimensional<N> {
       : dimensional<N>(specs(start), grid, order) {}
 
  private:
-  static std::array<dim_spec, N> specs(const std::optional<idx<N>>& start) {
-    std::array<dim_spec, N> s;
-    for (std::size_t d = 0; d < N; ++d)
-      s[d] = cyclic_dim{start ? std::optional<index_t>((*start)[d]) : std::nullopt};
-    return s;
-  }
+  static std::array<dim_spec, N> specs(const std::optional<idx<N>>& start);
 };
+
+template <std::size_t N>
+std::array<dim_spec, N> cyclic<N>::specs(const std::optional<idx<N>>& start) {
+  std::array<dim_spec, N> s;
+  for (std::size_t d = 0; d < N; ++d)
+    s[d] = cyclic_dim{start ? std::optional<index_t>((*start)[d]) : std::nullopt};
+  return s;
+}
+
+/// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
+#define DMAP_CYCLIC_INSTANCES(N, how)                                                         \
+  how class cyclic<N>;                                                                        \
+  how class detail::domain_model<N, cyclic<N>, dimensional_domain<N>>;
+DMAP_DECLARE_PRECOMPILED(DMAP_CYCLIC_INSTANCES)
 
 }  // namespace dmap

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../../runtime/grid.hpp"
+#include "../../runtime/precompiled.hpp"
 #include "../concepts.hpp"
 #include "../layout.hpp"
 #include "../rect.hpp"
@@ -70,88 +71,156 @@ template <std::size_t N, class Dist, class Desc>
 class domain_model final : public domain_model_base<N> {
  public:
   domain_model(const Dist& dist, Desc desc) : dist_(dist), desc_(std::move(desc)) {}
-  rect<N> indices() const override { return desc_.indices(); }
-  void set_indices(const rect<N>& r) override { desc_.set_indices(r); }
-  int locale_of(const idx<N>& i) const override { return desc_.locale_of(i); }
-  std::vector<rect<N>> local_subdomains(int locale) const override { return desc_.local_subdomains(locale); }
-  std::vector<dense_layout<N>> local_layouts(int locale) const override { return desc_.local_layouts(locale); }
-  std::string name() const override { return dist_.name(); }
-  bool same_map(const domain_model_base<N>& other) const override {
-    const auto* o = dynamic_cast<const domain_model*>(&other);
-    return o != nullptr && o->dist_ == dist_;
-  }
-  std::unique_ptr<domain_model_base<N>> with_indices(const rect<N>& r) const override {
-    return std::make_unique<domain_model>(dist_, dist_.new_domain(r));
-  }
-  std::unique_ptr<domain_model_base<N>> clone() const override {
-    if constexpr (std::is_copy_constructible_v<Dist> && std::is_copy_constructible_v<Desc>)
-      return std::make_unique<domain_model>(*this);
-    else
-      return nullptr;
-  }
-  std::vector<int> copy_layers() const override {
-    if constexpr (requires(const Desc& d) { d.copy_layers(); }) return desc_.copy_layers();
-    else return {};
-  }
-  std::optional<std::array<bool, N>> periodic() const override {
-    if constexpr (requires(const Desc& d) { d.periodic(); }) return desc_.periodic();
-    else return std::nullopt;
-  }
-  const void* find_descriptor(const std::type_info& type) const noexcept override {
-    return type == typeid(Desc) ? &desc_ : nullptr;
-  }
-  bool builds_collectively() const noexcept override { return requires(Desc& d) { d.build(); }; }
-  void build() override {
-    if constexpr (requires(Desc& d) { d.build(); }) desc_.build();
-  }
-  std::shared_ptr<const directory<N>> find_directory() const override {
-    if constexpr (requires(const Desc& d) { d.directory(); }) return desc_.directory();
-    else return nullptr;
-  }
-  std::vector<int> locales_meeting(const rect<N>& r) const override {
-    if constexpr (requires(const Desc& d) {
-                    { d.locales_meeting(r) } -> std::convertible_to<std::vector<int>>;
-                  })
-      return desc_.locales_meeting(r);
-    else {
-      std::vector<int> all(static_cast<std::size_t>(num_locales()));
-      for (std::size_t q = 0; q < all.size(); ++q) all[q] = static_cast<int>(q);
-      return all;
-    }
-  }
-  std::vector<rect<N>> subdomains_meeting(int locale, const rect<N>& r) const override {
-    if constexpr (requires(const Desc& d) {
-                    { d.local_subdomains(locale, r) } -> std::convertible_to<std::vector<rect<N>>>;
-                  })
-      return desc_.local_subdomains(locale, r);
-    else
-      return desc_.local_subdomains(locale);
-  }
-  std::optional<std::array<index_t, N>> ghost_reach() const override {
-    if constexpr (requires(const Desc& d) {
-                    { d.ghost_reach() } -> std::convertible_to<std::array<index_t, N>>;
-                  })
-      return desc_.ghost_reach();
-    else
-      return std::nullopt;
-  }
-  std::optional<std::array<dimension_kind, N>> dimension_kinds() const override {
-    if constexpr (requires(const Desc& d) {
-                    { d.dimension_kinds() } -> std::convertible_to<std::array<dimension_kind, N>>;
-                  })
-      return desc_.dimension_kinds();
-    else
-      return std::nullopt;
-  }
-  std::optional<target_grid<N>> grid() const override {
-    if constexpr (std::is_convertible_v<decltype(desc_.targets()), target_grid<N>>) return desc_.targets();
-    else return std::nullopt;
-  }
+  rect<N> indices() const override;
+  void set_indices(const rect<N>& r) override;
+  int locale_of(const idx<N>& i) const override;
+  std::vector<rect<N>> local_subdomains(int locale) const override;
+  std::vector<dense_layout<N>> local_layouts(int locale) const override;
+  std::string name() const override;
+  bool same_map(const domain_model_base<N>& other) const override;
+  std::unique_ptr<domain_model_base<N>> with_indices(const rect<N>& r) const override;
+  std::unique_ptr<domain_model_base<N>> clone() const override;
+  std::vector<int> copy_layers() const override;
+  std::optional<std::array<bool, N>> periodic() const override;
+  const void* find_descriptor(const std::type_info& type) const noexcept override;
+  bool builds_collectively() const noexcept override;
+  void build() override;
+  std::shared_ptr<const directory<N>> find_directory() const override;
+  std::vector<int> locales_meeting(const rect<N>& r) const override;
+  std::vector<rect<N>> subdomains_meeting(int locale, const rect<N>& r) const override;
+  std::optional<std::array<index_t, N>> ghost_reach() const override;
+  std::optional<std::array<dimension_kind, N>> dimension_kinds() const override;
+  std::optional<target_grid<N>> grid() const override;
 
  private:
   Dist dist_;
   Desc desc_;
 };
+
+template <std::size_t N, class Dist, class Desc>
+rect<N> domain_model<N, Dist, Desc>::indices() const {
+  return desc_.indices();
+}
+
+template <std::size_t N, class Dist, class Desc>
+void domain_model<N, Dist, Desc>::set_indices(const rect<N>& r) { desc_.set_indices(r); }
+
+template <std::size_t N, class Dist, class Desc>
+int domain_model<N, Dist, Desc>::locale_of(const idx<N>& i) const { return desc_.locale_of(i); }
+
+template <std::size_t N, class Dist, class Desc>
+std::vector<rect<N>> domain_model<N, Dist, Desc>::local_subdomains(int locale) const {
+  return desc_.local_subdomains(locale);
+}
+
+template <std::size_t N, class Dist, class Desc>
+std::vector<dense_layout<N>> domain_model<N, Dist, Desc>::local_layouts(int locale) const {
+  return desc_.local_layouts(locale);
+}
+
+template <std::size_t N, class Dist, class Desc>
+std::string domain_model<N, Dist, Desc>::name() const { return dist_.name(); }
+
+template <std::size_t N, class Dist, class Desc>
+bool domain_model<N, Dist, Desc>::same_map(const domain_model_base<N>& other) const {
+  const auto* o = dynamic_cast<const domain_model*>(&other);
+  return o != nullptr && o->dist_ == dist_;
+}
+
+template <std::size_t N, class Dist, class Desc>
+std::unique_ptr<domain_model_base<N>> domain_model<N, Dist, Desc>::with_indices(const rect<N>& r) const {
+  return std::make_unique<domain_model>(dist_, dist_.new_domain(r));
+}
+
+template <std::size_t N, class Dist, class Desc>
+std::unique_ptr<domain_model_base<N>> domain_model<N, Dist, Desc>::clone() const {
+  if constexpr (std::is_copy_constructible_v<Dist> && std::is_copy_constructible_v<Desc>)
+    return std::make_unique<domain_model>(*this);
+  else
+    return nullptr;
+}
+
+template <std::size_t N, class Dist, class Desc>
+std::vector<int> domain_model<N, Dist, Desc>::copy_layers() const {
+  if constexpr (requires(const Desc& d) { d.copy_layers(); }) return desc_.copy_layers();
+  else return {};
+}
+
+template <std::size_t N, class Dist, class Desc>
+std::optional<std::array<bool, N>> domain_model<N, Dist, Desc>::periodic() const {
+  if constexpr (requires(const Desc& d) { d.periodic(); }) return desc_.periodic();
+  else return std::nullopt;
+}
+
+template <std::size_t N, class Dist, class Desc>
+const void* domain_model<N, Dist, Desc>::find_descriptor(const std::type_info& type) const noexcept {
+  return type == typeid(Desc) ? &desc_ : nullptr;
+}
+
+template <std::size_t N, class Dist, class Desc>
+bool domain_model<N, Dist, Desc>::builds_collectively() const noexcept {
+  return requires(Desc& d) { d.build(); };
+}
+
+template <std::size_t N, class Dist, class Desc>
+void domain_model<N, Dist, Desc>::build() {
+  if constexpr (requires(Desc& d) { d.build(); }) desc_.build();
+}
+
+template <std::size_t N, class Dist, class Desc>
+std::shared_ptr<const directory<N>> domain_model<N, Dist, Desc>::find_directory() const {
+  if constexpr (requires(const Desc& d) { d.directory(); }) return desc_.directory();
+  else return nullptr;
+}
+
+template <std::size_t N, class Dist, class Desc>
+std::vector<int> domain_model<N, Dist, Desc>::locales_meeting(const rect<N>& r) const {
+  if constexpr (requires(const Desc& d) {
+                  { d.locales_meeting(r) } -> std::convertible_to<std::vector<int>>;
+                })
+    return desc_.locales_meeting(r);
+  else {
+    std::vector<int> all(static_cast<std::size_t>(num_locales()));
+    for (std::size_t q = 0; q < all.size(); ++q) all[q] = static_cast<int>(q);
+    return all;
+  }
+}
+
+template <std::size_t N, class Dist, class Desc>
+std::vector<rect<N>> domain_model<N, Dist, Desc>::subdomains_meeting(int locale, const rect<N>& r) const {
+  if constexpr (requires(const Desc& d) {
+                  { d.local_subdomains(locale, r) } -> std::convertible_to<std::vector<rect<N>>>;
+                })
+    return desc_.local_subdomains(locale, r);
+  else
+    return desc_.local_subdomains(locale);
+}
+
+template <std::size_t N, class Dist, class Desc>
+std::optional<std::array<index_t, N>> domain_model<N, Dist, Desc>::ghost_reach() const {
+  if constexpr (requires(const Desc& d) {
+                  { d.ghost_reach() } -> std::convertible_to<std::array<index_t, N>>;
+                })
+    return desc_.ghost_reach();
+  else
+    return std::nullopt;
+}
+
+template <std::size_t N, class Dist, class Desc>
+std::optional<std::array<dimension_kind, N>> domain_model<N, Dist, Desc>::dimension_kinds() const {
+  if constexpr (requires(const Desc& d) {
+                  { d.dimension_kinds() } -> std::convertible_to<std::array<dimension_kind, N>>;
+                })
+    return desc_.dimension_kinds();
+  else
+    return std::nullopt;
+}
+
+template <std::size_t N, class Dist, class Desc>
+std::optional<target_grid<N>> domain_model<N, Dist, Desc>::grid() const {
+  if constexpr (std::is_convertible_v<decltype(desc_.targets()), target_grid<N>>) return desc_.targets();
+  else return std::nullopt;
+}
 
 }  // namespace dmap::detail
 
@@ -163,22 +232,38 @@ template <std::size_t N>
 class model_query final : public placement_query<N> {
  public:
   explicit model_query(std::shared_ptr<const domain_model_base<N>> model) : model_(std::move(model)) {}
-  std::vector<int> meeting(const rect<N>& r) const override { return model_->locales_meeting(r); }
-  std::vector<held_region<N>> regions(int locale, const rect<N>& r) const override {
-    std::vector<held_region<N>> out;
-    for (const auto& s : model_->subdomains_meeting(locale, r)) out.push_back({s, {}});
-    return out;
-  }
-  std::vector<placed_block<N>> blocks(int locale) const override {
-    const auto owned = model_->local_subdomains(locale);
-    const auto layouts = model_->local_layouts(locale);
-    std::vector<placed_block<N>> out;
-    for (std::size_t k = 0; k < owned.size() && k < layouts.size(); ++k) out.push_back({owned[k], layouts[k], {}});
-    return out;
-  }
+  std::vector<int> meeting(const rect<N>& r) const override;
+  std::vector<held_region<N>> regions(int locale, const rect<N>& r) const override;
+  std::vector<placed_block<N>> blocks(int locale) const override;
 
  private:
   std::shared_ptr<const domain_model_base<N>> model_;
 };
+
+template <std::size_t N>
+std::vector<int> model_query<N>::meeting(const rect<N>& r) const {
+  return model_->locales_meeting(r);
+}
+
+template <std::size_t N>
+std::vector<held_region<N>> model_query<N>::regions(int locale, const rect<N>& r) const {
+  std::vector<held_region<N>> out;
+  for (const auto& s : model_->subdomains_meeting(locale, r)) out.push_back({s, {}});
+  return out;
+}
+
+template <std::size_t N>
+std::vector<placed_block<N>> model_query<N>::blocks(int locale) const {
+  const auto owned = model_->local_subdomains(locale);
+  const auto layouts = model_->local_layouts(locale);
+  std::vector<placed_block<N>> out;
+  for (std::size_t k = 0; k < owned.size() && k < layouts.size(); ++k) out.push_back({owned[k], layouts[k], {}});
+  return out;
+}
+
+/// The instantiations of this header the compiled library holds (runtime/precompiled.hpp);
+/// the models of the distributions are listed by the headers that define them.
+#define DMAP_DOMAIN_MODEL_INSTANCES(N, how) how class model_query<N>;
+DMAP_DECLARE_PRECOMPILED(DMAP_DOMAIN_MODEL_INSTANCES)
 
 }  // namespace dmap::detail

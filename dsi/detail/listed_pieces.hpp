@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "../../runtime/agreement.hpp"
+#include "../../runtime/precompiled.hpp"
 #include "../rect.hpp"
 #include "directory_domain.hpp"
+#include "domain_model.hpp"
 
 namespace dmap::detail {
 
@@ -53,26 +55,36 @@ class listed_pieces_domain : public directory_domain_base<N> {
   int locale_of(const idx<N>& i) const { return this->owner_of(i); }
   /// Collective: builds the directory from this locale's pieces, which must lie inside the
   /// index set and, together with the other locales' pieces, cover it exactly once.
-  void build() {
-    const rect<N>& whole = this->staged();
-    std::vector<index_t> orders;
-    agreed([&] {
-      for (const rect<N>& r : dist_.pieces())
-        for (index_t k = 0; k < r.size(); ++k) {
-          const index_t o = whole.order_of(r.index_at(k));
-          if (o < 0) {
-            std::ostringstream s;
-            s << "dmap: a listed piece " << r << " is not inside the index set " << whole;
-            throw argument_error(s.str());
-          }
-          orders.push_back(o);
-        }
-    });
-    this->commit(std::move(orders), true, unlisted_indices::refuse);
-  }
+  void build();
 
  private:
   listed_pieces<N> dist_;
 };
+
+template <std::size_t N>
+void listed_pieces_domain<N>::build() {
+  const rect<N>& whole = this->staged();
+  std::vector<index_t> orders;
+  agreed([&] {
+    for (const rect<N>& r : dist_.pieces())
+      for (index_t k = 0; k < r.size(); ++k) {
+        const index_t o = whole.order_of(r.index_at(k));
+        if (o < 0) {
+          std::ostringstream s;
+          s << "dmap: a listed piece " << r << " is not inside the index set " << whole;
+          throw argument_error(s.str());
+        }
+        orders.push_back(o);
+      }
+  });
+  this->commit(std::move(orders), true, unlisted_indices::refuse);
+}
+
+/// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
+#define DMAP_LISTED_PIECES_INSTANCES(N, how)                                                  \
+  how class listed_pieces<N>;                                                                 \
+  how class listed_pieces_domain<N>;                                                          \
+  how class domain_model<N, listed_pieces<N>, listed_pieces_domain<N>>;
+DMAP_DECLARE_PRECOMPILED(DMAP_LISTED_PIECES_INSTANCES)
 
 }  // namespace dmap::detail

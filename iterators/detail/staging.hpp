@@ -24,6 +24,7 @@
 #include "../../dsi/detail/plan_cache.hpp"
 #include "../../dsi/domain.hpp"
 #include "../../dsi/local_domain.hpp"
+#include "../../runtime/precompiled.hpp"
 
 namespace dmap::detail {
 
@@ -49,14 +50,7 @@ class staging_map {
   std::vector<int> meeting(const rect<N>& r) const { return leader_->meeting(to_leader(r)); }
   /// Locale q's pieces that may meet `r` (follower indices), in its storage order when `r`
   /// is the whole index set.
-  std::vector<rect<N>> pieces(int q, const rect<N>& r) const {
-    std::vector<rect<N>> out;
-    for (const auto& g : leader_->regions(q, to_leader(r))) {
-      const rect<N> within = g.owned.intersect(leader_whole_);
-      if (!within.empty()) out.push_back(reindex(within, leader_whole_, follower_whole_));
-    }
-    return out;
-  }
+  std::vector<rect<N>> pieces(int q, const rect<N>& r) const;
   const rect<N>& whole() const noexcept { return follower_whole_; }
   friend bool operator==(const staging_map& a, const staging_map& b) noexcept {
     return a.leader_ == b.leader_ && a.follower_whole_ == b.follower_whole_;
@@ -70,6 +64,16 @@ class staging_map {
   std::string name_;
 };
 
+template <std::size_t N>
+std::vector<rect<N>> staging_map<N>::pieces(int q, const rect<N>& r) const {
+  std::vector<rect<N>> out;
+  for (const auto& g : leader_->regions(q, to_leader(r))) {
+    const rect<N> within = g.owned.intersect(leader_whole_);
+    if (!within.empty()) out.push_back(reindex(within, leader_whole_, follower_whole_));
+  }
+  return out;
+}
+
 /// The global descriptor of a staging domain.
 template <std::size_t N>
 class staging_desc {
@@ -80,28 +84,11 @@ class staging_desc {
   void set_indices(const rect<N>&) {
     throw unsupported_error("dmap: a staging domain of the loop engine cannot change its indices");
   }
-  int locale_of(const idx<N>& i) const {
-    const auto& layers = map_.layers();
-    const rect<N> point = point_rect(i);
-    for (int q : map_.meeting(point)) {
-      if (!layers.empty() && layers[static_cast<std::size_t>(q)] != layers[static_cast<std::size_t>(here())]) continue;
-      for (const auto& r : map_.pieces(q, point))
-        if (r.contains(i)) return q;
-    }
-    return here();
-  }
+  int locale_of(const idx<N>& i) const;
   std::vector<int> locales_meeting(const rect<N>& r) const { return map_.meeting(r); }
   std::vector<rect<N>> local_subdomains(int q, const rect<N>& r) const { return map_.pieces(q, r); }
   std::vector<rect<N>> local_subdomains(int q) const { return map_.pieces(q, whole_); }
-  std::vector<dense_layout<N>> local_layouts(int q) const {
-    std::vector<dense_layout<N>> out;
-    index_t offset = 0;
-    for (const auto& r : local_subdomains(q)) {
-      out.push_back(dense_layout<N>::make(r, offset));
-      offset += r.size();
-    }
-    return out;
-  }
+  std::vector<dense_layout<N>> local_layouts(int q) const;
   const pieces_local_domain<N>& local() const noexcept { return local_; }
   int targets() const { return num_locales(); }
   std::vector<int> copy_layers() const { return map_.layers(); }
@@ -111,6 +98,29 @@ class staging_desc {
   rect<N> whole_;
   pieces_local_domain<N> local_;
 };
+
+template <std::size_t N>
+int staging_desc<N>::locale_of(const idx<N>& i) const {
+  const auto& layers = map_.layers();
+  const rect<N> point = point_rect(i);
+  for (int q : map_.meeting(point)) {
+    if (!layers.empty() && layers[static_cast<std::size_t>(q)] != layers[static_cast<std::size_t>(here())]) continue;
+    for (const auto& r : map_.pieces(q, point))
+      if (r.contains(i)) return q;
+  }
+  return here();
+}
+
+template <std::size_t N>
+std::vector<dense_layout<N>> staging_desc<N>::local_layouts(int q) const {
+  std::vector<dense_layout<N>> out;
+  index_t offset = 0;
+  for (const auto& r : local_subdomains(q)) {
+    out.push_back(dense_layout<N>::make(r, offset));
+    offset += r.size();
+  }
+  return out;
+}
 
 /// One staged operand, kept between loops.
 template <class T, std::size_t N>
@@ -180,5 +190,13 @@ const auto& staged(const Lead& lead, const Follower& f, std::size_t slot) {
         return e;
       });
 }
+
+/// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
+#define DMAP_STAGING_INSTANCES(N, how)                                                        \
+  how class staging_map<N>;                                                                   \
+  how class staging_desc<N>;                                                                  \
+  how class domain_model<N, staging_map<N>, staging_desc<N>>;                                 \
+  how dmap::domain<N> staging_domain_for<N>(const locator<N>&, const rect<N>&, const std::string&);
+DMAP_DECLARE_PRECOMPILED(DMAP_STAGING_INSTANCES)
 
 }  // namespace dmap::detail

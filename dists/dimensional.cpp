@@ -1,6 +1,9 @@
 // The compiled part of dists/dimensional.hpp: the cuts of single dimensions
 // (dimension_cut), which do not depend on the rank, and the library's instantiations of the
-// Dimensional map (runtime/precompiled.hpp).
+// Dimensional map (runtime/precompiled.hpp). The maps built on it (Cyclic, BlockCyclic,
+// Irregular Block) have sources of their own, so that each domain model is the only caller
+// of dimensional_domain's inline locale_of in its translation unit and inlines it as a
+// program would.
 #include "dimensional.hpp"
 
 namespace dmap {
@@ -21,27 +24,6 @@ dimension_cut::dimension_cut(const dim_spec& spec, const range& whole, int parts
     own_pieces_ = ordered_pieces(own);
     own_positions_ = positions_of(own_pieces_);
   }
-}
-
-int dimension_cut::owner(index_t i) const {
-  return std::visit(
-      [&](const auto& x) -> int {
-        using X = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<X, block_dim>) return block<1>::owner(low_, high_, parts_, i);
-        else if constexpr (std::is_same_v<X, replicated_dim>) return every_coordinate;
-        else if constexpr (std::is_same_v<X, none_dim>) return 0;
-        else if constexpr (std::is_same_v<X, unstructured_dim>) {
-          const auto at = std::lower_bound(table_.begin(), table_.end(), std::pair<index_t, int>{i, -1});
-          return at != table_.end() && at->first == i ? at->second : 0;
-        }
-        else if constexpr (std::is_same_v<X, cyclic_dim>)
-          return detail::cyclic_owner(i, x.start.value_or(low_), parts_);
-        else if constexpr (std::is_same_v<X, block_cyclic_dim>)
-          return detail::block_cyclic_owner(i, x.start.value_or(low_), x.block_size, parts_);
-        else
-          return static_cast<int>(std::upper_bound(x.cuts.begin(), x.cuts.end(), i) - x.cuts.begin());
-      },
-      spec_);
 }
 
 std::vector<range> dimension_cut::pieces(int k) const { return k == own_ ? own_pieces_ : ordered_pieces(k); }

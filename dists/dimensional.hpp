@@ -180,7 +180,27 @@ class dimension_cut {
   dimension_cut(const dim_spec& spec, const range& whole, int parts, std::size_t d = 0, int own = -1);
 
   /// The grid coordinate owning index i (every_coordinate for a replicated dimension).
-  int owner(index_t i) const;
+  /// Inline: locale_of asks it once per dimension of every index.
+  int owner(index_t i) const {
+    return std::visit(
+        [&](const auto& x) -> int {
+          using X = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, block_dim>) return block<1>::owner(low_, high_, parts_, i);
+          else if constexpr (std::is_same_v<X, replicated_dim>) return every_coordinate;
+          else if constexpr (std::is_same_v<X, none_dim>) return 0;
+          else if constexpr (std::is_same_v<X, unstructured_dim>) {
+            const auto at = std::lower_bound(table_.begin(), table_.end(), std::pair<index_t, int>{i, -1});
+            return at != table_.end() && at->first == i ? at->second : 0;
+          }
+          else if constexpr (std::is_same_v<X, cyclic_dim>)
+            return detail::cyclic_owner(i, x.start.value_or(low_), parts_);
+          else if constexpr (std::is_same_v<X, block_cyclic_dim>)
+            return detail::block_cyclic_owner(i, x.start.value_or(low_), x.block_size, parts_);
+          else
+            return static_cast<int>(std::upper_bound(x.cuts.begin(), x.cuts.end(), i) - x.cuts.begin());
+        },
+        spec_);
+  }
   /// True when every coordinate holds the whole dimension.
   bool replicated() const noexcept { return std::holds_alternative<replicated_dim>(spec_); }
   /// The pieces grid coordinate k owns, in the dimension's iteration order.
@@ -349,8 +369,15 @@ class dimensional_domain {
   void set_indices(const rect<N>& indices);
 
   /// The locale owning index `i`; along replicated dimensions, the one in this locale's
-  /// copy layer.
-  int locale_of(const idx<N>& i) const;
+  /// copy layer. Inline: the domain model asks it once per index.
+  int locale_of(const idx<N>& i) const {
+    std::array<int, N> c{};
+    for (std::size_t d = 0; d < N; ++d) {
+      c[d] = cuts_[d].owner(i[d]);
+      if (c[d] == dimension_cut::every_coordinate) c[d] = targets().coords_of(detail::current_environment ? here() : 0)[d];
+    }
+    return targets().locale_at(c);
+  }
   /// With replicated dimensions, the copy layer of each locale (locales with equal
   /// coordinates along the replicated dimensions share one); empty without.
   std::vector<int> copy_layers() const;
@@ -458,16 +485,6 @@ void dimensional_domain<N>::set_indices(const rect<N>& indices) {
   whole_ = indices;
   cuts_ = std::move(cuts);
   local_ = dimensional_local_domain<N>(local_subdomains(me), local_layouts(me));
-}
-
-template <std::size_t N>
-int dimensional_domain<N>::locale_of(const idx<N>& i) const {
-  std::array<int, N> c{};
-  for (std::size_t d = 0; d < N; ++d) {
-    c[d] = cuts_[d].owner(i[d]);
-    if (c[d] == dimension_cut::every_coordinate) c[d] = targets().coords_of(detail::current_environment ? here() : 0)[d];
-  }
-  return targets().locale_at(c);
 }
 
 template <std::size_t N>

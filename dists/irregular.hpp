@@ -6,6 +6,7 @@
 #include <array>
 #include <vector>
 
+#include "../runtime/precompiled.hpp"
 #include "dimensional.hpp"
 
 namespace dmap {
@@ -21,11 +22,20 @@ class irregular_block : public dimensional<N> {
       : dimensional<N>(specs(cuts), grid, order) {}
 
  private:
-  static std::array<dim_spec, N> specs(const std::array<std::vector<index_t>, N>& cuts) {
-    std::array<dim_spec, N> s;
-    for (std::size_t d = 0; d < N; ++d) s[d] = irregular_dim{cuts[d]};
-    return s;
-  }
+  static std::array<dim_spec, N> specs(const std::array<std::vector<index_t>, N>& cuts);
 };
+
+template <std::size_t N>
+std::array<dim_spec, N> irregular_block<N>::specs(const std::array<std::vector<index_t>, N>& cuts) {
+  std::array<dim_spec, N> s;
+  for (std::size_t d = 0; d < N; ++d) s[d] = irregular_dim{cuts[d]};
+  return s;
+}
+
+/// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
+#define DMAP_IRREGULAR_INSTANCES(N, how)                                                      \
+  how class irregular_block<N>;                                                               \
+  how class detail::domain_model<N, irregular_block<N>, dimensional_domain<N>>;
+DMAP_DECLARE_PRECOMPILED(DMAP_IRREGULAR_INSTANCES)
 
 }  // namespace dmap

@@ -168,9 +168,13 @@ class dimension_cut {
 
   dimension_cut() = default;
   // Copies, moves and destruction are compiled once, in the library (dists/dimensional.cpp).
+  /// A copy.
   dimension_cut(const dimension_cut&);
+  /// Takes over `other`'s state.
   dimension_cut(dimension_cut&&) noexcept;
+  /// Copies `other`.
   dimension_cut& operator=(const dimension_cut&);
+  /// Takes over `other`'s state.
   dimension_cut& operator=(dimension_cut&&) noexcept;
   ~dimension_cut();
   /// The cut of `whole` (dimension `d` of a domain) by `spec` over `parts` locales; throws
@@ -249,9 +253,13 @@ class dimensional {
   explicit dimensional(const std::array<dim_spec, N>& specs, const target_grid<N>& grid = {},
                        storage_order order = storage_order::row_major);
   // Copies, moves and destruction are not inline: the library holds them for its ranks.
+  /// A copy.
   dimensional(const dimensional&);
+  /// Takes over `other`'s state.
   dimensional(dimensional&&) noexcept;
+  /// Copies `other`.
   dimensional& operator=(const dimensional&);
+  /// Takes over `other`'s state.
   dimensional& operator=(dimensional&&) noexcept;
   ~dimensional();
 
@@ -353,9 +361,13 @@ class dimensional_domain {
   /// Throws argument_error when the distribution's grid does not hold the program's locales.
   dimensional_domain(const dimensional<N>& dist, const rect<N>& indices);
   // Copies, moves and destruction are not inline: the library holds them for its ranks.
+  /// A copy.
   dimensional_domain(const dimensional_domain&);
+  /// Takes over `other`'s state.
   dimensional_domain(dimensional_domain&&) noexcept;
+  /// Copies `other`.
   dimensional_domain& operator=(const dimensional_domain&);
+  /// Takes over `other`'s state.
   dimensional_domain& operator=(dimensional_domain&&) noexcept;
   ~dimensional_domain();
 

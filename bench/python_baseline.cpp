@@ -35,7 +35,10 @@ void report(const char* name, index_t n, const std::vector<double>& t, const dma
             unsigned long long min_bytes, double check) {
   if (dmap::here() != 0) return;
   std::string list;
-  for (double s : t) list += (list.empty() ? "" : ",") + std::to_string(s);
+  for (double s : t) {
+    if (!list.empty()) list += ',';
+    list += std::to_string(s);
+  }
   std::printf("time %s ranks=%d threads=%d n=%lld msgs=%llu bytes=%llu node_bytes=%llu min_bytes=%llu check=%.17g "
               "seconds=%s\n",
               name, dmap::num_locales(), dmap::num_threads(), static_cast<long long>(n),

@@ -441,7 +441,7 @@ class transfer_plan {
 
 template <std::size_t N>
 transfer_plan<N>::transfer_plan(int me, const std::vector<placed_block<N>>& my_from, const placement_query<N>& from,
-                const std::vector<placed_block<N>>& my_to, const placement_query<N>& to,
+                                const std::vector<placed_block<N>>& my_to, const placement_query<N>& to,
                                 const std::vector<int>* layers) {
   const auto same_layer = [&](int q) {
     return !layers || (*layers)[static_cast<std::size_t>(q)] == (*layers)[static_cast<std::size_t>(me)];
@@ -478,9 +478,8 @@ transfer_plan<N>::transfer_plan(int me, const std::vector<placed_block<N>>& my_f
 }
 
 template <std::size_t N>
-std::map<int, std::vector<typename transfer_plan<N>::copy>> transfer_plan<N>::direct_copies(const std::vector<entry>& sent,
-                                                        const std::vector<placed_block<N>>& mine,
-                                                        const placement_query<N>& to) {
+auto transfer_plan<N>::direct_copies(const std::vector<entry>& sent, const std::vector<placed_block<N>>& mine,
+                                     const placement_query<N>& to) -> std::map<int, std::vector<copy>> {
   std::map<int, std::vector<copy>> out;
   if (simulated || env().largest_node() < 2) return out;
   std::map<int, std::vector<std::size_t>> by_peer;
@@ -631,7 +630,7 @@ class pending_transfer {
 
 template <transferable T, std::size_t N>
 pending_transfer<T, N>::pending_transfer(const transfer_plan<N>& plan, const T* from_base, T* to_base, bool direct,
-                   const node_segment* to_node)
+                                         const node_segment* to_node)
     : plan_(&plan), to_base_(to_base) {
   const bool node = to_node != nullptr && env().node_transfers().enabled;
   const auto copied_directly = [&](const typename transfer_plan<N>::message& msg) {

@@ -23,6 +23,7 @@
 
 #include "../dsi/array.hpp"
 #include "../dsi/detail/access.hpp"
+#include "../runtime/detail/thread_pool.hpp"
 #include "../dsi/detail/plan_cache.hpp"
 #include "../dsi/sparse_array.hpp"
 #include "../dsi/sparse_domain.hpp"
@@ -151,7 +152,7 @@ void sort_on_arena(V& v, Less&& less) {
     std::sort(v.begin(), v.end(), less);
     return;
   }
-  env().arena().execute([&] { oneapi::tbb::parallel_sort(v.begin(), v.end(), less); });
+  locale_arena().execute([&] { oneapi::tbb::parallel_sort(v.begin(), v.end(), less); });
 }
 
 /// A plan being built: what its local steps before the one exchange leave to those after it.

@@ -3,6 +3,7 @@
 // in a directory: batched locales_of against a table of the whole map), in the same run.
 //   mpirun -n P --bind-to none ./bench_dists [n=4096] [repetitions=9]
 #include <dmap/dmap.hpp>
+#include <dmap/runtime/detail/thread_pool.hpp>
 
 #include "timing.hpp"
 
@@ -51,7 +52,7 @@ void forall_case(const std::string& name, const dmap::domain<2>& D, int reps) {
       reps,
       [&] { dmap::forall(dmap::zip(B, std::as_const(A)), [s](double& y, const double& x) { y = s * x + 1.0; }); },
       [&] {
-        dmap::detail::env().arena().execute([&] {
+        dmap::detail::locale_arena().execute([&] {
           oneapi::tbb::parallel_for(
               oneapi::tbb::blocked_range<std::size_t>(0, count, std::max<std::size_t>(1, count / dmap::num_threads())),
               [&](const oneapi::tbb::blocked_range<std::size_t>& r) {

@@ -18,6 +18,7 @@
 // needs), times 8.
 //   mpirun -n P --bind-to none ./bench_redistribute [log2_n=24] [repetitions=9]
 #include <dmap/dmap.hpp>
+#include <dmap/runtime/detail/thread_pool.hpp>
 
 #include "timing.hpp"
 
@@ -309,7 +310,7 @@ void view_forall_interior(index_t m, int reps) {
     // One band of rows per thread.
     const index_t first = block.layout.offset_of(mine.first()), rows = mine.dim(0).size();
     const auto bands = static_cast<index_t>(dmap::num_threads());
-    dmap::detail::env().arena().execute([&] {
+    dmap::detail::locale_arena().execute([&] {
       oneapi::tbb::parallel_for(
           oneapi::tbb::blocked_range<index_t>(0, bands, 1),
           [&](const oneapi::tbb::blocked_range<index_t>& band) {

@@ -12,6 +12,7 @@
 //                     counts, MPI_Alltoallv of the cells, sort, unique, row starts
 //   mpirun -n P --bind-to none ./bench_sparse_loops [n=4096] [repetitions=9]
 #include <dmap/dmap.hpp>
+#include <dmap/runtime/detail/thread_pool.hpp>
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -32,7 +33,7 @@ namespace {
 
 template <class F>
 void on_threads(std::size_t count, F&& f) {
-  dmap::detail::env().arena().execute([&] {
+  dmap::detail::locale_arena().execute([&] {
     oneapi::tbb::parallel_for(
         oneapi::tbb::blocked_range<std::size_t>(0, count, std::max<std::size_t>(1, count / dmap::num_threads())),
         [&](const oneapi::tbb::blocked_range<std::size_t>& r) { f(r.begin(), r.end()); },
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
   auto [t_red, b_red] = bench::median_times(
       reps, [&] { sum_dmap = dmap::reduce(A, 0.0); },
       [&] {
-        const double local = dmap::detail::env().arena().execute([&] {
+        const double local = dmap::detail::locale_arena().execute([&] {
           return oneapi::tbb::parallel_reduce(
               oneapi::tbb::blocked_range<std::size_t>(0, values.size(),
                                                       std::max<std::size_t>(1, values.size() / dmap::num_threads())),

@@ -15,6 +15,7 @@
 //   mpirun -n P --bind-to none ./bench_spmv [g=2048] [repetitions=10] [random_rows=g^2]
 //                                           [cases=both|laplace|random] [first=dmap|baseline]
 #include <dmap/dmap.hpp>
+#include <dmap/runtime/detail/thread_pool.hpp>
 
 #include "timing.hpp"
 
@@ -179,7 +180,7 @@ struct baseline {
 
   template <class F>
   static void parallel_rows(index_t n, F&& f) {
-    dmap::detail::env().arena().execute([&] {
+    dmap::detail::locale_arena().execute([&] {
       oneapi::tbb::parallel_for(
           oneapi::tbb::blocked_range<index_t>(0, n, std::max<index_t>(1, n / dmap::num_threads())),
           [&](const oneapi::tbb::blocked_range<index_t>& r) { f(r.begin(), r.end()); }, oneapi::tbb::static_partitioner{});

@@ -7,6 +7,7 @@
 //   mpirun -n P --bind-to none ./bench_stencil [n=4096] [iterations=40] [grid=RxC, R*C = P]
 //                                              [rows=auto|none|<k>: dmap's row padding]
 #include <dmap/dmap.hpp>
+#include <dmap/runtime/detail/thread_pool.hpp>
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -118,7 +119,7 @@ struct baseline {
     const double* __restrict src = a.data();
     double* __restrict dst = b.data();
     const dmap::index_t w = pitch;
-    dmap::detail::env().arena().execute([&] {
+    dmap::detail::locale_arena().execute([&] {
       oneapi::tbb::parallel_for(
           oneapi::tbb::blocked_range<dmap::index_t>(1, rows + 1,
                                                     std::max<dmap::index_t>(1, rows / dmap::num_threads())),

@@ -6,6 +6,7 @@
 // allocated first is slower), which would otherwise swamp the difference being measured.
 //   mpirun -n P --bind-to none ./bench_stream [log2_elements=25] [repetitions=15]
 #include <dmap/dmap.hpp>
+#include <dmap/runtime/detail/thread_pool.hpp>
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -53,7 +54,7 @@ struct baseline {
 
   template <class F>
   void run(F&& f) {
-    dmap::detail::env().arena().execute([&] {
+    dmap::detail::locale_arena().execute([&] {
       oneapi::tbb::parallel_for(
           oneapi::tbb::blocked_range<std::size_t>(0, n, std::max<std::size_t>(1, n / dmap::num_threads())),
           [&](const oneapi::tbb::blocked_range<std::size_t>& r) { f(r.begin(), r.end()); },

@@ -2,7 +2,15 @@
 // the settings, the node split.
 #include "environment.hpp"
 
+#include "detail/thread_pool.hpp"
+
 namespace dmap {
+
+environment::environment(int& argc, char**& argv) { start(&argc, &argv, MPI_COMM_WORLD, false); }
+
+environment::environment() { start(nullptr, nullptr, MPI_COMM_WORLD, false); }
+
+environment::environment(MPI_Comm host) { start(nullptr, nullptr, host, true); }
 
 environment::~environment() {
   // Attachments may hold MPI objects (BLACS grids): released while MPI still runs.
@@ -75,10 +83,11 @@ void environment::start(int* argc, char*** argv, MPI_Comm locales, bool embedded
     if (size_ > 1) progress_ = std::make_unique<detail::progress_board>(comm_, node_comm_, node_locales_, rank_, size_);
     // Lets the arena have more workers than cores when DMAP_NUM_THREADS asks for them; without
     // it, the process-wide limit stays whatever the program (or a host) set.
+    pool_ = std::make_unique<detail::thread_pool>();
     if (threads_setting != nullptr && *threads_setting != '\0')
-      parallelism_ = std::make_unique<oneapi::tbb::global_control>(
+      pool_->parallelism = std::make_unique<oneapi::tbb::global_control>(
           oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads_));
-    arena_ = std::make_unique<oneapi::tbb::task_arena>(threads_);
+    pool_->arena = std::make_unique<oneapi::tbb::task_arena>(threads_);
   } catch (...) {
     stop_mpi();
     throw;

@@ -1,10 +1,6 @@
 // The program environment: MPI (locales), the oneTBB arena of this locale, counters.
 #pragma once
 
-#include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/info.h>
-#include <oneapi/tbb/task_arena.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -30,6 +26,10 @@ namespace dmap {
 
 class environment;
 
+namespace detail {
+struct thread_pool;  // this locale's oneTBB arena (runtime/detail/thread_pool.hpp)
+}  // namespace detail
+
 /// How locales on one node move data between them (see dmap::set_node_transfers).
 struct node_transfer_settings {
   /// Arrays allocated from now on keep their elements in node-shared memory, and transfers
@@ -51,14 +51,14 @@ class environment {
  public:
   /// Starts the environment with the command-line arguments of main (MPI may remove its own);
   /// the locales are the ranks of MPI_COMM_WORLD.
-  environment(int& argc, char**& argv) { start(&argc, &argv, MPI_COMM_WORLD, false); }
+  environment(int& argc, char**& argv);
   /// Starts the environment without command-line arguments, over MPI_COMM_WORLD.
-  environment() { start(nullptr, nullptr, MPI_COMM_WORLD, false); }
+  environment();
   /// Embedding: runs dmap inside a host program that has initialised MPI, on the ranks of the
   /// host's intra-communicator `host` (rank r of `host` is locale r). dmap works on its own
   /// duplicate of `host`, so its messages never meet the host's; MPI stays the host's to
   /// finalise, after this environment is destroyed.
-  explicit environment(MPI_Comm host) { start(nullptr, nullptr, host, true); }
+  explicit environment(MPI_Comm host);
   environment(const environment&) = delete;
   environment& operator=(const environment&) = delete;
 
@@ -72,8 +72,10 @@ class environment {
   int threads() const noexcept { return threads_; }
   /// The library's private communicator (a duplicate of MPI_COMM_WORLD or of the host's).
   MPI_Comm comm() const noexcept { return comm_; }
-  /// The oneTBB arena every parallel loop of this locale runs in.
-  oneapi::tbb::task_arena& arena() noexcept { return *arena_; }
+  /// The oneTBB arena every parallel loop of this locale runs in (its type is complete in
+  /// runtime/detail/thread_pool.hpp, so that programs that run no oneTBB algorithm of their own
+  /// never parse oneTBB's headers).
+  detail::thread_pool& pool() noexcept { return *pool_; }
   /// The live communication counters of this locale.
   comm_counters& counters() noexcept { return counters_; }
   /// The live plan statistics of this locale.
@@ -180,8 +182,7 @@ class environment {
   int rank_ = 0;
   int size_ = 1;
   int threads_ = 1;
-  std::unique_ptr<oneapi::tbb::global_control> parallelism_;
-  std::unique_ptr<oneapi::tbb::task_arena> arena_;
+  std::unique_ptr<detail::thread_pool> pool_;
   comm_counters counters_;
   plan_counters plans_;
   file_counters files_;

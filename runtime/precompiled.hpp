@@ -11,6 +11,12 @@
 /// Calls X(N, args...) for each rank the library holds: 1, 2 and 3.
 #define DMAP_PRECOMPILED_RANKS(X, ...) X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__)
 
+/// Calls X(N, M, args...) for each pair of ranks N <= M the library holds: an N-D view of
+/// an M-D array (slices, rank changes).
+#define DMAP_PRECOMPILED_RANK_PAIRS(X, ...)                                                  \
+  X(1, 1, __VA_ARGS__) X(1, 2, __VA_ARGS__) X(2, 2, __VA_ARGS__) X(1, 3, __VA_ARGS__)        \
+  X(2, 3, __VA_ARGS__) X(3, 3, __VA_ARGS__)
+
 /// Calls X(T, N, args...) for each element type the library holds (double, float, int,
 /// std::int64_t) at rank N.
 #define DMAP_PRECOMPILED_ELEMENTS(X, N, ...)                                                 \
@@ -26,6 +32,18 @@
 #define DMAP_DECLARE_PRECOMPILED(INSTANCES)
 #endif
 
+/// Declares (in a program: `extern template`) the instantiations that `INSTANCES(N, M, how)`
+/// lists for every precompiled pair of ranks (see DMAP_PRECOMPILED_RANK_PAIRS).
+#if defined(DMAP_PRECOMPILED)
+#define DMAP_DECLARE_PRECOMPILED_PAIRS(INSTANCES) DMAP_PRECOMPILED_RANK_PAIRS(INSTANCES, extern template)
+#else
+#define DMAP_DECLARE_PRECOMPILED_PAIRS(INSTANCES)
+#endif
+
 /// Defines the instantiations that `INSTANCES(N, how)` lists for every precompiled rank (in
 /// the library's sources).
 #define DMAP_DEFINE_PRECOMPILED(INSTANCES) DMAP_PRECOMPILED_RANKS(INSTANCES, template)
+
+/// Defines the instantiations that `INSTANCES(N, M, how)` lists for every precompiled pair of
+/// ranks (in the library's sources).
+#define DMAP_DEFINE_PRECOMPILED_PAIRS(INSTANCES) DMAP_PRECOMPILED_RANK_PAIRS(INSTANCES, template)

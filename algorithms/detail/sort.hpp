@@ -27,6 +27,7 @@
 #include "../../runtime/collectives.hpp"
 #include "../../runtime/detail/byte_exchange.hpp"
 #include "../../runtime/detail/tasks.hpp"
+#include "../../runtime/detail/thread_pool.hpp"
 #include "linear_slabs.hpp"
 
 namespace dmap::detail {
@@ -224,7 +225,7 @@ void local_sort(std::vector<E>& v, Less& less, bool stable) {
       return;
     }
     if (!stable) {
-      env().arena().execute([&] { oneapi::tbb::parallel_sort(v.begin(), v.end(), less); });
+      locale_arena().execute([&] { oneapi::tbb::parallel_sort(v.begin(), v.end(), less); });
       return;
     }
   } else {

@@ -4,6 +4,7 @@
 // parallel, then MPI_Alltoallv sends each partial sum to the rank owning that index of the
 // output, which adds the contributions in rank order.
 #include <dmap/dmap.hpp>
+#include <dmap/runtime/detail/thread_pool.hpp>
 
 #include <mpi.h>
 #include <oneapi/tbb/blocked_range.h>
@@ -71,7 +72,7 @@ int run_one(std::int64_t n, int reps, bool by_rows) {
   std::vector<double> received(static_cast<std::size_t>(recv_displs[p - 1] + recv_counts[p - 1]));
   const auto by_hand = [&] {
     // In this locale's arena, so the baseline has dmap's thread count.
-    dmap::detail::env().arena().execute([&] {
+    dmap::detail::locale_arena().execute([&] {
       if (by_rows) {
         oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<std::int64_t>(0, rows), [&](const auto& b) {
           for (std::int64_t i = b.begin(); i < b.end(); ++i) {

@@ -9,6 +9,7 @@
 //   mpirun -n 4 bench_algorithms scan [log2_n=25] [reps=7]
 //   mpirun -n 4 bench_algorithms scan_block2d [log2_n=24] [reps=5]
 #include <dmap/dmap.hpp>
+#include <dmap/runtime/detail/thread_pool.hpp>
 
 #include <mpi.h>
 #include <oneapi/tbb/blocked_range.h>
@@ -47,7 +48,7 @@ struct baseline_scan {
   template <class F>
   void each(F&& f) {
     const std::size_t n = in.size();
-    dmap::detail::env().arena().execute([&] {
+    dmap::detail::locale_arena().execute([&] {
       oneapi::tbb::parallel_for(
           oneapi::tbb::blocked_range<int>(0, threads, 1),
           [&](const oneapi::tbb::blocked_range<int>& r) {

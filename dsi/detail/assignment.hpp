@@ -34,14 +34,17 @@ struct placed_elements {
 
   /// What every locale must agree on about this side: the array, its domain's generation,
   /// the view, and the element size.
-  std::uint64_t identity() const {
-    fingerprint f;
-    f.add(serial).add(key.generation).add(sizeof(T));
-    for (const index_t v : key.mapping) f.add(v);
-    for (const auto& d : whole.dims()) f.add(d.first()).add(d.size()).add(d.stride());
-    return f.value();
-  }
+  std::uint64_t identity() const;
 };
+
+template <class T, std::size_t N>
+std::uint64_t placed_elements<T, N>::identity() const {
+  fingerprint f;
+  f.add(serial).add(key.generation).add(sizeof(T));
+  for (const index_t v : key.mapping) f.add(v);
+  for (const auto& d : whole.dims()) f.add(d.first()).add(d.size()).add(d.stride());
+  return f.value();
+}
 
 /// Collective. Every element of `where` (elements at `data`), in row-major order, on
 /// locale 0 (empty elsewhere).
@@ -140,5 +143,14 @@ void assign_elements(const placed_elements<T, N>& from, const placed_elements<T,
   }
   pending_transfer<T, N>(*plan, source, to.data, true, to.node).finish();
 }
+
+/// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
+#define DMAP_ASSIGNMENT_ELEMENT_INSTANCES(T, N, how)                                             \
+  how struct placed_elements<T, N>;                                                               \
+  how void assign_elements<T, N>(const placed_elements<T, N>&, const placed_elements<T, N>&,     \
+                                 const char*);                                                    \
+  how std::vector<T> gather_to_root<T, N>(const locator<N>&, const T*);
+#define DMAP_ASSIGNMENT_INSTANCES(N, how) DMAP_PRECOMPILED_ELEMENTS(DMAP_ASSIGNMENT_ELEMENT_INSTANCES, N, how)
+DMAP_DECLARE_PRECOMPILED(DMAP_ASSIGNMENT_INSTANCES)
 
 }  // namespace dmap::detail

@@ -98,9 +98,23 @@ void for_each_row_start(const std::array<index_t, N>& extents, F&& f) {
   }
 }
 
+/// A loop leader's local pieces of its index set `whole`, densified, and the chunks
+/// cut_into_chunks cuts them into for `threads` threads.
+template <std::size_t N>
+std::pair<std::vector<dense_rect<N>>, std::vector<work_chunk<N>>> dense_pieces_and_chunks(
+    const rect<N>& whole, const std::vector<rect<N>>& pieces, int threads) {
+  std::vector<dense_rect<N>> dense;
+  dense.reserve(pieces.size());
+  for (const auto& p : pieces) dense.push_back(densify(whole, p));
+  auto chunks = cut_into_chunks(dense, threads);
+  return {std::move(dense), std::move(chunks)};
+}
+
 /// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
-#define DMAP_CHUNKS_INSTANCES(N, how) \
-  how std::vector<work_chunk<N>> cut_into_chunks<N>(const std::vector<dense_rect<N>>&, int);
+#define DMAP_CHUNKS_INSTANCES(N, how)                                                          \
+  how std::vector<work_chunk<N>> cut_into_chunks<N>(const std::vector<dense_rect<N>>&, int);  \
+  how std::pair<std::vector<dense_rect<N>>, std::vector<work_chunk<N>>> dense_pieces_and_chunks<N>( \
+      const rect<N>&, const std::vector<rect<N>>&, int);
 DMAP_DECLARE_PRECOMPILED(DMAP_CHUNKS_INSTANCES)
 
 }  // namespace dmap::detail

@@ -217,40 +217,54 @@ class sectioned_query final : public placement_query<N> {
   sectioned_query(std::shared_ptr<const placement_query<M>> base, const rect<M>& target, const rect<N>& whole,
                   const std::array<std::size_t, N>& dims)
       : base_(std::move(base)), target_(target), whole_(whole), dims_(dims) {}
-  std::vector<int> meeting(const rect<N>& r) const override { return base_->meeting(image(r)); }
-  std::vector<held_region<N>> regions(int locale, const rect<N>& r) const override {
-    std::vector<held_region<N>> out;
-    for (const auto& g : base_->regions(locale, image(r))) {
-      const rect<M> common = target_.intersect(g.owned);
-      if (common.empty()) continue;
-      held_region<N> v;
-      for (std::size_t n = 0; n < N; ++n)
-        v.owned.set_dim(n, reindex(common.dim(dims_[n]), target_.dim(dims_[n]), whole_.dim(n)));
-      out.push_back(v);
-    }
-    return out;
-  }
-  std::vector<placed_block<N>> blocks(int locale) const override {
-    std::vector<placed_block<N>> out;
-    placed_block<N> v;
-    for (const auto& b : base_->blocks(locale))
-      if (sectioned_block(b, target_, whole_, dims_, v)) out.push_back(v);
-    return out;
-  }
+  std::vector<int> meeting(const rect<N>& r) const override;
+  std::vector<held_region<N>> regions(int locale, const rect<N>& r) const override;
+  std::vector<placed_block<N>> blocks(int locale) const override;
 
  private:
   // The indices of `target_` that the view's indices `r` name.
-  rect<M> image(const rect<N>& r) const {
-    rect<M> out = target_;
-    for (std::size_t n = 0; n < N; ++n)
-      out.set_dim(dims_[n], reindex(r.dim(n), whole_.dim(n), target_.dim(dims_[n])));
-    return out;
-  }
+  rect<M> image(const rect<N>& r) const;
   std::shared_ptr<const placement_query<M>> base_;
   rect<M> target_;
   rect<N> whole_;
   std::array<std::size_t, N> dims_;
 };
+
+template <std::size_t N, std::size_t M>
+std::vector<int> sectioned_query<N, M>::meeting(const rect<N>& r) const {
+  return base_->meeting(image(r));
+}
+
+template <std::size_t N, std::size_t M>
+auto sectioned_query<N, M>::regions(int locale, const rect<N>& r) const -> std::vector<held_region<N>> {
+  std::vector<held_region<N>> out;
+  for (const auto& g : base_->regions(locale, image(r))) {
+    const rect<M> common = target_.intersect(g.owned);
+    if (common.empty()) continue;
+    held_region<N> v;
+    for (std::size_t n = 0; n < N; ++n)
+      v.owned.set_dim(n, reindex(common.dim(dims_[n]), target_.dim(dims_[n]), whole_.dim(n)));
+    out.push_back(v);
+  }
+  return out;
+}
+
+template <std::size_t N, std::size_t M>
+auto sectioned_query<N, M>::blocks(int locale) const -> std::vector<placed_block<N>> {
+  std::vector<placed_block<N>> out;
+  placed_block<N> v;
+  for (const auto& b : base_->blocks(locale))
+    if (sectioned_block(b, target_, whole_, dims_, v)) out.push_back(v);
+  return out;
+}
+
+template <std::size_t N, std::size_t M>
+rect<M> sectioned_query<N, M>::image(const rect<N>& r) const {
+  rect<M> out = target_;
+  for (std::size_t n = 0; n < N; ++n)
+    out.set_dim(dims_[n], reindex(r.dim(n), whole_.dim(n), target_.dim(dims_[n])));
+  return out;
+}
 
 /// A view of part of `l`: the indices of `target` (a subset of l.whole, a single index along
 /// every dimension that is not kept), named in order by the indices of `whole`; view
@@ -324,5 +338,10 @@ void transfer(const locator<N>& from, const T* from_base, const locator<N>& to, 
   how locator<N> reindexed<N>(const locator<N>&, const rect<N>&);                             \
   DMAP_PRECOMPILED_ELEMENTS(DMAP_LOCATOR_ELEMENT_INSTANCES, N, how)
 DMAP_DECLARE_PRECOMPILED(DMAP_LOCATOR_INSTANCES)
+#define DMAP_LOCATOR_SECTION_INSTANCES(N, M, how)                                              \
+  how class sectioned_query<N, M>;                                                              \
+  how locator<N> sectioned<N, M>(const locator<M>&, const rect<M>&, const rect<N>&,           \
+                                 const std::array<std::size_t, N>&);
+DMAP_DECLARE_PRECOMPILED_PAIRS(DMAP_LOCATOR_SECTION_INSTANCES)
 
 }  // namespace dmap::detail

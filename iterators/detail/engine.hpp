@@ -210,11 +210,8 @@ staged_operands<Ops> stage(const Ops& ops, std::uint64_t mask, std::uint64_t wri
 /// The leader's local pieces as dense rects, cut into chunks for this locale's threads.
 template <class Ops>
 auto leader_chunks(const Ops& ops) {
-  constexpr std::size_t N = Ops::N;
   const auto& lead = std::get<0>(ops.ops);
-  std::vector<dense_rect<N>> dense;
-  for (const auto& p : lead.pieces()) dense.push_back(densify(lead.whole(), p));
-  return std::pair{dense, cut_into_chunks(dense, num_threads())};
+  return dense_pieces_and_chunks(lead.whole(), lead.pieces(), num_threads());
 }
 
 /// Calls `row_fn(length, rows...)` for every row of `chunk`, in row-major order, with each

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -156,16 +157,18 @@ dmap::domain<N> staging_domain_for(const locator<N>& leader, const rect<N>& foll
   return dmap::domain<N>(listed_pieces<N>(std::move(mine), name), follower_whole);
 }
 
-/// Collective. The staging of follower operand `f` (at position `slot`) for the loop led by
-/// operand `lead`: an array over the leader's pieces named by f's indices, and the plans
-/// that fill it from f and copy it back; built on first use, then reused.
-template <class Lead, class Follower>
-const auto& staged(const Lead& lead, const Follower& f, std::size_t slot) {
-  using T = typename Follower::value_type;
-  constexpr std::size_t N = Follower::rank;
+/// Collective. The staging entry of the follower named `follower_key` (index set
+/// `follower_whole`, at position `slot`) for the loop led by `leader_key`, from `cache` (the
+/// follower domain's): built on first use (`locate_leader`, `locate_follower` and `name`
+/// are called then), then reused.
+template <class T, std::size_t N>
+const staging_entry<T, N>& staging_for(staging_cache<T, N>& cache, const placement_key& leader_key,
+                                       const placement_key& follower_key, std::size_t slot,
+                                       const rect<N>& follower_whole,
+                                       const std::function<locator<N>()>& locate_leader,
+                                       const std::function<locator<N>()>& locate_follower,
+                                       const std::function<std::string()>& name) {
   using entry = staging_entry<T, N>;
-  const placement_key leader_key = lead.key(), follower_key = f.key();
-  auto& cache = f.follower_state().caches.template get<staging_cache<T, N>>();
   // Every locale searches the same cache in the same order: hits and misses agree.
   return find_or_build(
       cache.entries, staging_cache<T, N>::capacity,
@@ -175,15 +178,14 @@ const auto& staged(const Lead& lead, const Follower& f, std::size_t slot) {
                (e.slot == slot && e.leader.same_place(leader_key) && e.follower.same_place(follower_key));
       },
       [&] {
-        const locator<N> leader_where = lead.locate();
-        const dmap::domain<N> staging_domain =
-            staging_domain_for(leader_where, f.whole(), "staging of " + f.describe() + " for " + lead.describe());
+        const locator<N> leader_where = locate_leader();
+        const dmap::domain<N> staging_domain = staging_domain_for(leader_where, follower_whole, name());
         entry e;
         e.leader = leader_key;
         e.follower = follower_key;
         e.slot = slot;
         e.array = std::make_shared<dmap::array<T, N>>(staging_domain);
-        const locator<N> follower_where = f.locate();
+        const locator<N> follower_where = locate_follower();
         const locator<N> staging_where = state_of(e.array->domain())->locate();
         e.in = std::make_shared<const transfer_plan<N>>(plan_transfer(follower_where, staging_where));
         e.out = std::make_shared<const transfer_plan<N>>(plan_transfer(staging_where, follower_where));
@@ -191,12 +193,31 @@ const auto& staged(const Lead& lead, const Follower& f, std::size_t slot) {
       });
 }
 
+/// Collective. The staging of follower operand `f` (at position `slot`) for the loop led by
+/// operand `lead`: an array over the leader's pieces named by f's indices, and the plans
+/// that fill it from f and copy it back; built on first use, then reused.
+template <class Lead, class Follower>
+const auto& staged(const Lead& lead, const Follower& f, std::size_t slot) {
+  using T = typename Follower::value_type;
+  constexpr std::size_t N = Follower::rank;
+  return staging_for<T, N>(
+      f.follower_state().caches.template get<staging_cache<T, N>>(), lead.key(), f.key(), slot, f.whole(),
+      [&] { return lead.locate(); }, [&] { return f.locate(); },
+      [&] { return "staging of " + f.describe() + " for " + lead.describe(); });
+}
+
 /// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).
+#define DMAP_STAGING_ELEMENT_INSTANCES(T, N, how)                                              \
+  how const staging_entry<T, N>& staging_for<T, N>(                                           \
+      staging_cache<T, N>&, const placement_key&, const placement_key&, std::size_t,          \
+      const rect<N>&, const std::function<locator<N>()>&, const std::function<locator<N>()>&,   \
+      const std::function<std::string()>&);
 #define DMAP_STAGING_INSTANCES(N, how)                                                        \
   how class staging_map<N>;                                                                   \
   how class staging_desc<N>;                                                                  \
   how class domain_model<N, staging_map<N>, staging_desc<N>>;                                 \
-  how dmap::domain<N> staging_domain_for<N>(const locator<N>&, const rect<N>&, const std::string&);
+  how dmap::domain<N> staging_domain_for<N>(const locator<N>&, const rect<N>&, const std::string&); \
+  DMAP_PRECOMPILED_ELEMENTS(DMAP_STAGING_ELEMENT_INSTANCES, N, how)
 DMAP_DECLARE_PRECOMPILED(DMAP_STAGING_INSTANCES)
 
 }  // namespace dmap::detail

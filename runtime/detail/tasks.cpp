@@ -1,6 +1,7 @@
 // The compiled part of runtime/detail/tasks.hpp: the one instantiation of oneTBB's parallel_for
 // every loop of dmap runs through.
 #include "tasks.hpp"
+#include "thread_pool.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -9,7 +10,7 @@
 namespace dmap::detail {
 
 void run_tasks_on_arena(std::size_t count, task_ref task) {
-  env().arena().execute([&] {
+  locale_arena().execute([&] {
     oneapi::tbb::parallel_for(
         oneapi::tbb::blocked_range<std::size_t>(0, count, 1),
         [&](const oneapi::tbb::blocked_range<std::size_t>& r) {

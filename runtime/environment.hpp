@@ -26,10 +26,6 @@ namespace dmap {
 
 class environment;
 
-namespace detail {
-struct thread_pool;  // this locale's oneTBB arena (runtime/detail/thread_pool.hpp)
-}  // namespace detail
-
 /// How locales on one node move data between them (see dmap::set_node_transfers).
 struct node_transfer_settings {
   /// Arrays allocated from now on keep their elements in node-shared memory, and transfers

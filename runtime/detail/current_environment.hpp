@@ -9,6 +9,9 @@ class environment;
 
 namespace detail {
 
+/// The oneTBB state of an environment (complete in runtime/detail/thread_pool.hpp).
+struct thread_pool;
+
 /// The one piece of global state dmap has: the live environment, if any.
 inline environment* current_environment = nullptr;
 

@@ -3,8 +3,6 @@
 // in one message per peer instead of one remote access per element.
 #pragma once
 
-#include <oneapi/tbb/enumerable_thread_specific.h>
-
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -88,9 +86,7 @@ class aggregator {
     std::vector<index_t> touched;                         // dense mode: the orders seen, first touch first
     std::exception_ptr failure;                           // the first add() that failed here
   };
-  using buffers_type =
-      oneapi::tbb::enumerable_thread_specific<thread_buffers, oneapi::tbb::cache_aligned_allocator<thread_buffers>,
-                                              oneapi::tbb::ets_key_per_instance>;
+  using buffers_type = detail::per_thread<thread_buffers>;
 
  public:
   /// A handle on `a` applying `op`, buffering as `how` says (see dmap::accumulate). Not

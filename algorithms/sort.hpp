@@ -4,8 +4,6 @@
 // and count_unique.
 #pragma once
 
-#include <oneapi/tbb/parallel_sort.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstddef>

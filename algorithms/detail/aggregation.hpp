@@ -2,7 +2,6 @@
 // dense_table_bytes, owned_element, combined_bytes.
 #pragma once
 
-#include <oneapi/tbb/enumerable_thread_specific.h>
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -23,6 +22,7 @@
 #include "../../runtime/agreement.hpp"
 #include "../../runtime/collectives.hpp"
 #include "../../runtime/detail/byte_exchange.hpp"
+#include "../../runtime/detail/per_thread.hpp"
 
 namespace dmap::detail {
 

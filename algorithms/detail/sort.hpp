@@ -5,7 +5,6 @@
 // sort_array, key_value, sort_by_key, run_summary, summarise, summaries, combine, copy_of_view.
 #pragma once
 
-#include <oneapi/tbb/parallel_sort.h>
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -27,7 +26,6 @@
 #include "../../runtime/collectives.hpp"
 #include "../../runtime/detail/byte_exchange.hpp"
 #include "../../runtime/detail/tasks.hpp"
-#include "../../runtime/detail/thread_pool.hpp"
 #include "linear_slabs.hpp"
 
 namespace dmap::detail {
@@ -193,8 +191,8 @@ struct is_nan_last : std::false_type {};
 template <class T, bool Descending>
 struct is_nan_last<nan_last<T, Descending>> : std::true_type {};
 
-/// Sorts `v` on this locale's threads. A trusted order (is_trusted): oneTBB's parallel_sort,
-/// or (stable) one std::stable_sort per thread's chunk and a stable merge of the chunks; under
+/// Sorts `v` on this locale's threads. A trusted order (is_trusted): one std::sort (stable:
+/// std::stable_sort) per thread's chunk and a stable merge of the chunks; under
 /// nan_last the NaNs are moved to the end first (stably) and the numbers sorted with the plain
 /// operator, which is a strict weak order on them and cheaper. Any other comparator: one
 /// checked_sort per thread's chunk and the checked merge of the chunks (stable either way),
@@ -224,10 +222,6 @@ void local_sort(std::vector<E>& v, Less& less, bool stable) {
       else std::sort(v.begin(), v.end(), less);
       return;
     }
-    if (!stable) {
-      locale_arena().execute([&] { oneapi::tbb::parallel_sort(v.begin(), v.end(), less); });
-      return;
-    }
   } else {
     if (threads == 1 || v.size() < sort_grain) {
       checked_sort(v, less);
@@ -239,10 +233,12 @@ void local_sort(std::vector<E>& v, Less& less, bool stable) {
   std::vector<E> scratch;
   if constexpr (!is_trusted<Less>::value) scratch.resize(v.size());
   run_tasks(threads, [&](std::size_t t) {
-    if constexpr (is_trusted<Less>::value)
-      std::stable_sort(v.begin() + static_cast<std::ptrdiff_t>(bounds[t]),
-                       v.begin() + static_cast<std::ptrdiff_t>(bounds[t + 1]), less);
-    else
+    if constexpr (is_trusted<Less>::value) {
+      const auto first = v.begin() + static_cast<std::ptrdiff_t>(bounds[t]);
+      const auto last = v.begin() + static_cast<std::ptrdiff_t>(bounds[t + 1]);
+      if (stable) std::stable_sort(first, last, less);
+      else std::sort(first, last, less);
+    } else
       checked_sort(v.data() + bounds[t], bounds[t + 1] - bounds[t], less, scratch.data() + bounds[t]);
   });
   std::vector<E>().swap(scratch);

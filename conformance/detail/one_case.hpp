@@ -14,6 +14,7 @@
 #include "../../dsi/concepts.hpp"
 #include "../../dsi/domain.hpp"
 #include "../../runtime/collectives.hpp"
+#include "../../runtime/precompiled.hpp"
 #include "../options.hpp"
 #include "case_plan.hpp"
 #include "chunk_checks.hpp"
@@ -28,23 +29,19 @@ namespace dmap::conformance::detail {
 
 /// Collective: true when some locale's layouts hold indices beyond its subdomains (ghost
 /// cells), or the descriptor marks ghost cells with periodic(); false for directory maps.
-template <class Desc, std::size_t N>
-bool keeps_ghost_cells(const dmap::domain<N>& D) {
-  if constexpr (requires(const Desc& d) { d.periodic(); }) {
-    return true;
-  } else if constexpr (requires(const Desc& d) { d.directory(); }) {
-    return false;
-  } else {
-    bool mine = false;
-    try {
-      const auto subs = D.local_subdomains(dmap::here());
-      const auto lays = D.local_layouts(dmap::here());
-      for (std::size_t k = 0; k < subs.size() && k < lays.size(); ++k) mine = mine || !(lays[k].indices == subs[k]);
-    } catch (...) {
-      mine = false;  // the placement checks report it
-    }
-    return dmap::any_of_locales(mine);
+template <std::size_t N>
+bool keeps_ghost_cells(const dmap::domain<N>& D, const descriptor_facts<N>& facts) {
+  if (facts.periodic) return true;
+  if (facts.in_directory) return false;
+  bool mine = false;
+  try {
+    const auto subs = D.local_subdomains(dmap::here());
+    const auto lays = D.local_layouts(dmap::here());
+    for (std::size_t k = 0; k < subs.size() && k < lays.size(); ++k) mine = mine || !(lays[k].indices == subs[k]);
+  } catch (...) {
+    mine = false;  // the placement checks report it
   }
+  return dmap::any_of_locales(mine);
 }
 
 /// Collective. All checks for `dist` over the index set `w` (plan.whole), then the plan's
@@ -76,7 +73,8 @@ void check_case(recorder& b, const Dist& dist, const ordered_rect<N>& w, const c
     b.add("0. same_map / operator== of copies", r);
   }
 
-  check_placement<desc_t>(b, D, w, owner, plan.gaps_allowed);
+  const descriptor_facts<N> facts = facts_of<desc_t, N>();
+  check_placement(b, D, w, owner, plan.gaps_allowed, facts);
   check_chunks(b, D, w);
   // The checks below trust the placement.
   if (!b.flush()) return;
@@ -86,13 +84,30 @@ void check_case(recorder& b, const Dist& dist, const ordered_rect<N>& w, const c
   dmap::array<std::int64_t, N> A(D);
   check_storage(b, A, w);
   check_follower_order(b, D, A);
-  const bool ghosts = keeps_ghost_cells<desc_t>(D);
+  const bool ghosts = keeps_ghost_cells(D, facts);
   dmap::array<double, N> B(D);
   check_loops(b, A, B, w, ghosts);
   if (!b.flush() || large) return;
 
-  check_resizes<desc_t>(b, D, A, B, w, plan, owner);
+  check_resizes(b, D, A, B, w, plan, owner, facts);
   b.flush();
 }
+
+/// The instantiations the compiled library holds (runtime/precompiled.hpp): every check that
+/// check_case calls, which work on domains and arrays whatever the map (check_case alone
+/// depends on the map's type).
+#define DMAP_CONFORMANCE_INSTANCES(N, how)                                                                 \
+  how void check_placement<N>(recorder&, const dmap::domain<N>&, const ordered_rect<N>&, const owner_rule<N>&, \
+                              bool, const descriptor_facts<N>&);                                          \
+  how void check_chunks<N>(recorder&, const dmap::domain<N>&, const ordered_rect<N>&);                    \
+  how void check_storage<N>(recorder&, dmap::array<std::int64_t, N>&, const ordered_rect<N>&);            \
+  how void check_follower_order<N>(recorder&, const dmap::domain<N>&, const dmap::array<std::int64_t, N>&); \
+  how void check_loops<N>(recorder&, dmap::array<std::int64_t, N>&, dmap::array<double, N>&,              \
+                          const ordered_rect<N>&, bool);                                                  \
+  how void check_resizes<N>(recorder&, dmap::domain<N>&, dmap::array<std::int64_t, N>&,                   \
+                            dmap::array<double, N>&, const ordered_rect<N>&, const case_plan<N>&,         \
+                            const owner_rule<N>&, const descriptor_facts<N>&);                            \
+  how bool keeps_ghost_cells<N>(const dmap::domain<N>&, const descriptor_facts<N>&);
+DMAP_DECLARE_PRECOMPILED(DMAP_CONFORMANCE_INSTANCES)
 
 }  // namespace dmap::conformance::detail

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -37,19 +38,56 @@ std::vector<std::vector<T>> everyones(const std::vector<T>& mine) {
   return all;
 }
 
+/// This locale's local() descriptor of a domain, as the placement checks read it.
+template <std::size_t N>
+struct local_facts {
+  std::vector<rect<N>> subdomains;      ///< local().subdomains()
+  std::vector<dense_layout<N>> layouts;  ///< local().layouts()
+  index_t size = 0;                      ///< local().size()
+  std::function<bool(const idx<N>&)> contains;  ///< local().contains(i), while the domain lives
+};
+
+/// What the checks read of a domain's descriptor, whose type only the map's factory knows:
+/// taken once by facts_of<Desc>, so that the checks themselves are compiled once per rank.
+template <std::size_t N>
+struct descriptor_facts {
+  bool in_directory = false;  ///< the descriptor keeps its placement in a directory (directory())
+  bool periodic = false;      ///< the descriptor marks ghost cells (periodic())
+  /// Reads D's descriptor's local() into `out`; false when D's descriptor is not of the type.
+  std::function<bool(const dmap::domain<N>&, local_facts<N>& out)> read_local;
+};
+
+/// The descriptor_facts of descriptor type Desc.
+template <class Desc, std::size_t N>
+descriptor_facts<N> facts_of() {
+  descriptor_facts<N> f;
+  f.in_directory = requires(const Desc& d) { d.directory(); };
+  f.periodic = requires(const Desc& d) { d.periodic(); };
+  f.read_local = [](const dmap::domain<N>& D, local_facts<N>& out) {
+    const Desc* desc = D.template descriptor<Desc>();
+    if (desc == nullptr) return false;
+    out.subdomains = desc->local().subdomains();
+    out.layouts = desc->local().layouts();
+    out.size = desc->local().size();
+    out.contains = [desc](const idx<N>& i) { return static_cast<bool>(desc->local().contains(i)); };
+    return true;
+  };
+  return f;
+}
+
 /// True when two layouts describe the same storage.
 template <std::size_t N>
 bool same_layout(const dense_layout<N>& a, const dense_layout<N>& b) {
   return a.indices == b.indices && a.strides == b.strides && a.offset == b.offset;
 }
 
-/// Collective. Checks 1-3 for the domain alone (its descriptor has type Desc): exact cover,
+/// Collective. Checks 1-3 for the domain alone (its descriptor described by `facts`): exact cover,
 /// locale_of, the owner rule (when given: derived here for w, the index set D has just
 /// taken), every locale's layouts and offsets (compact unless `gaps_allowed`), this locale's
 /// local() descriptor.
-template <class Desc, std::size_t N>
+template <std::size_t N>
 void check_placement(recorder& b, const dmap::domain<N>& D, const ordered_rect<N>& w, const owner_rule<N>& owner,
-                     bool gaps_allowed) {
+                     bool gaps_allowed, const descriptor_facts<N>& facts) {
   const int p = dmap::num_locales(), me = dmap::here();
   local_report cover, locate, rule, layouts, any_locale, local_desc;
   std::vector<int> count(static_cast<std::size_t>(w.size), 0), who(static_cast<std::size_t>(w.size), -1);
@@ -62,7 +100,7 @@ void check_placement(recorder& b, const dmap::domain<N>& D, const ordered_rect<N
   guarded(layouts, [&] { my_lays = D.local_layouts(me); });
   const auto reported_subs = everyones(my_subs);
   const auto reported_lays = everyones(my_lays);
-  constexpr bool in_directory = requires(const Desc& d) { d.directory(); };
+  const bool in_directory = facts.in_directory;
 
   guarded(cover, [&] {
     if (!(D.indices() == w.r)) cover.fail(str("indices() is ", D.indices(), ", expected ", w.r));
@@ -146,13 +184,13 @@ void check_placement(recorder& b, const dmap::domain<N>& D, const ordered_rect<N
   });
 
   guarded(local_desc, [&] {
-    const Desc* desc = D.template descriptor<Desc>();
-    if (desc == nullptr) {
+    local_facts<N> local;
+    if (!facts.read_local(D, local)) {
       local_desc.fail("descriptor<Desc>() is null");
       return;
     }
-    const std::vector<rect<N>> subs = desc->local().subdomains();
-    const std::vector<dense_layout<N>> lays = desc->local().layouts();
+    const std::vector<rect<N>>& subs = local.subdomains;
+    const std::vector<dense_layout<N>>& lays = local.layouts;
     const auto mine = D.local_subdomains(me);
     const auto my_layouts = D.local_layouts(me);
     if (subs.size() != mine.size() || lays.size() != my_layouts.size()) {
@@ -166,12 +204,12 @@ void check_placement(recorder& b, const dmap::domain<N>& D, const ordered_rect<N
       if (!same_layout(lays[k], my_layouts[k]))
         local_desc.fail(str("local().layouts()[", k, "] differs from local_layouts(here)[", k, "]"));
     }
-    if (desc->local().size() != D.local_size())
-      local_desc.fail(str("local().size() is ", desc->local().size(), ", expected ", D.local_size()));
+    if (local.size != D.local_size())
+      local_desc.fail(str("local().size() is ", local.size, ", expected ", D.local_size()));
     for (index_t k = 0; k < w.size; ++k) {
       const auto i = w.at(k);
       const bool mine_i = who[static_cast<std::size_t>(k)] == me;
-      if (static_cast<bool>(desc->local().contains(i)) != mine_i)
+      if (local.contains(i) != mine_i)
         local_desc.fail(str("local().contains(", i, ") is ", !mine_i, " on locale ", me));
     }
   });

@@ -28,11 +28,12 @@
 
 namespace dmap::conformance::detail {
 
-/// Collective. Check 7: resizes D (descriptor type Desc, index set `w`, arrays A holding
+/// Collective. Check 7: resizes D (its descriptor described by `facts`, index set `w`, arrays A holding
 /// fval(i) and B holding gval(fval(i))) to each of the plan's resizes in turn.
-template <class Desc, std::size_t N>
+template <std::size_t N>
 void check_resizes(recorder& b, dmap::domain<N>& D, dmap::array<std::int64_t, N>& A, dmap::array<double, N>& B,
-                   const ordered_rect<N>& w, const case_plan<N>& plan, const owner_rule<N>& owner) {
+                   const ordered_rect<N>& w, const case_plan<N>& plan, const owner_rule<N>& owner,
+                   const descriptor_facts<N>& facts) {
   const std::string context = b.context();
   std::vector<ordered_rect<N>> history{w};
   for (std::size_t step = 0; step < plan.resizes.size(); ++step) {
@@ -63,7 +64,7 @@ void check_resizes(recorder& b, dmap::domain<N>& D, dmap::array<std::int64_t, N>
     b.add("7. resize: set_indices to an accepted index set", threw("set_indices", err7));
     if (!b.flush()) return;
     history.push_back(w2);
-    check_placement<Desc>(b, D, w2, owner, plan.gaps_allowed);
+    check_placement(b, D, w2, owner, plan.gaps_allowed, facts);
     // The steps below rely on a valid placement.
     if (!b.flush()) return;
     local_report kept;
@@ -89,7 +90,7 @@ void check_resizes(recorder& b, dmap::domain<N>& D, dmap::array<std::int64_t, N>
       });
     });
     local_report zipped;
-    constexpr bool leader_in_directory = requires(const Desc& d) { d.directory(); };
+    const bool leader_in_directory = facts.in_directory;
     if (!errz.empty() && (!leader_in_directory || errz.rfind("unsupported_error: ", 0) != 0))
       zipped.fail("forall(zip(A, X)) threw " + errz);
     if (differ.load() != 0) zipped.fail(str("forall(zip(A, X)): ", differ.load(), " elements differ"));

@@ -19,57 +19,10 @@
 #include "../dsi/detail/access.hpp"
 #include "../dsi/detail/assignment.hpp"
 #include "../runtime/agreement.hpp"
+#include "detail/assignment_plan.hpp"
+#include "plan_summary.hpp"
 
 namespace dmap {
-
-/// What one locale's part of a plan moves: its peers, its messages and their payload, and
-/// the elements it copies within itself. Equal on every run of the plan.
-struct plan_summary {
-  std::vector<int> send_peers;         ///< locales this locale sends to, increasing
-  std::vector<int> receive_peers;      ///< locales it receives from, increasing
-  index_t elements_sent = 0;           ///< elements in its messages
-  index_t elements_received = 0;       ///< elements in the messages it receives
-  index_t elements_copied = 0;         ///< elements copied within this locale
-  std::size_t parts = 0;               ///< rect parts its messages and copies list
-  index_t local_runs = 0;              ///< contiguous or constant-step runs its own copies make
-  index_t message_runs = 0;            ///< runs its messages are packed from and unpacked into
-  std::size_t plan_bytes = 0;          ///< memory the plan holds on this locale (approximate)
-
-  /// Messages this locale sends per run (one per send peer).
-  std::size_t messages_sent() const noexcept { return send_peers.size(); }
-  /// Messages it receives per run.
-  std::size_t messages_received() const noexcept { return receive_peers.size(); }
-  friend bool operator==(const plan_summary&, const plan_summary&) = default;
-};
-
-namespace detail {
-/// The summary of this locale's transfer plan.
-template <std::size_t N>
-plan_summary summarize(const transfer_plan<N>& plan) {
-  plan_summary s;
-  s.plan_bytes = sizeof(plan);
-  const auto add = [&](const auto& messages, std::vector<int>& peers, index_t& elements) {
-    for (const auto& m : messages) {
-      peers.push_back(m.peer);
-      elements += m.count;
-      s.parts += m.parts.size();
-      for (const auto& pc : m.parts) s.message_runs += run_cursor<N>(pc.indices, pc.block.layout, pc.block.shift).runs();
-      s.message_runs += static_cast<index_t>(m.offsets.size());
-      s.plan_bytes += sizeof(m) + m.parts.capacity() * sizeof(m.parts[0]) + m.offsets.capacity() * sizeof(index_t);
-    }
-  };
-  add(plan.sends(), s.send_peers, s.elements_sent);
-  add(plan.receives(), s.receive_peers, s.elements_received);
-  s.elements_copied = plan.local_count();
-  s.parts += plan.local().size();
-  for (const auto& c : plan.local())
-    for_each_paired_run(c.part, c.from, c.to, [&](index_t, index_t, index_t, index_t, index_t) { ++s.local_runs; });
-  s.local_runs += static_cast<index_t>(plan.local_offsets().size());
-  s.plan_bytes += plan.local().capacity() * sizeof(typename transfer_plan<N>::copy) +
-                  plan.local_offsets().capacity() * sizeof(std::pair<index_t, index_t>);
-  return s;
-}
-}  // namespace detail
 
 /// The plan of `dst = src` between two arrays or array views of the same shape (any maps,
 /// any index sets), made by plan_assignment. Holds references to both sides: they must
@@ -164,36 +117,6 @@ class assignment_plan {
   std::optional<detail::pending_transfer<T, N>> pending_;
   std::vector<T> before_;
 };
-
-namespace detail {
-template <class X>
-struct assignable_side;
-template <transferable T, std::size_t N>
-struct assignable_side<array<T, N>> {
-  using value_type = T;
-  static constexpr std::size_t rank = N;
-  static rect<N> indices(const array<T, N>& a) { return a.domain().indices(); }
-  static void check(const array<T, N>& a, const char* who) {
-    check_array_live(a, who, "it has no elements to move");
-  }
-  static auto reader(const array<T, N>& a) {
-    return [p = &a] {
-      check(*p, "dmap::assignment_plan");
-      return access::placed_elements_of(*p);
-    };
-  }
-};
-template <class U, std::size_t N, std::size_t M>
-struct assignable_side<array_view<U, N, M>> {
-  using value_type = std::remove_const_t<U>;
-  static constexpr std::size_t rank = N;
-  static rect<N> indices(const array_view<U, N, M>& v) { return v.indices(); }
-  static void check(const array_view<U, N, M>&, const char*) {}
-  static auto reader(const array_view<U, N, M>& v) {
-    return [v] { return access::placed_elements_of(v); };
-  }
-};
-}  // namespace detail
 
 /// Collective: the plan of `dst = src` (arrays or array views of equal shape; the k-th index
 /// in row-major order of `src` gives its value to the k-th of `dst`), built once (or taken

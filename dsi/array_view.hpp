@@ -19,6 +19,7 @@
 
 #include "array.hpp"
 #include "detail/access.hpp"
+#include "detail/array_view.hpp"
 #include "detail/assignment.hpp"
 #include "detail/locator.hpp"
 #include "detail/plan_cache.hpp"
@@ -277,19 +278,6 @@ class array_view {
   std::array<std::size_t, N> dims_;
   mutable std::shared_ptr<const placement_info> placed_;
 };
-
-namespace detail {
-template <std::size_t N>
-std::array<std::size_t, N> identity_dims() {
-  std::array<std::size_t, N> d{};
-  for (std::size_t n = 0; n < N; ++n) d[n] = n;
-  return d;
-}
-// Kept dimensions of a rank-change slice: ranges and dmap::all; integers fix a dimension.
-template <class A>
-constexpr bool keeps_dimension = std::is_same_v<std::remove_cvref_t<A>, range> ||
-                                 std::is_same_v<std::remove_cvref_t<A>, all_t>;
-}  // namespace detail
 
 /// A view of an array or a view: the array itself seen whole.
 template <class T, std::size_t N>

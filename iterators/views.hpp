@@ -19,54 +19,12 @@
 #include "../dsi/detail/assignment.hpp"
 #include "../dsi/domain.hpp"
 #include "detail/generated_view.hpp"
+#include "detail/serial_views.hpp"
 
 namespace dmap {
 
 /// How many array elements a serial view fetches at once.
 inline constexpr index_t view_batch_elements = detail::fetch_batch_elements;
-
-namespace detail {
-/// Index k of a rect in row-major order.
-template <std::size_t N>
-struct index_at_order {
-  rect<N> whole;
-  idx<N> operator()(index_t k) const { return whole.index_at(k); }
-};
-
-/// The batch of values a serial view last fetched.
-template <class T>
-struct view_cache {
-  std::function<void(index_t, index_t, T*)> fetch;  // (first, count, out)
-  index_t total = 0;
-  index_t base = -1;
-  std::vector<T> values;
-
-  T at(index_t k) {
-    if (k < 0 || k >= total)
-      throw out_of_bounds_error(std::string("dmap::view: position ") + std::to_string(k) + " is outside [0, " +
-                                std::to_string(total) + "), the view's values");
-    if (base < 0 || k < base || k >= base + static_cast<index_t>(values.size())) {
-      base = k / view_batch_elements * view_batch_elements;
-      const index_t count = std::min(view_batch_elements, total - base);
-      values.resize(static_cast<std::size_t>(count));
-      fetch(base, count, values.data());
-    }
-    return values[static_cast<std::size_t>(k - base)];
-  }
-};
-
-/// Value k of an array or view in row-major order, read through a shared batch cache.
-template <class T>
-struct value_at_order {
-  std::shared_ptr<view_cache<T>> cache;
-  T operator()(index_t k) const { return cache->at(k); }
-};
-
-template <class T>
-generated_view<value_at_order<T>> values_view(std::function<void(index_t, index_t, T*)> fetch, index_t total) {
-  return {{std::make_shared<view_cache<T>>(view_cache<T>{std::move(fetch), total, -1, {}})}, total};
-}
-}  // namespace detail
 
 /// The indices of `d` in row-major order, as a random-access view of idx<N> values (a
 /// std::ranges::random_access_range and a range-v3 view). Reading a position outside

@@ -12,7 +12,7 @@ if(NOT DOXYGEN_FOUND)
 endif()
 
 set(DMAP_DOCS_OUTPUT "${PROJECT_BINARY_DIR}/docs")
-set(_inputs "${PROJECT_SOURCE_DIR}/docs/api-mainpage.md" "${PROJECT_SOURCE_DIR}/dmap.hpp")
+set(_inputs "${PROJECT_SOURCE_DIR}/docs/api-mainpage.md" "${PROJECT_SOURCE_DIR}/dmap.hpp" "${PROJECT_SOURCE_DIR}/core.hpp")
 foreach(_dir IN LISTS DMAP_HEADER_DIRS)
   list(APPEND _inputs "${PROJECT_SOURCE_DIR}/${_dir}")
 endforeach()

@@ -1,7 +1,7 @@
 // The README's example: a Block-distributed 2-D array, loops, a zip, reductions, a
 // redistribution, slices and a row view, a resize and printing. Run it as one locale
 // (./quickstart) or under mpirun -n P.
-#include <dmap/dmap.hpp>
+#include <dmap/core.hpp>
 
 #include <iostream>
 

@@ -266,7 +266,8 @@ template <class T, std::size_t N>
 std::array<std::vector<index_t>, N> check_partitioned(const partitioned<T, N>& x) {
   wide_int tiles = 1;  // saturated at 2^63 - 1 after each dimension: never overflows
   for (std::size_t d = 0; d < N; ++d) {
-    const std::string at = "[" + std::to_string(d) + "]";
+    std::string at(1, '[');  // appended: see below
+    at.append(std::to_string(d)).push_back(']');
     if (x.shape[d] < 0) reject_partitioned("shape" + at, std::to_string(x.shape[d]), ">= 0");
     if (x.partition_tiling[d] < 0 || (x.partition_tiling[d] == 0) != (x.shape[d] == 0) ||
         x.partition_tiling[d] > x.shape[d])
@@ -293,7 +294,9 @@ std::array<std::vector<index_t>, N> check_partitioned(const partitioned<T, N>& x
       std::array<index_t, N> t{};
       t[d] = k;
       const partition<T, N>& edge = x.partitions.at(t);
-      const std::string at = "[" + std::to_string(d) + "]";
+      // Appended, not "[" + std::string: g++ 12 warns falsely (-Wrestrict) on that form here.
+      std::string at(1, '[');
+      at.append(std::to_string(d)).push_back(']');
       if (edge.start[d] != cuts[d].back())
         reject_partitioned(tile_field<N>(t) + ".start" + at, std::to_string(edge.start[d]),
                            partitioned_text(cuts[d].back(), k == 0 ? " (the first tile starts at 0)"
@@ -318,7 +321,9 @@ std::array<std::vector<index_t>, N> check_partitioned(const partitioned<T, N>& x
   for (const auto& [t, tile] : x.partitions) {
     for (std::size_t d = 0; d < N; ++d) {
       const index_t k = t[d];
-      const std::string at = "[" + std::to_string(d) + "]";
+      // Appended, not "[" + std::string: g++ 12 warns falsely (-Wrestrict) on that form here.
+      std::string at(1, '[');
+      at.append(std::to_string(d)).push_back(']');
       const auto j = static_cast<std::size_t>(k);
       if (tile.start[d] != cuts[d][j])
         reject_partitioned(tile_field<N>(t) + ".start" + at, std::to_string(tile.start[d]),

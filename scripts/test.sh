@@ -25,7 +25,7 @@ if [[ "${DMAP_SANITIZERS:-1}" != 0 ]]; then
   # -Werror: the warnings are checked by the build above, and g++ 12's sanitizer instrumentation
   # adds false -Wmaybe-uninitialized warnings inside libstdc++ (std::function in std::regex).
   cmake --preset sanitize
-  cmake --build --preset sanitize -j "$JOBS"   # one make run: the targets compile side by side
+  cmake --build --preset sanitize -j "$JOBS"   # the two test binaries (and the library), side by side
   # The test preset sets ASAN_OPTIONS (no leak reports: Open MPI keeps its allocations until
   # exit, so they would be about MPI, not dmap) and runs unit_np1/3 and bad_input_np1/3.
   ctest --preset sanitize

@@ -47,6 +47,9 @@ set_target_properties(dmap_python PROPERTIES
 target_link_libraries(dmap_python PRIVATE dmap::dmap)
 target_include_directories(dmap_python SYSTEM PRIVATE "${_dmap_mpi4py_include}")
 dmap_project_options(dmap_python)
+if(DMAP_LARGE_UNIT_FLAGS AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")  # one large unit per dtype
+  target_compile_options(dmap_python PRIVATE ${DMAP_LARGE_UNIT_FLAGS})
+endif()
 
 # The package's Python files, copied next to the extension whenever they change.
 file(GLOB _dmap_py_files CONFIGURE_DEPENDS RELATIVE "${PROJECT_SOURCE_DIR}/interop/python/dmap"

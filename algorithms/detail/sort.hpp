@@ -43,8 +43,8 @@ struct nan_last {
 
 /// A comparator known to be a strict weak order (std::less or std::greater on arithmetic
 /// elements other than floating point, a key order built on one): the local sorts may use
-/// std::sort, std::stable_sort and oneTBB's parallel_sort on it, whose reads stay in range only
-/// under a strict weak order. Every other comparator is the user's and is never trusted so.
+/// std::sort and std::stable_sort on it, whose reads stay in range only under a strict weak
+/// order. Every other comparator is the user's and is never trusted so.
 template <class Less>
 struct trusted_order {
   Less less;  ///< the order itself

@@ -41,16 +41,15 @@ concept sort_comparator = std::predicate<Comp&, const T&, const T&>;
 /// position k of `a`'s index set is the k-th smallest, whatever the map. Not stable (see
 /// stable_sort).
 ///
-/// A sample sort: each locale sorts its elements on its threads (std::sort per thread's chunk
-/// and a parallel merge), one all-gather of regular samples (at most 512 per locale) picks
-/// P - 1 splitters, one exchange sends each locale's bucket (one message per peer), each
-/// locale merges its received runs,
-/// and one all-gather of bucket sizes places the buckets: an assignment from the buckets' cut
-/// to `a`'s map. For a map cutting positions into contiguous runs in locale order (Block,
-/// Irregular Block, Stencil) that assignment moves only the elements near locale boundaries;
-/// other maps (Cyclic, BlockCyclic, Hashed, Unstructured, Replicated) go through a Block-cut
-/// copy first, one more redistribution each way. Replicated arrays end with every copy sorted.
-/// Elements that compare equal are spread across buckets by their positions, so many equal
+/// A sample sort: each locale sorts its elements on its threads (std::sort per thread's chunk and a
+/// parallel merge), one all-gather of regular samples (at most 512 per locale) picks P - 1
+/// splitters, one exchange sends each locale's bucket (one message per peer), each locale merges
+/// its received runs, and one all-gather of bucket sizes places the buckets: an assignment from the
+/// buckets' cut to `a`'s map. For a map cutting positions into contiguous runs in locale order
+/// (Block, Irregular Block, Stencil) that assignment moves only the elements near locale
+/// boundaries; other maps (Cyclic, BlockCyclic, Hashed, Unstructured, Replicated) go through a
+/// Block-cut copy first, one more redistribution each way. Replicated arrays end with every copy
+/// sorted. Elements that compare equal are spread across buckets by their positions, so many equal
 /// keys do not land on one locale.
 ///
 /// Errors: a moved-from array is an argument_error; a comparator that throws on any locale

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../../dsi/concepts.hpp"
+#include "../../dsi/detail/placement_query.hpp"
 #include "../../dsi/domain.hpp"
 #include "../../dsi/layout.hpp"
 #include "../../dsi/rect.hpp"
@@ -122,14 +123,8 @@ class linear_slabs_local_domain {
  public:
   linear_slabs_local_domain() = default;
   /// The part made of `mine`, in row-major order.
-  explicit linear_slabs_local_domain(std::vector<rect<N>> mine) : mine_(std::move(mine)) {
-    index_t offset = 0;
-    for (const auto& r : mine_) {
-      layouts_.push_back(dense_layout<N>::make(r, offset));
-      offset += r.size();
-    }
-    size_ = offset;
-  }
+  explicit linear_slabs_local_domain(std::vector<rect<N>> mine)
+      : mine_(std::move(mine)), layouts_(packed_layouts(mine_)), size_(layouts_.empty() ? 0 : layouts_.back().end()) {}
   /// The owned rects.
   const std::vector<rect<N>>& subdomains() const noexcept { return mine_; }
   /// Their storage, one after another.
@@ -180,15 +175,7 @@ class linear_slabs_domain {
     return out;
   }
   /// How locale `q` stores them: one after another.
-  std::vector<dense_layout<N>> local_layouts(int q) const {
-    std::vector<dense_layout<N>> out;
-    index_t offset = 0;
-    for (const auto& r : local_subdomains(q)) {
-      out.push_back(dense_layout<N>::make(r, offset));
-      offset += r.size();
-    }
-    return out;
-  }
+  std::vector<dense_layout<N>> local_layouts(int q) const { return packed_layouts(local_subdomains(q)); }
   /// This locale's part.
   const linear_slabs_local_domain<N>& local() const noexcept { return local_; }
 

@@ -26,6 +26,20 @@ struct placed_block {
   idx<N> shift{};
 };
 
+/// Row-major layouts of `pieces` stored one after another from offset 0: how a locale keeps
+/// its pieces when it stores them compactly, in the order given.
+template <std::size_t N>
+std::vector<dense_layout<N>> packed_layouts(const std::vector<rect<N>>& pieces) {
+  std::vector<dense_layout<N>> out;
+  out.reserve(pieces.size());
+  index_t offset = 0;
+  for (const auto& r : pieces) {
+    out.push_back(dense_layout<N>::make(r, offset));
+    offset += r.size();
+  }
+  return out;
+}
+
 /// Where every locale keeps its indices: placement[q] lists locale q's blocks.
 template <std::size_t N>
 using placement = std::vector<std::vector<placed_block<N>>>;

@@ -150,11 +150,7 @@ locator<N> slab_locator(const rect<N>& whole) {
   for (int q = 0; q < p; ++q) {
     std::vector<rect<N>> rects;
     linear_rects(whole, 0, even_cut(whole.size(), q, p), even_cut(whole.size(), q + 1, p), rects);
-    index_t offset = 0;
-    for (const auto& r : rects) {
-      (*all)[static_cast<std::size_t>(q)].push_back({r, dense_layout<N>::make(r, offset), {}});
-      offset += r.size();
-    }
+    for (const auto& l : packed_layouts(rects)) (*all)[static_cast<std::size_t>(q)].push_back({l.indices, l, {}});
   }
   locator<N> out{whole, (*all)[static_cast<std::size_t>(here())], nullptr, nullptr, nullptr, {}};
   out.peers = std::make_shared<const listed_query<N>>(std::move(all));

@@ -114,13 +114,7 @@ int staging_desc<N>::locale_of(const idx<N>& i) const {
 
 template <std::size_t N>
 std::vector<dense_layout<N>> staging_desc<N>::local_layouts(int q) const {
-  std::vector<dense_layout<N>> out;
-  index_t offset = 0;
-  for (const auto& r : local_subdomains(q)) {
-    out.push_back(dense_layout<N>::make(r, offset));
-    offset += r.size();
-  }
-  return out;
+  return packed_layouts(local_subdomains(q));
 }
 
 /// One staged operand, kept between loops.

@@ -24,7 +24,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 if [[ $# -gt 0 ]]; then BENCHES=("$@"); fi
 
 bash scripts/install-deps.sh
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
+# DMAP_BENCH_BUILD_CHECK=OFF: optimised benchmarks, also in a build that scripts/test.sh configured.
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DDMAP_BUILD_BENCH=ON -DDMAP_BENCH_BUILD_CHECK=OFF >/dev/null
 targets=()
 # python: bench/python/bench_python.py, which starts mpirun itself (the Python calls and the C++
 # program bench_python_baseline, alternately); it needs the module dmap_python.

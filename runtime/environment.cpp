@@ -4,6 +4,8 @@
 
 #include "detail/thread_pool.hpp"
 
+#include <climits>
+
 namespace dmap {
 
 environment::environment(int& argc, char**& argv) { start(&argc, &argv, MPI_COMM_WORLD, false); }
@@ -50,6 +52,7 @@ void environment::start(int* argc, char*** argv, MPI_Comm locales, bool embedded
   try {
     threads_ = threads_asked(threads_setting);
     node_transfers_ = node_transfers_asked(std::getenv("DMAP_NODE_TRANSFERS"), std::getenv("DMAP_NODE_MIN_BYTES"));
+    node_size_ = node_size_asked(std::getenv("DMAP_NODE_SIZE"));
   } catch (...) {
     if (!initialized) throw;
     rejected = std::current_exception();
@@ -80,7 +83,8 @@ void environment::start(int* argc, char*** argv, MPI_Comm locales, bool embedded
     // collectively from them, so they must agree (a per-node job script may set them apart).
     check_same_everywhere(node_transfers_, "dmap::environment: DMAP_NODE_TRANSFERS and DMAP_NODE_MIN_BYTES");
     detail::check_mpi(MPI_Op_create(&detail::combine_agreement_records, 1, &agreement_op_), "MPI_Op_create");
-    if (size_ > 1) progress_ = std::make_unique<detail::progress_board>(comm_, node_comm_, node_locales_, rank_, size_);
+    if (size_ > 1) progress_ = std::make_unique<detail::progress_board>(comm_, node_comm_, node_locales_, rank_, size_,
+                                                                        machine_leader_, node_turns_, node_turn_);
     // Lets the arena have more workers than cores when DMAP_NUM_THREADS asks for them; without
     // it, the process-wide limit stays whatever the program (or a host) set.
     pool_ = std::make_unique<detail::thread_pool>();
@@ -96,9 +100,34 @@ void environment::start(int* argc, char*** argv, MPI_Comm locales, bool embedded
 }
 
 void environment::find_node() {
+  if (size_ > 1) {  // the simulated node size must agree: it shapes every node's communicator
+    const int mine[2] = {node_size_, ~node_size_};
+    int all[2] = {0, 0};
+    detail::check_mpi(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce(node size)");
+    if (all[0] != ~all[1])
+      throw argument_error("dmap::environment: DMAP_NODE_SIZE must be the same on every locale (" +
+                           std::to_string(all[0]) + " on some, " + std::to_string(~all[1]) +
+                           " on others; 0: unset)");
+  }
   detail::check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_comm_),
                     "MPI_Comm_split_type");
   MPI_Comm_set_errhandler(node_comm_, MPI_ERRORS_RETURN);
+  int machine_rank = 0;
+  MPI_Comm_rank(node_comm_, &machine_rank);
+  machine_leader_ = machine_rank == 0;
+  if (node_size_ > 0) {  // simulated nodes: consecutive groups of node_size_ locales of this machine
+    int machine_size = 1;
+    MPI_Comm_size(node_comm_, &machine_size);
+    node_turn_ = machine_rank / node_size_;
+    const int turns = (machine_size - 1) / node_size_ + 1;
+    detail::check_mpi(MPI_Allreduce(&turns, &node_turns_, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce(node turns)");
+    MPI_Comm machine = node_comm_;
+    node_comm_ = MPI_COMM_NULL;
+    const int code = MPI_Comm_split(machine, machine_rank / node_size_, machine_rank, &node_comm_);
+    MPI_Comm_free(&machine);
+    detail::check_mpi(code, "MPI_Comm_split(simulated nodes)");
+    MPI_Comm_set_errhandler(node_comm_, MPI_ERRORS_RETURN);
+  }
   int members = 0;
   MPI_Comm_size(node_comm_, &members);
   node_locales_.resize(static_cast<std::size_t>(members));
@@ -178,6 +207,17 @@ int environment::threads_asked(const char* text) {
   if (errno != 0 || *end != '\0' || value < 1 || value > 4096)
     throw argument_error(std::string("dmap::environment: DMAP_NUM_THREADS='") + text +
                          "' must be an integer in [1, 4096]");
+  return static_cast<int>(value);
+}
+
+int environment::node_size_asked(const char* text) {
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text, &end, 10);
+  if (errno != 0 || *end != '\0' || value < 1 || value > INT_MAX)
+    throw argument_error(std::string("dmap::environment: DMAP_NODE_SIZE='") + text +
+                         "' must be an integer in [1, 2147483647]");
   return static_cast<int>(value);
 }
 

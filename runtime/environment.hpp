@@ -84,8 +84,16 @@ class environment {
   std::mutex& mpi_mutex() noexcept { return mpi_mutex_; }
   /// True on the thread that created the environment.
   bool on_main_thread() const noexcept { return std::this_thread::get_id() == main_thread_; }
-  /// The locales on this locale's node (MPI's shared-memory split), by increasing id.
+  /// The locales on this locale's node, by increasing id: MPI's shared-memory split, cut into
+  /// nodes of at most DMAP_NODE_SIZE locales when that is set (see dmap::node_locales).
   const std::vector<int>& node_locales() const noexcept { return node_locales_; }
+  /// True on the lowest-ranked locale of this machine's shared-memory domain (the process that
+  /// names Open MPI's window files); with simulated nodes one machine holds several nodes.
+  bool machine_leader() const noexcept { return machine_leader_; }
+  /// The most nodes any machine holds (1 unless DMAP_NODE_SIZE splits machines; the same on
+  /// every locale), and this node's place among its machine's (see detail::create_node_window).
+  int node_turns() const noexcept { return node_turns_; }
+  int node_turn() const noexcept { return node_turn_; }
   /// The communicator of this locale's node (a split of comm()).
   MPI_Comm node_comm() const noexcept { return node_comm_; }
   /// The most locales any node holds (the same on every locale).
@@ -139,8 +147,9 @@ class environment {
  private:
   void start(int* argc, char*** argv, MPI_Comm locales, bool embedded);
 
-  // Splits the locales by node (MPI_COMM_TYPE_SHARED): this node's locales and the largest
-  // node's size.
+  // Collective: splits the locales by node (MPI_COMM_TYPE_SHARED, then into groups of
+  // node_size_ consecutive locales when it is set): this node's locales and the largest
+  // node's size. A node size that differs between locales is an argument_error everywhere.
   void find_node();
 
   // Collective over the host's `locales`: when some locale rejected its settings (`rejected`),
@@ -168,11 +177,18 @@ class environment {
   // integer >= 0), defaults where unset.
   static node_transfer_settings node_transfers_asked(const char* on, const char* min_bytes);
 
+  // The simulated node size from DMAP_NODE_SIZE (an integer in [1, 2^31 - 1]); 0 where unset.
+  static int node_size_asked(const char* text);
+
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Comm node_comm_ = MPI_COMM_NULL;
   MPI_Op agreement_op_ = MPI_OP_NULL;
   std::vector<int> node_locales_;
   int largest_node_ = 1;
+  int node_size_ = 0;  // DMAP_NODE_SIZE, 0: the machine is the node
+  bool machine_leader_ = true;
+  int node_turns_ = 1;
+  int node_turn_ = 0;
   node_transfer_settings node_transfers_;
   bool owns_mpi_ = false;
   int rank_ = 0;
@@ -212,6 +228,13 @@ inline void reset_plan_statistics() { detail::env().plans() = {}; }
 inline file_counters file_statistics() { return detail::env().files(); }
 /// Sets this locale's file counters to zero.
 inline void reset_file_statistics() { detail::env().files() = {}; }
+
+/// The locales that share this locale's node, by increasing id (here() among them): node-aware
+/// transfers copy between them without messages. A node is a machine's shared-memory domain;
+/// DMAP_NODE_SIZE=k cuts each machine's locales, in rank order, into nodes of k (the last may
+/// hold fewer), so that one machine runs the mixed traffic of a cluster (simulated nodes, the
+/// same value on every locale).
+inline const std::vector<int>& node_locales() { return detail::env().node_locales(); }
 
 /// The node-transfer settings in force: by default on, for arrays of 64 KiB and more;
 /// DMAP_NODE_TRANSFERS=0 and DMAP_NODE_MIN_BYTES=n (bytes) change the defaults.

@@ -22,7 +22,8 @@ namespace dmap::detail {
 /// locales' buffers of the same segment. Making and freeing one is collective over the node.
 class node_segment {
  public:
-  /// Collective over this locale's node: allocates `bytes` bytes here (aligned for any
+  /// Collective (every locale makes one at the same point; see create_node_window), over this
+  /// locale's node: allocates `bytes` bytes here (aligned for any
   /// element type) and learns where each node peer's part lies in this process.
   explicit node_segment(std::size_t bytes) {
     auto& e = env();
@@ -31,7 +32,8 @@ class node_segment {
     MPI_Info_set(info, "alloc_shared_noncontig", "true");
     void* base = nullptr;
     int code = MPI_SUCCESS;
-    create_window_exclusively(e.node_comm(), e.node_locales().front() == e.rank(), [&] {
+    create_node_window(e.comm(), e.node_comm(), e.node_locales().front() == e.rank(), e.machine_leader(),
+                       e.node_turns(), e.node_turn(), [&] {
       code = MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, info, e.node_comm(), &base, &win_);
     });
     MPI_Info_free(&info);

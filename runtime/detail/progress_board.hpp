@@ -26,8 +26,11 @@ class progress_board {
  public:
   /// Collective over `comm`: one slot per locale, in a node-shared window over `node_comm`
   /// (read directly by the node's locales) exposed to the others through an RMA window.
-  /// `node_locales` are the ids of this node's locales by increasing id.
-  progress_board(MPI_Comm comm, MPI_Comm node_comm, const std::vector<int>& node_locales, int rank, int size)
+  /// `node_locales` are the ids of this node's locales by increasing id; `machine_leader` is
+  /// true on the lowest-ranked locale of this machine, `node_turns` and `node_turn` place the
+  /// simulated nodes of a machine (see environment::machine_leader and create_node_window).
+  progress_board(MPI_Comm comm, MPI_Comm node_comm, const std::vector<int>& node_locales, int rank, int size,
+                 bool machine_leader, int node_turns, int node_turn)
       : rank_(rank), comm_(comm), seen_(static_cast<std::size_t>(size)), node_slots_(static_cast<std::size_t>(size), nullptr) {
     const bool leader = node_locales.front() == rank;
     MPI_Info info;
@@ -35,7 +38,7 @@ class progress_board {
     MPI_Info_set(info, "alloc_shared_noncontig", "true");
     void* base = nullptr;
     int code = MPI_SUCCESS;
-    create_window_exclusively(node_comm, leader, [&] {
+    create_node_window(comm, node_comm, leader, machine_leader, node_turns, node_turn, [&] {
       code = MPI_Win_allocate_shared(slot_bytes, 1, info, node_comm, &base, &node_win_);
     });
     MPI_Info_free(&info);
@@ -50,7 +53,7 @@ class progress_board {
         throw runtime_error("dmap: MPI_Win_shared_query (progress board) failed");
       node_slots_[static_cast<std::size_t>(node_locales[r])] = static_cast<std::uint64_t*>(peer);
     }
-    create_window_exclusively(comm, leader, [&] {
+    create_window_exclusively(comm, machine_leader, [&] {
       code = MPI_Win_create(mine_, slot_bytes, 1, MPI_INFO_NULL, comm, &win_);
     });
     if (code != MPI_SUCCESS) throw runtime_error("dmap: MPI_Win_create (progress board) failed");

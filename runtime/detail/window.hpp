@@ -42,7 +42,7 @@ class rma_window {
     count_collective();
     auto& e = env();
     int code = MPI_SUCCESS;
-    create_window_exclusively(e.comm(), e.node_locales().front() == e.rank(), [&] {
+    create_window_exclusively(e.comm(), e.machine_leader(), [&] {
       code = MPI_Win_create(base, static_cast<MPI_Aint>(bytes), static_cast<int>(element_size), MPI_INFO_NULL,
                             e.comm(), &win_);
     });

@@ -30,8 +30,10 @@ inline std::string window_lock_path() { return "/tmp/dmap-mpi-windows-" + std::t
 
 /// Runs `create` (a collective window creation over `comm`) while no other dmap environment
 /// of this node creates one. Collective over `comm`. `node_leader` is true on exactly one
-/// member of `comm` per node (the one with the lowest rank there, which is the process that
-/// names Open MPI's file). Without a usable lock file the creation runs unguarded.
+/// member of `comm` per machine (the one with the lowest rank there, which is the process that
+/// names Open MPI's file; environment::machine_leader for a communicator over several nodes,
+/// the lowest member for one inside a node, which simulated nodes may share a machine with).
+/// Without a usable lock file the creation runs unguarded.
 template <class Create>
 void create_window_exclusively(MPI_Comm comm, bool node_leader, Create&& create) {
   int comm_size = 1;
@@ -79,6 +81,30 @@ void create_window_exclusively(MPI_Comm comm, bool node_leader, Create&& create)
   // Once create() returned here, the lowest-ranked process of this node has unlinked the
   // file it named, so another environment may create one of the same name.
   if (fd >= 0) ::close(fd);
+}
+
+/// Runs `create`, a collective window creation over this locale's node communicator
+/// `node_comm`, in a step every locale of `comm` takes at the same point (array storage, the
+/// progress board). When one machine holds several simulated nodes (DMAP_NODE_SIZE; `turns`,
+/// agreed over `comm`, is the most nodes any machine holds, `turn` this node's place on its
+/// machine), their communicators may share Open MPI's file names and a lock taken per node
+/// would let one node hold the machine's lock while it waits for another in `comm`: then the
+/// machine leaders take the lock with an agreement over all of `comm`, and the nodes of a
+/// machine create their windows one after another. `create` must report failures in a value,
+/// not throw. Otherwise this is create_window_exclusively over `node_comm`.
+template <class Create>
+void create_node_window(MPI_Comm comm, MPI_Comm node_comm, bool node_leader, bool machine_leader, int turns,
+                        int turn, Create&& create) {
+  if (turns <= 1) {
+    create_window_exclusively(node_comm, node_leader, create);
+    return;
+  }
+  create_window_exclusively(comm, machine_leader, [&] {
+    for (int t = 0; t < turns; ++t) {
+      if (t == turn) create();
+      if (MPI_Barrier(comm) != MPI_SUCCESS) throw runtime_error("dmap: MPI_Barrier (node window turns) failed");
+    }
+  });
 }
 
 }  // namespace dmap::detail

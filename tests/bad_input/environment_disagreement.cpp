@@ -1,4 +1,4 @@
-// Node-transfer settings (DMAP_NODE_TRANSFERS, DMAP_NODE_MIN_BYTES, dmap::set_node_transfers)
+// Node settings (DMAP_NODE_TRANSFERS, DMAP_NODE_MIN_BYTES, DMAP_NODE_SIZE, dmap::set_node_transfers)
 // that differ between locales must be an argument_error on every locale, never a crash or a
 // hang: every array's storage is chosen collectively from them. So must a malformed setting
 // on one locale when MPI already runs. The last locale is given other settings than the
@@ -50,7 +50,7 @@ int embedded() {
   const bool odd_one = size > 1 && rank == size - 1;
   std::string failure;
   // The environment variables, one at a time, set apart on the last locale.
-  for (const char* setting : {"DMAP_NODE_TRANSFERS=0", "DMAP_NODE_MIN_BYTES=1"}) {
+  for (const char* setting : {"DMAP_NODE_TRANSFERS=0", "DMAP_NODE_MIN_BYTES=1", "DMAP_NODE_SIZE=1"}) {
     const std::string text = setting;
     const auto eq = text.find('=');
     if (odd_one) setenv(text.substr(0, eq).c_str(), text.substr(eq + 1).c_str(), 1);
@@ -61,7 +61,8 @@ int embedded() {
   }
   // A malformed setting on the last locale only: refused there before MPI is touched, and
   // agreed over the host's locales, so the others throw too instead of waiting in MPI.
-  for (const char* setting : {"DMAP_NUM_THREADS=0", "DMAP_NODE_TRANSFERS=yes", "DMAP_NODE_MIN_BYTES=-1"}) {
+  for (const char* setting :
+       {"DMAP_NUM_THREADS=0", "DMAP_NODE_TRANSFERS=yes", "DMAP_NODE_MIN_BYTES=-1", "DMAP_NODE_SIZE=0"}) {
     const std::string text = setting;
     const auto eq = text.find('=');
     const bool here = size == 1 || odd_one;

@@ -1,4 +1,4 @@
-// A rejected setting (DMAP_NUM_THREADS, DMAP_NODE_TRANSFERS or DMAP_NODE_MIN_BYTES, from the
+// A rejected setting (DMAP_NUM_THREADS, DMAP_NODE_TRANSFERS, DMAP_NODE_MIN_BYTES or DMAP_NODE_SIZE, from the
 // ctest environment) must throw argument_error before MPI starts, so the program can correct
 // it, create the environment again and end cleanly (an MPI job whose processes never finalise
 // ends "exited improperly"). Exit 0 on success.
@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   }
   unsetenv("DMAP_NODE_TRANSFERS");
   unsetenv("DMAP_NODE_MIN_BYTES");
+  unsetenv("DMAP_NODE_SIZE");
   setenv("DMAP_NUM_THREADS", "2", 1);
   dmap::environment env(argc, argv);
   dmap::domain<1> D(dmap::block<1>{}, dmap::rect<1>{dmap::range(0, 1001)});

@@ -91,8 +91,9 @@ class environment {
   /// names Open MPI's window files); with simulated nodes one machine holds several nodes.
   bool machine_leader() const noexcept { return machine_leader_; }
   /// The most nodes any machine holds (1 unless DMAP_NODE_SIZE splits machines; the same on
-  /// every locale), and this node's place among its machine's (see detail::create_node_window).
+  /// every locale; see detail::create_node_window).
   int node_turns() const noexcept { return node_turns_; }
+  /// This node's place among its machine's nodes, from 0 (see detail::create_node_window).
   int node_turn() const noexcept { return node_turn_; }
   /// The communicator of this locale's node (a split of comm()).
   MPI_Comm node_comm() const noexcept { return node_comm_; }

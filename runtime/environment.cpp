@@ -4,6 +4,7 @@
 
 #include "detail/thread_pool.hpp"
 
+#include <array>
 #include <climits>
 
 namespace dmap {
@@ -78,10 +79,11 @@ void environment::start(int* argc, char*** argv, MPI_Comm locales, bool embedded
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
+    // Each locale read its own environment variables; the nodes and the storage of every array
+    // are chosen collectively from them, so they must agree (a per-node job script may set them
+    // apart).
+    check_settings_agree();
     find_node();
-    // Each locale read its own environment variables; the storage of every array is chosen
-    // collectively from them, so they must agree (a per-node job script may set them apart).
-    check_same_everywhere(node_transfers_, "dmap::environment: DMAP_NODE_TRANSFERS and DMAP_NODE_MIN_BYTES");
     detail::check_mpi(MPI_Op_create(&detail::combine_agreement_records, 1, &agreement_op_), "MPI_Op_create");
     if (size_ > 1) progress_ = std::make_unique<detail::progress_board>(comm_, node_comm_, node_locales_, rank_, size_,
                                                                         machine_leader_, node_turns_, node_turn_);
@@ -100,15 +102,6 @@ void environment::start(int* argc, char*** argv, MPI_Comm locales, bool embedded
 }
 
 void environment::find_node() {
-  if (size_ > 1) {  // the simulated node size must agree: it shapes every node's communicator
-    const int mine[2] = {node_size_, ~node_size_};
-    int all[2] = {0, 0};
-    detail::check_mpi(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce(node size)");
-    if (all[0] != ~all[1])
-      throw argument_error("dmap::environment: DMAP_NODE_SIZE must be the same on every locale (" +
-                           std::to_string(all[0]) + " on some, " + std::to_string(~all[1]) +
-                           " on others; 0: unset)");
-  }
   detail::check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node_comm_),
                     "MPI_Comm_split_type");
   MPI_Comm_set_errhandler(node_comm_, MPI_ERRORS_RETURN);
@@ -163,18 +156,57 @@ void environment::agree_rejection(MPI_Comm locales, const std::exception_ptr& re
   throw argument_error("dmap::environment: locale " + std::to_string(first) + " rejected its settings: " + message);
 }
 
+namespace {
+
+// The least and the greatest value one setting has over the locales.
+struct value_range {
+  std::uint64_t low = 0, high = 0;
+  bool one() const noexcept { return low == high; }
+  std::string text() const {
+    return one() ? std::to_string(low) : std::to_string(low) + " on some, " + std::to_string(high) + " on others";
+  }
+};
+
+// Collective over `comm`: the range of each of `values` over its locales, in one all-reduce of
+// the values and their complements by minimum.
+template <std::size_t K>
+std::array<value_range, K> ranges_over(MPI_Comm comm, const std::array<std::uint64_t, K>& values) {
+  std::array<std::uint64_t, 2 * K> mine{}, all{};
+  for (std::size_t k = 0; k < K; ++k) {
+    mine[k] = values[k];
+    mine[K + k] = ~values[k];
+  }
+  detail::check_mpi(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(2 * K), MPI_UINT64_T, MPI_MIN, comm),
+                    "MPI_Allreduce(settings)");
+  std::array<value_range, K> out;
+  for (std::size_t k = 0; k < K; ++k) out[k] = {all[k], ~all[K + k]};
+  return out;
+}
+
+// Throws argument_error (`what` must be the same everywhere) unless both node-transfer settings
+// have one value.
+void require_same_transfers(const value_range& enabled, const value_range& min_bytes, const char* what) {
+  if (!enabled.one() || !min_bytes.one())
+    throw argument_error(std::string(what) + " must be the same on every locale (node transfers on: " +
+                         enabled.text() + "; min bytes: " + min_bytes.text() + ")");
+}
+
+}  // namespace
+
 void environment::check_same_everywhere(const node_transfer_settings& s, const char* what) const {
   if (size_ == 1) return;
-  const std::uint64_t enabled = s.enabled ? 1 : 0;
-  const std::uint64_t mine[4] = {enabled, s.min_bytes, ~enabled, ~s.min_bytes};
-  std::uint64_t all[4] = {};
-  detail::check_mpi(MPI_Allreduce(mine, all, 4, MPI_UINT64_T, MPI_MIN, comm_), "MPI_Allreduce(node-transfer settings)");
-  const auto range = [](std::uint64_t low, std::uint64_t high) {
-    return low == high ? std::to_string(low) : std::to_string(low) + " on some, " + std::to_string(high) + " on others";
-  };
-  if (all[0] != ~all[2] || all[1] != ~all[3])
-    throw argument_error(std::string(what) + " must be the same on every locale (node transfers on: " +
-                         range(all[0], ~all[2]) + "; min bytes: " + range(all[1], ~all[3]) + ")");
+  const auto r = ranges_over<2>(comm_, {s.enabled ? 1u : 0u, s.min_bytes});
+  require_same_transfers(r[0], r[1], what);
+}
+
+void environment::check_settings_agree() const {
+  if (size_ == 1) return;
+  const auto r = ranges_over<3>(comm_, {node_transfers_.enabled ? 1u : 0u, node_transfers_.min_bytes,
+                                        static_cast<std::uint64_t>(node_size_)});
+  require_same_transfers(r[0], r[1], "dmap::environment: DMAP_NODE_TRANSFERS and DMAP_NODE_MIN_BYTES");
+  if (!r[2].one())
+    throw argument_error("dmap::environment: DMAP_NODE_SIZE must be the same on every locale (" + r[2].text() +
+                         "; 0: unset)");
 }
 
 void environment::stop_mpi() noexcept {

@@ -150,7 +150,7 @@ class environment {
 
   // Collective: splits the locales by node (MPI_COMM_TYPE_SHARED, then into groups of
   // node_size_ consecutive locales when it is set): this node's locales and the largest
-  // node's size. A node size that differs between locales is an argument_error everywhere.
+  // node's size.
   void find_node();
 
   // Collective over the host's `locales`: when some locale rejected its settings (`rejected`),
@@ -163,6 +163,10 @@ class environment {
   // between locales; `what` names the settings. One all-reduce of the settings and their
   // complements by minimum gives each field's least and greatest value.
   void check_same_everywhere(const node_transfer_settings& s, const char* what) const;
+
+  // Collective: throws argument_error on every locale (the same message) when the settings read
+  // from the environment (node transfers, DMAP_NODE_SIZE) differ between locales; one all-reduce.
+  void check_settings_agree() const;
 
   // Frees the library's communicators and finalises MPI when this environment started it.
   void stop_mpi() noexcept;

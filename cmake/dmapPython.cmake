@@ -50,11 +50,13 @@ dmap_project_options(dmap_python)
 if(DMAP_LARGE_UNIT_FLAGS AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")  # one large unit per dtype
   target_compile_options(dmap_python PRIVATE ${DMAP_LARGE_UNIT_FLAGS})
 endif()
-# Release: -O2 with -O3's vectoriser cost model instead of -O3. The element loops vectorise as at
-# -O3, and the module, mostly bindings, compiles in about 83 % of the time (a dtype unit: 30 s
-# instead of 36 s, measured on 2026-11-27).
-if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-  target_compile_options(dmap_python PRIVATE "$<$<CONFIG:Release>:-O2;-fvect-cost-model=dynamic>")
+# Release: DMAP_PYTHON_OPTIMIZATION after the build type's flags. Its g++ default, -O2 with -O3's
+# vectoriser cost model: the element loops vectorise as at -O3, and the module, mostly bindings,
+# compiles in about 83 % of the time (a dtype unit: 30 s instead of 36 s, measured on 2026-11-27).
+# The suite preset builds the module only to test it, at -Og (a dtype unit: 17 s instead of 32 s,
+# measured on 2026-11-28).
+if(DMAP_PYTHON_OPTIMIZATION)
+  target_compile_options(dmap_python PRIVATE "$<$<CONFIG:Release>:${DMAP_PYTHON_OPTIMIZATION}>")
 endif()
 
 # The package's Python files, copied next to the extension whenever they change.

@@ -24,8 +24,14 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 if [[ $# -gt 0 ]]; then BENCHES=("$@"); fi
 
 bash scripts/install-deps.sh
-# DMAP_BENCH_BUILD_CHECK=OFF: optimised benchmarks, also in a build that scripts/test.sh configured.
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DDMAP_BUILD_BENCH=ON -DDMAP_BENCH_BUILD_CHECK=OFF >/dev/null
+# Optimised benchmarks and Python module, also in a build that scripts/test.sh configured (its
+# preset compiles them only to check and to test them): DMAP_BENCH_BUILD_CHECK=OFF, and
+# DMAP_PYTHON_OPTIMIZATION back to its default.
+# A new folder is generated for Ninja, as the presets do, so that scripts/test.sh can reuse it.
+generator=()
+[[ -f $BUILD_DIR/CMakeCache.txt ]] || generator=(-G Ninja)
+cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DDMAP_BUILD_BENCH=ON \
+  -DDMAP_BENCH_BUILD_CHECK=OFF -UDMAP_PYTHON_OPTIMIZATION >/dev/null
 targets=()
 # python: bench/python/bench_python.py, which starts mpirun itself (the Python calls and the C++
 # program bench_python_baseline, alternately); it needs the module dmap_python.

@@ -21,6 +21,7 @@ DEMO_PACKAGES=(g++ make cmake pkg-config        # a minimal system has neither c
 
 # Everything else the test suite (scripts/test.sh), the benchmarks, the docs and the Python module use.
 TEST_PACKAGES=(catch2
+               ninja-build                      # the presets' generator: builds every target's files side by side (make waits for whole targets)
                doxygen                          # the API reference (docs target, checked by the test suite)
                libscalapack-openmpi-dev         # ScaLAPACK: oracle and interop target of tests/dists/test_scalapack.cpp
                libblas-dev liblapack-dev        # scalapack-openmpi.pc requires blas.pc and lapack.pc, which only these carry

@@ -108,6 +108,9 @@ void check_case(recorder& b, const Dist& dist, const ordered_rect<N>& w, const c
                             dmap::array<double, N>&, const ordered_rect<N>&, const case_plan<N>&,         \
                             const owner_rule<N>&, const descriptor_facts<N>&);                            \
   how bool keeps_ghost_cells<N>(const dmap::domain<N>&, const descriptor_facts<N>&);
+// DMAP_CONFORMANCE_IN_PROGRAM: a library built without them (DMAP_PRECOMPILE_CONFORMANCE=OFF).
+#if !defined(DMAP_CONFORMANCE_IN_PROGRAM)
 DMAP_DECLARE_PRECOMPILED(DMAP_CONFORMANCE_INSTANCES)
+#endif
 
 }  // namespace dmap::conformance::detail

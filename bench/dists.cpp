@@ -30,9 +30,9 @@ using bench::median_times;
 void line(const std::string& name, index_t n, double dmap_rate, double base_rate, const char* unit,
           const dmap::comm_counters& c) {
   if (dmap::here() != 0) return;
-  std::printf("bench %s ranks=%d threads=%d n=%lld dmap=%.1f baseline=%.1f unit=%s ratio=%.3f msgs=%llu "
+  std::printf("bench %s ranks=%d threads=%d transfers=%s n=%lld dmap=%.1f baseline=%.1f unit=%s ratio=%.3f msgs=%llu "
               "bytes=%llu min_bytes=0\n",
-              name.c_str(), dmap::num_locales(), dmap::num_threads(), static_cast<long long>(n), dmap_rate,
+              name.c_str(), dmap::num_locales(), dmap::num_threads(), bench::transfers_field(), static_cast<long long>(n), dmap_rate,
               base_rate, unit, dmap_rate / base_rate, static_cast<unsigned long long>(c.messages_sent),
               static_cast<unsigned long long>(c.bytes_sent));
 }

@@ -234,10 +234,10 @@ void line(const context& cx, const char* name, double td, double tb, const repea
                            static_cast<long long>(header_bytes0);
   if (dmap::here() == 0) {
     const double bytes = static_cast<double>(cx.payload);
-    std::printf("bench %s ranks=%d threads=%d n=%lld dmap=%.3f baseline=%.3f unit=GB/s ratio=%.3f msgs=%llu bytes=%llu "
+    std::printf("bench %s ranks=%d threads=%d transfers=%s n=%lld dmap=%.3f baseline=%.3f unit=GB/s ratio=%.3f msgs=%llu bytes=%llu "
                 "min_bytes=0 grid=%s file_bytes0=%llu own_bytes0=%llu header_bytes0=%llu payload_of_others0=%lld "
                 "collectives0=%llu\n",
-                name, dmap::num_locales(), dmap::num_threads(), static_cast<long long>(cx.n * cx.n), bytes / td / 1e9,
+                name, dmap::num_locales(), dmap::num_threads(), bench::transfers_field(), static_cast<long long>(cx.n * cx.n), bytes / td / 1e9,
                 bytes / tb / 1e9, tb / td, static_cast<unsigned long long>(c.comm.messages_sent),
                 static_cast<unsigned long long>(c.comm.bytes_sent), cx.grid.c_str(),
                 static_cast<unsigned long long>(file_bytes0), static_cast<unsigned long long>(cx.own_bytes0),

@@ -36,9 +36,9 @@ void fail(const std::string& what) {
 
 void line(const std::string& name, index_t n, double td, double tb, const dmap::comm_counters& c) {
   if (dmap::here() != 0) return;
-  std::printf("bench %s ranks=%d threads=%d n=%lld dmap=%.3e baseline=%.3e unit=s ratio=%.3f msgs=%llu bytes=%llu "
+  std::printf("bench %s ranks=%d threads=%d transfers=%s n=%lld dmap=%.3e baseline=%.3e unit=s ratio=%.3f msgs=%llu bytes=%llu "
               "collectives=%llu progress_checks=%llu node_bytes=%llu min_bytes=0\n",
-              name.c_str(), dmap::num_locales(), dmap::num_threads(), static_cast<long long>(n), td, tb, tb / td,
+              name.c_str(), dmap::num_locales(), dmap::num_threads(), bench::transfers_field(), static_cast<long long>(n), td, tb, tb / td,
               static_cast<unsigned long long>(c.messages_sent), static_cast<unsigned long long>(c.bytes_sent),
               static_cast<unsigned long long>(c.collectives), static_cast<unsigned long long>(c.progress_checks),
               static_cast<unsigned long long>(c.node_bytes));

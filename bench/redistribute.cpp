@@ -54,9 +54,9 @@ void line(const std::string& name, index_t n, double td, double tb, const dmap::
           std::uint64_t min_bytes) {
   if (dmap::here() != 0) return;
   const double bytes = static_cast<double>(n) * sizeof(double);
-  std::printf("bench %s ranks=%d threads=%d n=%lld dmap=%.1f baseline=%.1f unit=MB/s ratio=%.3f msgs=%llu "
+  std::printf("bench %s ranks=%d threads=%d transfers=%s n=%lld dmap=%.1f baseline=%.1f unit=MB/s ratio=%.3f msgs=%llu "
               "bytes=%llu node_bytes=%llu min_bytes=%llu\n",
-              name.c_str(), dmap::num_locales(), dmap::num_threads(), static_cast<long long>(n), bytes / td / 1e6,
+              name.c_str(), dmap::num_locales(), dmap::num_threads(), bench::transfers_field(), static_cast<long long>(n), bytes / td / 1e6,
               bytes / tb / 1e6, tb / td, static_cast<unsigned long long>(c.messages_sent),
               static_cast<unsigned long long>(c.bytes_sent), static_cast<unsigned long long>(c.node_bytes),
               static_cast<unsigned long long>(min_bytes));

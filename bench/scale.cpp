@@ -83,9 +83,9 @@ void print_weak(const char* name, index_t n, double dmap_s, double base_s, const
   const double plan_cpu_max = dmap::all_reduce_max(plan_cpu), domain_cpu_max = dmap::all_reduce_max(domain_cpu);
   const long long plan_bytes_max = dmap::all_reduce_max(plan_bytes);
   if (dmap::here() == 0)
-    std::printf("bench %s ranks=%d threads=1 n=%lld dmap=%.6f baseline=%.6f unit=s ratio=%.3f msgs=%llu bytes=%llu "
+    std::printf("bench %s ranks=%d threads=1 transfers=%s n=%lld dmap=%.6f baseline=%.6f unit=s ratio=%.3f msgs=%llu bytes=%llu "
                 "min_bytes=%lld plan_cpu_s=%.6f plan_bytes=%lld domain_cpu_s=%.6f\n",
-                name, dmap::num_locales(), static_cast<long long>(n), dmap_s, base_s, base_s / dmap_s,
+                name, dmap::num_locales(), bench::transfers_field(), static_cast<long long>(n), dmap_s, base_s, base_s / dmap_s,
                 static_cast<unsigned long long>(c.messages_sent), static_cast<unsigned long long>(c.bytes_sent),
                 static_cast<long long>(min_bytes), plan_cpu_max, plan_bytes_max, domain_cpu_max);
 }

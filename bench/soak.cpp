@@ -175,9 +175,9 @@ int main(int argc, char** argv) {
     return static_cast<unsigned long long>(v / static_cast<std::uint64_t>(rounds + warmup));
   };
   if (dmap::here() == 0)
-    std::printf("bench soak ranks=%d threads=%d n=%lld rounds=%d warmup=%d dmap=%.3f baseline=%.3f unit=ms/round "
+    std::printf("bench soak ranks=%d threads=%d transfers=%s n=%lld rounds=%d warmup=%d dmap=%.3f baseline=%.3f unit=ms/round "
                 "ratio=%.3f msgs=%llu bytes=%llu rss_growth_kib=%ld baseline_rss_growth_kib=%ld\n",
-                dmap::num_locales(), dmap::num_threads(), static_cast<long long>(n), rounds, warmup,
+                dmap::num_locales(), dmap::num_threads(), bench::transfers_field(), static_cast<long long>(n), rounds, warmup,
                 lib.seconds_per_round * 1e3, base.seconds_per_round * 1e3,
                 base.seconds_per_round / lib.seconds_per_round, per_round(c.messages_sent),
                 per_round(c.bytes_sent), lib.growth_kib, base.growth_kib);

@@ -289,10 +289,10 @@ int run_case(const matrix_kind& m, int repetitions, bool baseline_first) {
   const bool same_rows = dmap::all_of_locales(y.local_size() == base.rows);
   if (me == 0) {
     const double flops = 2.0 * static_cast<double>(s.size());
-    std::printf("bench %s ranks=%d threads=%d n=%lld dmap=%.3f baseline=%.3f unit=GFlop/s ratio=%.3f msgs=%llu "
+    std::printf("bench %s ranks=%d threads=%d transfers=%s n=%lld dmap=%.3f baseline=%.3f unit=GFlop/s ratio=%.3f msgs=%llu "
                 "bytes=%llu min_bytes=%llu nonzeros=%lld dmap_s=%.5f baseline_s=%.5f setup_s=%.1f plan_s=%.2f "
                 "baseline_setup_s=%.1f built_first=%s\n",
-                m.name.c_str(), p, dmap::num_threads(), static_cast<long long>(m.n), flops / td / 1e9, flops / tb / 1e9,
+                m.name.c_str(), p, dmap::num_threads(), bench::transfers_field(), static_cast<long long>(m.n), flops / td / 1e9, flops / tb / 1e9,
                 tb / td, static_cast<unsigned long long>(per_product.messages_sent),
                 static_cast<unsigned long long>(per_product.bytes_sent),
                 static_cast<unsigned long long>(base.sent_values * sizeof(double)), static_cast<long long>(s.size()), td, tb, t_domain,

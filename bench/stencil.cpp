@@ -9,6 +9,8 @@
 #include <dmap/dmap.hpp>
 #include <dmap/runtime/detail/thread_pool.hpp>
 
+#include "timing.hpp"
+
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/partitioner.h>
@@ -212,9 +214,9 @@ int main(int argc, char** argv) {
   const long long row_stride = layouts0.empty() ? 0 : static_cast<long long>(layouts0.front().strides[0]);
   if (dmap::here() == 0) {
     const double cells = static_cast<double>((n - 2) * (n - 2));
-    std::printf("bench stencil_jacobi ranks=%d threads=%d n=%lld dmap=%.1f baseline=%.1f unit=Mcells/s "
+    std::printf("bench stencil_jacobi ranks=%d threads=%d transfers=%s n=%lld dmap=%.1f baseline=%.1f unit=Mcells/s "
                 "ratio=%.3f msgs=%llu bytes=%llu node_bytes=%llu min_bytes=%llu grid=%dx%d padded=%lld baseline_pitch=%lld\n",
-                dmap::num_locales(), dmap::num_threads(), static_cast<long long>(n * n), cells / md / 1e6,
+                dmap::num_locales(), dmap::num_threads(), bench::transfers_field(), static_cast<long long>(n * n), cells / md / 1e6,
                 cells / mb / 1e6, mb / md, static_cast<unsigned long long>(per_iteration.messages_sent),
                 static_cast<unsigned long long>(per_iteration.bytes_sent),
                 static_cast<unsigned long long>(per_iteration.node_bytes), static_cast<unsigned long long>(ghost_bytes), grid.shape()[0], grid.shape()[1], row_stride,

@@ -46,15 +46,20 @@ dmap::comm_counters counters_of_repeat(F&& f) {
   return dmap::counters();
 }
 
+/// The `transfers=` field of a `bench ...` line: how locales of one node moved data in this run,
+/// "node" (node-aware transfers, dmap::set_node_transfers: direct copies into node-shared
+/// memory) or "messages" (off: DMAP_NODE_TRANSFERS=0, as between nodes).
+inline const char* transfers_field() { return dmap::node_transfers().enabled ? "node" : "messages"; }
+
 /// Prints one `bench ...` line (docs/design.md section 10) of a case timed in seconds, on
 /// locale 0: its name, elements, both medians, their ratio (baseline / dmap), dmap's counters
 /// of one run and the least bytes any correct program must send.
 inline void print_seconds(const char* name, std::int64_t n, double dmap_s, double base_s, const dmap::comm_counters& c,
                           std::uint64_t min_bytes) {
   if (dmap::here() != 0) return;
-  std::printf("bench %s ranks=%d threads=%d n=%lld dmap=%.6f baseline=%.6f unit=s ratio=%.3f msgs=%llu bytes=%llu "
+  std::printf("bench %s ranks=%d threads=%d transfers=%s n=%lld dmap=%.6f baseline=%.6f unit=s ratio=%.3f msgs=%llu bytes=%llu "
               "min_bytes=%llu\n",
-              name, dmap::num_locales(), dmap::num_threads(), static_cast<long long>(n), dmap_s, base_s,
+              name, dmap::num_locales(), dmap::num_threads(), bench::transfers_field(), static_cast<long long>(n), dmap_s, base_s,
               base_s / dmap_s, static_cast<unsigned long long>(c.messages_sent),
               static_cast<unsigned long long>(c.bytes_sent), static_cast<unsigned long long>(min_bytes));
 }

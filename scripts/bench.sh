@@ -17,6 +17,12 @@ DEFAULT_CONFIGS="1x2 2x1"
 # stencil's "n,iterations,RxC" runs where R * C is the rank count; io's "--grid=RxC" likewise.
 declare -A ARGS=([stencil]="4096,40,1x1 4100,40,1x1 4096,40,1x2 4100,40,1x2 4096,40,2x1 4100,40,2x1 4096,40,4x1 4100,40,4x1" [algorithms]="scan scan_block2d partial_reduce sort histogram reverse_halo" [io]="--grid=1x2 --grid=2x1 --grid=4x1")
 
+# Benchmarks that move data between locales: at 2 or more ranks each configuration runs twice,
+# with node-aware transfers (the default: direct copies between the ranks of one node) and with
+# DMAP_NODE_TRANSFERS=0 (messages, as between nodes), so both paths are measured in every run;
+# their lines say which (transfers=node|messages).
+COMM_BENCHES=" stencil dists redistribute memory_model soak scale spmv sparse_loops associative algorithms io python "
+
 BUILD_DIR=${DMAP_BENCH_BUILD_DIR:-build}
 JOBS=${DMAP_JOBS:-2}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -48,24 +54,30 @@ for b in "${BENCHES[@]}"; do
   for cfg in ${CONFIGS[$b]:-$DEFAULT_CONFIGS}; do
     ranks=${cfg%x*}
     threads=${cfg#*x}
+    transfer_settings=(1)
+    if [[ $COMM_BENCHES == *" $b "* && $ranks -gt 1 ]]; then transfer_settings=(1 0); fi
     for set in ${ARGS[$b]:-none}; do
       args=()
       if [[ $set != none ]]; then IFS=, read -r -a args <<<"$set"; fi
-      rc=0
-      if [[ $b == python ]]; then
-        out=$("$PYTHON" bench/python/bench_python.py --build="$BUILD_DIR" --ranks="$ranks" --threads="$threads" 2>&1) || rc=$?
-      else
-        out=$(DMAP_NUM_THREADS=$threads mpirun -n "$ranks" --oversubscribe --bind-to none "$exe" ${args[@]+"${args[@]}"} 2>&1) || rc=$?
-      fi
-      if [[ $rc -eq 77 ]]; then continue; fi
-      echo "== bench_$b ${args[*]+${args[*]}}: $ranks rank(s) x $threads thread(s) =="
-      if [[ $rc -eq 0 ]]; then
-        grep '^bench ' <<<"$out" || echo "(bench_$b printed no 'bench ...' line)"
-      else
-        printf '%s\n' "$out"
-        echo "bench_$b failed in configuration $cfg ${args[*]+${args[*]}} (exit $rc)" >&2
-        status=1
-      fi
+      for transfers in "${transfer_settings[@]}"; do
+        rc=0
+        if [[ $b == python ]]; then
+          out=$(DMAP_NODE_TRANSFERS=$transfers "$PYTHON" bench/python/bench_python.py --build="$BUILD_DIR" --ranks="$ranks" \
+                  --threads="$threads" 2>&1) || rc=$?
+        else
+          out=$(DMAP_NODE_TRANSFERS=$transfers DMAP_NUM_THREADS=$threads mpirun -n "$ranks" --oversubscribe --bind-to none \
+                  "$exe" ${args[@]+"${args[@]}"} 2>&1) || rc=$?
+        fi
+        if [[ $rc -eq 77 ]]; then continue 2; fi
+        echo "== bench_$b ${args[*]+${args[*]}}: $ranks rank(s) x $threads thread(s), node transfers $([[ $transfers == 1 ]] && echo on || echo off) =="
+        if [[ $rc -eq 0 ]]; then
+          grep '^bench ' <<<"$out" || echo "(bench_$b printed no 'bench ...' line)"
+        else
+          printf '%s\n' "$out"
+          echo "bench_$b failed in configuration $cfg ${args[*]+${args[*]}}, DMAP_NODE_TRANSFERS=$transfers (exit $rc)" >&2
+          status=1
+        fi
+      done
     done
   done
 done

@@ -129,11 +129,14 @@ def driver(args):
                 raise SystemExit(f"bench_python: {case}: Python's checksum {f['check']} differs from C++'s "
                                  f"{fields[case]['check']}")
 
+    # How the locales of one node moved data (both sides run with the same environment).
+    transfers = "messages" if env.get("DMAP_NODE_TRANSFERS") == "0" else "node"
     names = {"redistribute": "python_redistribute_block_to_cyclic_1d", "reduce": "python_reduce_sum_1d"}
     for case in ("redistribute", "reduce"):
         f = fields[case]
         tp, tc = statistics.median(py[case]), statistics.median(cpp[case])
-        print(f"bench {names[case]} ranks={f['ranks']} threads={f['threads']} n={f['n']} dmap={tp:.6f} "
+        print(f"bench {names[case]} ranks={f['ranks']} threads={f['threads']} transfers={transfers} n={f['n']} "
+              f"dmap={tp:.6f} "
               f"baseline={tc:.6f} unit=s ratio={tc / tp:.3f} msgs={f['msgs']} bytes={f['bytes']} "
               f"node_bytes={f['node_bytes']} min_bytes={f['min_bytes']}", flush=True)
     return 0

@@ -55,9 +55,7 @@ endif()
 # compiles in about 83 % of the time (a dtype unit: 30 s instead of 36 s, measured on 2026-11-27).
 # The suite preset builds the module only to test it, at -Og (a dtype unit: 17 s instead of 32 s,
 # measured on 2026-11-28).
-if(DMAP_PYTHON_OPTIMIZATION)
-  target_compile_options(dmap_python PRIVATE "$<$<CONFIG:Release>:${DMAP_PYTHON_OPTIMIZATION}>")
-endif()
+dmap_release_flags("${DMAP_PYTHON_OPTIMIZATION}" dmap_python)
 
 # The package's Python files, copied next to the extension whenever they change.
 file(GLOB _dmap_py_files CONFIGURE_DEPENDS RELATIVE "${PROJECT_SOURCE_DIR}/interop/python/dmap"

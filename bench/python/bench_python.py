@@ -136,8 +136,7 @@ def driver(args):
         f = fields[case]
         tp, tc = statistics.median(py[case]), statistics.median(cpp[case])
         print(f"bench {names[case]} ranks={f['ranks']} threads={f['threads']} transfers={transfers} n={f['n']} "
-              f"dmap={tp:.6f} "
-              f"baseline={tc:.6f} unit=s ratio={tc / tp:.3f} msgs={f['msgs']} bytes={f['bytes']} "
+              f"dmap={tp:.6f} baseline={tc:.6f} unit=s ratio={tc / tp:.3f} msgs={f['msgs']} bytes={f['bytes']} "
               f"node_bytes={f['node_bytes']} min_bytes={f['min_bytes']}", flush=True)
     return 0
 

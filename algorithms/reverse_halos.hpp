@@ -106,8 +106,11 @@ class [[nodiscard]] halo_reduction {
     const auto own = [&] {
       own_done = true;
       for (const auto& c : plan.local())  // from: the owned block, to: the ghost block
-        detail::for_each_paired_run(c.part, c.to, c.from, [&](index_t g, index_t gs, index_t o, index_t os, index_t n) {
-          for (index_t k = 0; k < n; ++k) store(data_[o + k * os], data_[g + k * gs]);
+        detail::for_each_repeat(c.again, [&](index_t owned_moved, index_t ghost_moved) {
+          detail::for_each_paired_run(c.part, c.to, c.from, [&](index_t g, index_t gs, index_t o, index_t os, index_t n) {
+            g += ghost_moved, o += owned_moved;
+            for (index_t k = 0; k < n; ++k) store(data_[o + k * os], data_[g + k * gs]);
+          });
         });
       for (const auto& [owned, ghost] : plan.local_offsets()) store(data_[owned], data_[ghost]);
     };

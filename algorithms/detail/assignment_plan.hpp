@@ -26,17 +26,23 @@ plan_summary summarize(const transfer_plan<N>& plan) {
       peers.push_back(m.peer);
       elements += m.count;
       s.parts += m.parts.size();
-      for (const auto& pc : m.parts) s.message_runs += run_cursor<N>(pc.indices, pc.block.layout, pc.block.shift).runs();
+      for (const auto& pc : m.parts)
+        s.message_runs += run_cursor<N>(pc.indices, pc.block.layout, pc.block.shift).runs() * pc.again.total();
       s.message_runs += static_cast<index_t>(m.offsets.size());
-      s.plan_bytes += sizeof(m) + m.parts.capacity() * sizeof(m.parts[0]) + m.offsets.capacity() * sizeof(index_t);
+      const std::size_t direct = m.direct.capacity() * sizeof(typename transfer_plan<N>::copy);
+      s.plan_bytes += sizeof(m) + m.parts.capacity() * sizeof(m.parts[0]) + m.offsets.capacity() * sizeof(index_t) + direct;
+      s.node_copy_bytes += direct;
     }
   };
   add(plan.sends(), s.send_peers, s.elements_sent);
   add(plan.receives(), s.receive_peers, s.elements_received);
   s.elements_copied = plan.local_count();
   s.parts += plan.local().size();
-  for (const auto& c : plan.local())
-    for_each_paired_run(c.part, c.from, c.to, [&](index_t, index_t, index_t, index_t, index_t) { ++s.local_runs; });
+  for (const auto& c : plan.local()) {
+    index_t runs = 0;
+    for_each_paired_run(c.part, c.from, c.to, [&](index_t, index_t, index_t, index_t, index_t) { ++runs; });
+    s.local_runs += runs * c.again.total();
+  }
   s.local_runs += static_cast<index_t>(plan.local_offsets().size());
   s.plan_bytes += plan.local().capacity() * sizeof(typename transfer_plan<N>::copy) +
                   plan.local_offsets().capacity() * sizeof(std::pair<index_t, index_t>);

@@ -235,10 +235,24 @@ class model_query final : public placement_query<N> {
   std::vector<int> meeting(const rect<N>& r) const override;
   std::vector<held_region<N>> regions(int locale, const rect<N>& r) const override;
   std::vector<placed_block<N>> blocks(int locale) const override;
+  idx<N> period() const override;
 
  private:
   std::shared_ptr<const domain_model_base<N>> model_;
 };
+
+template <std::size_t N>
+idx<N> model_query<N>::period() const {
+  idx<N> out;
+  const auto kinds = model_->dimension_kinds();
+  const auto grid = model_->grid();
+  if (!kinds || !grid) return out;
+  for (std::size_t d = 0; d < N; ++d)
+    if ((*kinds)[d].kind == dimension_kind::deal::cyclic && (*kinds)[d].block_size > 0 &&
+        __builtin_mul_overflow((*kinds)[d].block_size, static_cast<index_t>(grid->extent(d)), &out[d]))
+      out[d] = 0;
+  return out;
+}
 
 template <std::size_t N>
 std::vector<int> model_query<N>::meeting(const rect<N>& r) const {

@@ -64,6 +64,10 @@ class placement_query {
   /// All blocks of locale `locale`, with their storage (for the few uses that read another
   /// locale's storage offsets: remote element access, copies read from a layer).
   virtual std::vector<placed_block<N>> blocks(int locale) const = 0;
+  /// Per dimension, a distance after which the placement deals indices alike again (a
+  /// cyclic deal: block size x locales along it), 0 when none is known. Only a hint, the
+  /// same on every locale: plans list parts that repeat one another together.
+  virtual idx<N> period() const { return {}; }
 };
 
 /// A placement listed in full (small placements: a gather's target, tests). Answers by

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <tuple>
 #include <type_traits>
@@ -179,6 +180,223 @@ void copy_part(const rect<N>& part, const placed_block<N>& from, const T* from_b
   });
 }
 
+/// How a part of a plan repeats: nested levels, the innermost first; level k makes `count`
+/// copies of what the levels below it describe, the c-th moved by c x `storage` in storage
+/// (by c x `to_storage` in a copy's destination). Only storage moves matter: the message
+/// order is the order of the copies. A block-cyclic map's pieces met by one peer, all
+/// alike, are one part repeated. Empty (no allocation) for a part that stands for itself.
+struct repeats {
+  /// One level of repetition.
+  struct level {
+    index_t count = 1;
+    index_t storage = 0;
+    index_t to_storage = 0;
+    friend bool operator==(const level&, const level&) = default;
+  };
+  /// The most levels one part holds (a 3-D lattice of pieces, and one more for a period
+  /// that holds two pieces of one peer).
+  static constexpr std::size_t max_depth = 4;
+  std::vector<level> levels;
+
+  /// The number of copies in all.
+  index_t total() const noexcept {
+    index_t n = 1;
+    for (const auto& l : levels) n *= l.count;
+    return n;
+  }
+  friend bool operator==(const repeats&, const repeats&) = default;
+};
+
+/// Calls f(storage, to_storage) for each copy `r` describes, in order (outer levels vary
+/// slowest): the distances to add to the first copy's offsets.
+template <class F>
+void for_each_repeat(const repeats& r, F&& f) {
+  const std::size_t depth = r.levels.size();
+  if (depth == 0) {
+    f(index_t{0}, index_t{0});
+    return;
+  }
+  if (depth == 1) {
+    const auto& l = r.levels[0];
+    for (index_t c = 0; c < l.count; ++c) f(c * l.storage, c * l.to_storage);
+    return;
+  }
+  std::array<index_t, repeats::max_depth> at{};
+  index_t storage = 0, to_storage = 0;
+  for (;;) {
+    f(storage, to_storage);
+    std::size_t k = 0;
+    for (; k < depth; ++k) {
+      const auto& l = r.levels[k];
+      if (++at[k] < l.count) {
+        storage += l.storage, to_storage += l.to_storage;
+        break;
+      }
+      storage -= (l.count - 1) * l.storage, to_storage -= (l.count - 1) * l.to_storage;
+      at[k] = 0;
+    }
+    if (k == depth) return;
+  }
+}
+
+/// The move (in the storage of blocks a and b) that takes part `x` held in blocks xa, xb onto
+/// part `y` held in ya, yb, element for element in row-major order, if there is one: equal
+/// shapes and layout steps, and both layouts agree with one move along every dimension.
+/// (`xb`, `yb` may be null: a part of one block.)
+template <std::size_t N>
+std::optional<repeats::level> translation(const rect<N>& x, const placed_block<N>& xa, const placed_block<N>* xb,
+                                          const rect<N>& y, const placed_block<N>& ya, const placed_block<N>* yb) {
+  repeats::level t;
+  if (x.empty() || xa.shift != ya.shift || xa.layout.strides != ya.layout.strides) return std::nullopt;
+  if (xb && (xb->shift != yb->shift || xb->layout.strides != yb->layout.strides)) return std::nullopt;
+  for (std::size_t d = 0; d < N; ++d)
+    if (x.dim(d).size() != y.dim(d).size() || (x.dim(d).size() > 1 && x.dim(d).stride() != y.dim(d).stride()))
+      return std::nullopt;
+  const idx<N> xf = x.first(), yf = y.first();
+  const auto distance = [&](const placed_block<N>& from, const placed_block<N>& to, const idx<N>& xi,
+                            const idx<N>& yi) { return to.layout.offset_of(yi + to.shift) - from.layout.offset_of(xi + from.shift); };
+  t.storage = distance(xa, ya, xf, yf);
+  if (xb) t.to_storage = distance(*xb, *yb, xf, yf);
+  for (std::size_t d = 0; d < N; ++d)  // affine layouts: one step along each dimension settles it
+    if (x.dim(d).size() > 1) {
+      idx<N> xq = xf, yq = yf;
+      xq[d] += x.dim(d).stride(), yq[d] += y.dim(d).stride();
+      if (distance(xa, ya, xq, yq) != t.storage || (xb && distance(*xb, *yb, xq, yq) != t.to_storage))
+        return std::nullopt;
+    }
+  return t;
+}
+
+/// Folds runs of items that repeat one another (Item: a part or a copy, with `again`) into
+/// one item with one more level, again while any fold happens: a lattice of pieces, listed
+/// in row-major order, ends as one item. `translate(x, y)` is translation() for two items.
+/// The items keep their order, element for element.
+template <class Item, class Translate>
+void fold_repeats(std::vector<Item>& items, Translate&& translate) {
+  for (std::size_t pass = 0; pass < repeats::max_depth && items.size() > 1; ++pass) {
+    std::vector<Item> out;
+    out.reserve(items.size());
+    bool folded = false;
+    for (std::size_t i = 0; i < items.size();) {
+      std::size_t j = i;
+      std::optional<repeats::level> step;
+      if (items[i].again.levels.size() < repeats::max_depth && i + 1 < items.size() &&
+          items[i].again == items[i + 1].again)
+        step = translate(items[i], items[i + 1]);
+      if (step) {
+        j = i + 1;
+        while (j + 1 < items.size() && items[j + 1].again == items[i].again) {
+          const auto next = translate(items[j], items[j + 1]);
+          if (!next || !(*next == *step)) break;
+          ++j;
+        }
+      }
+      out.push_back(std::move(items[i]));
+      if (j > i) {
+        step->count = static_cast<index_t>(j - i + 1);
+        out.back().again.levels.push_back(*step);
+        folded = true;
+      }
+      i = j + 1;
+    }
+    items = std::move(out);
+    if (!folded) return;
+  }
+}
+
+/// Per dimension, a distance after which both placements repeat how they deal indices (0:
+/// none known), from theirs: the least common multiple, or the one that is known.
+template <std::size_t N>
+idx<N> common_period(const idx<N>& a, const idx<N>& b) {
+  idx<N> out;
+  for (std::size_t d = 0; d < N; ++d) {
+    if (a[d] <= 0 || b[d] <= 0) {
+      out[d] = std::max<index_t>({a[d], b[d], 0});
+      continue;
+    }
+    const index_t g = std::gcd(a[d], b[d]);
+    if (__builtin_mul_overflow(a[d] / g, b[d], &out[d])) out[d] = 0;
+  }
+  return out;
+}
+
+/// Copies the elements of `part` from one block to another (both hold `part`), and of each
+/// copy `again` makes of it.
+template <class T, std::size_t N>
+void copy_part(const rect<N>& part, const placed_block<N>& from, const T* from_base, const placed_block<N>& to,
+               T* to_base, const repeats& again) {
+  if (again.levels.empty()) {
+    copy_part(part, from, from_base, to, to_base);
+    return;
+  }
+  struct run {
+    index_t from, from_step, to, to_step, count;
+  };
+  std::optional<run> one;
+  bool several = false;
+  for_each_paired_run(part, from, to, [&](index_t f, index_t fs, index_t t, index_t ts, index_t n) {
+    several = several || one.has_value();
+    one = run{f, fs, t, ts, n};
+  });
+  if (!one) return;
+  if (several) {
+    for_each_repeat(again, [&](index_t df, index_t dt) { copy_part(part, from, from_base + df, to, to_base + dt); });
+    return;
+  }
+  const run r = *one;
+  for_each_repeat(again, [&](index_t df, index_t dt) {
+    copy_run(from_base + r.from + df, r.from_step, to_base + r.to + dt, r.to_step, r.count);
+  });
+}
+
+/// A canonical (same on every locale) order of plan items that puts together the items
+/// alike but for a translation by a multiple of `period`: sorted into families of equal
+/// `key(item)` (its peer first, then anything else that must match) and phase (first index
+/// modulo the period; the index itself where no period is known), each by first index, the
+/// families by (peer, first index of their first item). Lattices of pieces of periodic maps
+/// then come one after another, ready for fold_repeats.
+template <std::size_t N, class Item, class Key, class First>
+void sort_by_family(std::vector<Item>& items, const idx<N>& period, Key&& key, First&& first_of) {
+  struct tag {
+    decltype(key(items[0])) family;
+    idx<N> phase, first;
+    std::array<std::pair<index_t, index_t>, N> shape;
+    std::size_t item;
+  };
+  std::vector<tag> tags;
+  tags.reserve(items.size());
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    const rect<N>& r = first_of(items[k]);
+    tag t{key(items[k]), {}, r.first(), {}, k};
+    for (std::size_t d = 0; d < N; ++d) {
+      t.phase[d] = period[d] > 0 ? floor_mod(t.first[d], period[d]) : t.first[d];
+      t.shape[d] = {r.dim(d).size(), r.dim(d).size() > 1 ? r.dim(d).stride() : 0};
+    }
+    tags.push_back(t);
+  }
+  const auto same_family = [](const tag& a, const tag& b) {
+    return a.family == b.family && a.phase == b.phase && a.shape == b.shape;
+  };
+  std::sort(tags.begin(), tags.end(), [](const tag& a, const tag& b) {
+    return std::tie(a.family, a.phase, a.shape, a.first) < std::tie(b.family, b.phase, b.shape, b.first);
+  });
+  std::vector<std::pair<std::size_t, std::size_t>> families;  // [begin, end) in tags
+  for (std::size_t k = 0; k < tags.size(); ++k)
+    if (k == 0 || !same_family(tags[k - 1], tags[k])) families.push_back({k, k + 1});
+    else families.back().second = k + 1;
+  std::sort(families.begin(), families.end(), [&](const auto& x, const auto& y) {
+    const tag &a = tags[x.first], &b = tags[y.first];
+    if (a.family.first != b.family.first) return a.family.first < b.family.first;
+    if (a.first != b.first) return a.first < b.first;
+    return x.first < y.first;
+  });
+  std::vector<Item> out;
+  out.reserve(items.size());
+  for (const auto& [begin, end] : families)
+    for (std::size_t k = begin; k < end; ++k) out.push_back(std::move(items[tags[k].item]));
+  items = std::move(out);
+}
+
 /// The bounds [lo, hi] (inclusive) of a nonempty range, whatever its direction.
 inline std::pair<index_t, index_t> bounds_of(const range& r) {
   return {std::min(r.first(), r.last()), std::max(r.first(), r.last())};
@@ -324,6 +542,7 @@ class transfer_plan {
   struct part {
     rect<N> indices;
     placed_block<N> block;
+    repeats again{};  ///< the part stands for these copies of itself (storage: the block's)
   };
   /// A copy of `part` from block `from` to block `to`: within this locale, or (in a send's
   /// `direct` list) from this locale's block into a node peer's.
@@ -331,6 +550,7 @@ class transfer_plan {
     rect<N> part;
     placed_block<N> from;
     placed_block<N> to;
+    repeats again{};  ///< the copy stands for these copies of itself
   };
   /// One message: the peer, the parts in message order, then the element offsets (element
   /// plans), and the number of elements. A send to a locale of this node also lists the
@@ -368,7 +588,7 @@ class transfer_plan {
   /// The number of elements copied within this locale.
   index_t local_count() const {
     index_t n = static_cast<index_t>(local_offsets_.size());
-    for (const auto& c : local_) n += c.part.size();
+    for (const auto& c : local_) n += c.part.size() * c.again.total();
     return n;
   }
 
@@ -413,14 +633,19 @@ class transfer_plan {
   // (none under a simulated machine, or when no node holds two locales).
   static std::map<int, std::vector<copy>> direct_copies(const std::vector<entry>& sent,
                                                         const std::vector<placed_block<N>>& mine,
-                                                        const placement_query<N>& to);
+                                                        const placement_query<N>& to, const idx<N>& period);
+  // The copies found (each part with its two blocks) as a plan keeps them: in family order
+  // when a period is known, adjacent ones joined, repeats folded.
+  static std::vector<copy> compact_copies(std::vector<copy> found, const idx<N>& period);
   static std::shared_ptr<const placement<N>> share(const placement<N>& p) {
     return std::shared_ptr<const placement<N>>(&p, [](const placement<N>*) {});
   }
   // Message order, the same on both sides: by peer, then by the first index of the part,
   // then by the destination's and the source's shifts (one index may travel twice to one
-  // peer, into two periodic ghost cells).
-  static std::vector<message> group(std::vector<entry> entries, const std::vector<placed_block<N>>& mine);
+  // peer, into two periodic ghost cells). When the placements repeat with a known period,
+  // by peer, then in families (sort_by_family). Parts that repeat one another are folded.
+  static std::vector<message> group(std::vector<entry> entries, const std::vector<placed_block<N>>& mine,
+                                    const idx<N>& period);
   static std::vector<message> listed_messages(std::vector<std::vector<index_t>> lists) {
     std::vector<message> out;
     for (std::size_t q = 0; q < lists.size(); ++q)
@@ -466,20 +691,41 @@ transfer_plan<N>::transfer_plan(int me, const std::vector<placed_block<N>>& my_f
     }
     return found;
   };
+  const idx<N> period = common_period(from.period(), to.period());
   std::vector<entry> out = parts_with(my_from, to, true), in = parts_with(my_to, from, false);
-  auto direct = direct_copies(out, my_from, to);
-  sends_ = group(std::move(out), my_from);
+  auto direct = direct_copies(out, my_from, to, period);
+  sends_ = group(std::move(out), my_from, period);
   for (auto& m : sends_)
     if (auto it = direct.find(m.peer); it != direct.end()) m.direct = std::move(it->second);
-  receives_ = group(std::move(in), my_to);
+  receives_ = group(std::move(in), my_to, period);
+  std::vector<copy> found;
   for_each_meeting<N>(my_from, my_to, [&](std::size_t f, std::size_t t, const rect<N>& common) {
-    add_copy(local_, common, my_from[f], my_to[t]);
+    found.push_back({common, my_from[f], my_to[t]});
   });
+  local_ = compact_copies(std::move(found), period);
+}
+
+template <std::size_t N>
+auto transfer_plan<N>::compact_copies(std::vector<copy> found, const idx<N>& period) -> std::vector<copy> {
+  if (std::any_of(period.begin(), period.end(), [](index_t l) { return l > 0; }))
+    sort_by_family<N>(
+        found, period,
+        [](const copy& c) { return std::pair{0, std::tuple(c.from.shift, c.to.shift, c.from.layout.strides, c.to.layout.strides)}; },
+        [](const copy& c) -> const rect<N>& { return c.part; });
+  std::vector<copy> copies;
+  copies.reserve(found.size());
+  for (const auto& c : found) add_copy(copies, c.part, c.from, c.to);
+  fold_repeats(copies, [](const copy& x, const copy& y) {
+    return translation(x.part, x.from, &x.to, y.part, y.from, &y.to);
+  });
+  copies.shrink_to_fit();
+  return copies;
 }
 
 template <std::size_t N>
 auto transfer_plan<N>::direct_copies(const std::vector<entry>& sent, const std::vector<placed_block<N>>& mine,
-                                     const placement_query<N>& to) -> std::map<int, std::vector<copy>> {
+                                     const placement_query<N>& to, const idx<N>& period)
+    -> std::map<int, std::vector<copy>> {
   std::map<int, std::vector<copy>> out;
   if (simulated || env().largest_node() < 2) return out;
   std::map<int, std::vector<std::size_t>> by_peer;
@@ -489,23 +735,31 @@ auto transfer_plan<N>::direct_copies(const std::vector<entry>& sent, const std::
     std::vector<placed_block<N>> parts;  // each part with this locale's block, named as sent
     for (std::size_t k : entries) parts.push_back({sent[k].part, mine[sent[k].block].layout, sent[k].from_shift});
     const std::vector<placed_block<N>> theirs = to.blocks(q);
-    auto& copies = out[q];
+    std::vector<copy> found;
     for_each_meeting<N>(parts, theirs, [&](std::size_t a, std::size_t b, const rect<N>& common) {
-      if (theirs[b].shift == sent[entries[a]].to_shift) add_copy(copies, common, parts[a], theirs[b]);
+      if (theirs[b].shift == sent[entries[a]].to_shift) found.push_back({common, parts[a], theirs[b]});
     });
+    out[q] = compact_copies(std::move(found), period);
   }
   return out;
 }
 
 template <std::size_t N>
-std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vector<entry> entries, const std::vector<placed_block<N>>& mine) {
-  std::sort(entries.begin(), entries.end(), [](const entry& a, const entry& b) {
-    if (a.peer != b.peer) return a.peer < b.peer;
-    const idx<N> fa = a.part.first(), fb = b.part.first();
-    if (fa != fb) return fa < fb;
-    if (a.to_shift != b.to_shift) return a.to_shift < b.to_shift;
-    return a.from_shift < b.from_shift;
-  });
+std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vector<entry> entries,
+                                                                         const std::vector<placed_block<N>>& mine,
+                                                                         const idx<N>& period) {
+  if (std::any_of(period.begin(), period.end(), [](index_t l) { return l > 0; }))
+    sort_by_family<N>(
+        entries, period, [](const entry& e) { return std::pair{e.peer, std::pair(e.to_shift, e.from_shift)}; },
+        [](const entry& e) -> const rect<N>& { return e.part; });
+  else
+    std::sort(entries.begin(), entries.end(), [](const entry& a, const entry& b) {
+      if (a.peer != b.peer) return a.peer < b.peer;
+      const idx<N> fa = a.part.first(), fb = b.part.first();
+      if (fa != fb) return fa < fb;
+      if (a.to_shift != b.to_shift) return a.to_shift < b.to_shift;
+      return a.from_shift < b.from_shift;
+    });
   std::vector<message> out;
   for (const auto& e : entries) {
     if (out.empty() || out.back().peer != e.peer) out.push_back({e.peer, {}, {}, 0, {}});
@@ -519,19 +773,51 @@ std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vec
       }
     parts.push_back({e.part, mine[e.block]});
   }
+  for (auto& m : out) {
+    fold_repeats(m.parts, [](const part& x, const part& y) {
+      return translation<N>(x.indices, x.block, nullptr, y.indices, y.block, nullptr);
+    });
+    m.parts.shrink_to_fit();
+  }
   return out;
 }
 
-/// Extends the line of runs [first, next) by `part`'s runs in `block`: false at the first run
-/// that does not continue it.
+/// Extends the line of runs [first, next) by `part`'s runs in `block` (and those of the copies
+/// `again` makes of it): false at the first run that does not continue it.
 template <std::size_t N>
-bool continues_line(const rect<N>& part, const placed_block<N>& block, std::optional<index_t>& first, index_t& next) {
-  for (run_cursor<N> c(part, block.layout, block.shift); !c.done(); c.next()) {
-    if (!first) first = c.offset(), next = c.offset();
-    if (c.offset() != next || (c.step() != 1 && c.count() != 1)) return false;
-    next = c.offset() + c.count();
+bool continues_line(const rect<N>& part, const placed_block<N>& block, const repeats& again,
+                    std::optional<index_t>& first, index_t& next) {
+  bool line = true;
+  for_each_repeat(again, [&](index_t moved, index_t) {
+    for (run_cursor<N> c(part, block.layout, block.shift); line && !c.done(); c.next()) {
+      const index_t at = c.offset() + moved;
+      if (!first) first = at, next = at;
+      if (at != next || (c.step() != 1 && c.count() != 1)) line = false;
+      next = at + c.count();
+    }
+  });
+  return line;
+}
+
+/// Calls f(offset, step, count) for each run of a plan's part (indices, block and repeats),
+/// in message order; a part of one run repeated is one tight loop.
+template <class Part, class F>
+void for_each_part_run(const Part& pc, F&& f) {
+  if (pc.again.levels.empty()) {
+    for_each_run(pc.indices, pc.block.layout, pc.block.shift, f);
+    return;
   }
-  return true;
+  using cursor = run_cursor<std::tuple_size_v<std::remove_cvref_t<decltype(pc.indices.first())>>>;
+  const cursor c(pc.indices, pc.block.layout, pc.block.shift);
+  if (c.runs() == 1) {
+    const index_t offset = c.offset(), step = c.step(), count = c.count();
+    for_each_repeat(pc.again, [&](index_t moved, index_t) { f(offset + moved, step, count); });
+    return;
+  }
+  for_each_repeat(pc.again, [&](index_t moved, index_t) {
+    for_each_run(pc.indices, pc.block.layout, pc.block.shift,
+                 [&](index_t offset, index_t step, index_t count) { f(offset + moved, step, count); });
+  });
 }
 
 /// The offset of the one contiguous run (in message order) that a message's parts occupy in
@@ -542,7 +828,7 @@ std::optional<index_t> single_run(const Parts& parts) {
   std::optional<index_t> first;
   index_t next = 0;
   for (const auto& pc : parts)
-    if (!continues_line(pc.indices, pc.block, first, next)) return std::nullopt;
+    if (!continues_line(pc.indices, pc.block, pc.again, first, next)) return std::nullopt;
   return first;
 }
 
@@ -561,7 +847,7 @@ template <class T, class Message>
 void pack_message(const Message& msg, const T* base, T* out) {
   std::size_t at = 0;
   for (const auto& pc : msg.parts)
-    for_each_run(pc.indices, pc.block.layout, pc.block.shift, [&](index_t offset, index_t step, index_t count) {
+    for_each_part_run(pc, [&](index_t offset, index_t step, index_t count) {
       const T* in = base + offset;
       if (step == 1) {
         std::copy(in, in + count, out + at);
@@ -580,7 +866,7 @@ template <class T, class Message, class Store = assign_element>
 void unpack_message(const Message& msg, const T* in, T* base, Store&& store = {}) {
   std::size_t at = 0;
   for (const auto& pc : msg.parts)
-    for_each_run(pc.indices, pc.block.layout, pc.block.shift, [&](index_t offset, index_t step, index_t count) {
+    for_each_part_run(pc, [&](index_t offset, index_t step, index_t count) {
       T* out = base + offset;
       if constexpr (std::is_same_v<std::remove_cvref_t<Store>, assign_element>) {
         if (step == 1) {
@@ -681,13 +967,13 @@ pending_transfer<T, N>::pending_transfer(const transfer_plan<N>& plan, const T* 
     pack_message(msg, from_base, out);
     batch_.send(msg.peer, out, n * sizeof(T));
   }
-  for (const auto& pc : plan.local()) copy_part(pc.part, pc.from, from_base, pc.to, to_base);
+  for (const auto& pc : plan.local()) copy_part(pc.part, pc.from, from_base, pc.to, to_base, pc.again);
   for (const auto& [from, to] : plan.local_offsets()) to_base[to] = from_base[from];
   if (pushed.empty()) return;
   ready.on_arrival([&](std::size_t k) {
     const auto& msg = sends[pushed[k]];
     T* theirs = node_data_of<T>(to_node, msg.peer);
-    for (const auto& c : msg.direct) copy_part(c.part, c.from, from_base, c.to, theirs);
+    for (const auto& c : msg.direct) copy_part(c.part, c.from, from_base, c.to, theirs, c.again);
     signals_.send(msg.peer, signal_kind::done);
     count_node_copy(static_cast<std::uint64_t>(msg.count) * sizeof(T));
   });

@@ -86,7 +86,7 @@ class [[nodiscard]] halo_reduction {
       const auto& msg = holders[m];
       const std::size_t bytes = static_cast<std::size_t>(msg.count) * sizeof(T);
       if (msg.offsets.empty())
-        if (const auto run = detail::single_run(msg.parts)) {
+        if (const auto run = msg.line) {
           batch_.send(msg.peer, data_ + *run, bytes);
           continue;
         }

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -160,11 +161,33 @@ void for_each_paired_run(const rect<N>& part, const placed_block<N>& from, const
   }
 }
 
+/// Copies `count` contiguous elements from `from` to `to` (not overlapping). The short runs of
+/// a block-cyclic map's pieces, repeated thousands of times per message, are copied with a
+/// size known to the compiler where they have a usual one: a call to memmove per piece of 8
+/// doubles cost more than the copy.
+template <class T>
+[[gnu::always_inline]] inline void copy_elements(const T* from, T* to, index_t count) {
+  if constexpr (std::is_trivially_copyable_v<T>) {
+    const auto fixed = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+      std::memcpy(static_cast<void*>(to), static_cast<const void*>(from), K * sizeof(T));
+    };
+    switch (count) {
+      case 1: *to = *from; return;
+      case 2: return fixed(std::integral_constant<std::size_t, 2>{});
+      case 4: return fixed(std::integral_constant<std::size_t, 4>{});
+      case 8: return fixed(std::integral_constant<std::size_t, 8>{});
+      case 16: return fixed(std::integral_constant<std::size_t, 16>{});
+      default: break;
+    }
+  }
+  std::copy(from, from + count, to);
+}
+
 /// Copies `count` elements from `from` (step `from_step`) to `to` (step `to_step`).
 template <class T>
 void copy_run(const T* from, index_t from_step, T* to, index_t to_step, index_t count) {
   if (from_step == 1 && to_step == 1) {
-    std::copy(from, from + count, to);
+    copy_elements(from, to, count);
     return;
   }
   for (index_t k = 0; k < count; ++k) to[k * to_step] = from[k * from_step];
@@ -527,6 +550,67 @@ void for_each_meeting(const std::vector<placed_block<N>>& as, const std::vector<
   }
 }
 
+/// Extends the line of runs [first, next) by `part`'s runs in `block` (and those of the copies
+/// `again` makes of it): false at the first run that does not continue it.
+template <std::size_t N>
+bool continues_line(const rect<N>& part, const placed_block<N>& block, const repeats& again,
+                    std::optional<index_t>& first, index_t& next) {
+  bool line = true;
+  if (const run_cursor<N> one(part, block.layout, block.shift); !one.done() && one.runs() == 1) {
+    if (one.step() != 1 && one.count() != 1) return false;
+    const index_t offset = one.offset(), count = one.count();
+    for_each_repeat(again, [&](index_t moved, index_t) {  // one run repeated: no cursor per copy
+      const index_t at = offset + moved;
+      if (!first) first = at, next = at;
+      line = line && at == next;
+      next = at + count;
+    });
+    return line;
+  }
+  for_each_repeat(again, [&](index_t moved, index_t) {
+    for (run_cursor<N> c(part, block.layout, block.shift); line && !c.done(); c.next()) {
+      const index_t at = c.offset() + moved;
+      if (!first) first = at, next = at;
+      if (at != next || (c.step() != 1 && c.count() != 1)) line = false;
+      next = at + c.count();
+    }
+  });
+  return line;
+}
+
+/// Calls f(offset, step, count) for each run of a plan's part (indices, block and repeats),
+/// in message order; a part of one run repeated is one tight loop.
+template <class Part, class F>
+void for_each_part_run(const Part& pc, F&& f) {
+  if (pc.again.levels.empty()) {
+    for_each_run(pc.indices, pc.block.layout, pc.block.shift, f);
+    return;
+  }
+  using cursor = run_cursor<std::tuple_size_v<std::remove_cvref_t<decltype(pc.indices.first())>>>;
+  const cursor c(pc.indices, pc.block.layout, pc.block.shift);
+  if (c.runs() == 1) {
+    const index_t offset = c.offset(), step = c.step(), count = c.count();
+    for_each_repeat(pc.again, [&](index_t moved, index_t) { f(offset + moved, step, count); });
+    return;
+  }
+  for_each_repeat(pc.again, [&](index_t moved, index_t) {
+    for_each_run(pc.indices, pc.block.layout, pc.block.shift,
+                 [&](index_t offset, index_t step, index_t count) { f(offset + moved, step, count); });
+  });
+}
+
+/// The offset of the one contiguous run (in message order) that a message's parts occupy in
+/// this locale's storage, if they do: such a message is sent from, or received into, the
+/// storage itself.
+template <class Parts>
+std::optional<index_t> single_run(const Parts& parts) {
+  std::optional<index_t> first;
+  index_t next = 0;
+  for (const auto& pc : parts)
+    if (!continues_line(pc.indices, pc.block, pc.again, first, next)) return std::nullopt;
+  return first;
+}
+
 /// What one locale sends, receives and copies locally to move the indices present in two
 /// placements from the first to the second: one message per peer that shares indices, each
 /// listing its parts (rect pieces of this locale's blocks) in an order both sides compute
@@ -562,6 +646,9 @@ class transfer_plan {
     std::vector<index_t> offsets;
     index_t count = 0;
     std::vector<copy> direct;
+    /// The offset of the one contiguous run the parts occupy in this locale's storage, in
+    /// message order, if they do (single_run): sent from, or received into, the storage itself.
+    std::optional<index_t> line;
   };
 
   /// The plan of locale `me` for moving placement `from` to placement `to`: `my_from` and
@@ -651,7 +738,7 @@ class transfer_plan {
     for (std::size_t q = 0; q < lists.size(); ++q)
       if (!lists[q].empty()) {
         const auto n = static_cast<index_t>(lists[q].size());
-        out.push_back({static_cast<int>(q), {}, std::move(lists[q]), n, {}});
+        out.push_back({static_cast<int>(q), {}, std::move(lists[q]), n, {}, {}});
       }
     return out;
   }
@@ -748,21 +835,32 @@ template <std::size_t N>
 std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vector<entry> entries,
                                                                          const std::vector<placed_block<N>>& mine,
                                                                          const idx<N>& period) {
+  const auto by_first = [](const entry& a, const entry& b) {
+    if (a.peer != b.peer) return a.peer < b.peer;
+    const idx<N> fa = a.part.first(), fb = b.part.first();
+    if (fa != fb) return fa < fb;
+    if (a.to_shift != b.to_shift) return a.to_shift < b.to_shift;
+    return a.from_shift < b.from_shift;
+  };
+  if (!std::is_sorted(entries.begin(), entries.end(), by_first))  // often found in order already
+    std::sort(entries.begin(), entries.end(), by_first);
   if (std::any_of(period.begin(), period.end(), [](index_t l) { return l > 0; }))
-    sort_by_family<N>(
-        entries, period, [](const entry& e) { return std::pair{e.peer, std::pair(e.to_shift, e.from_shift)}; },
-        [](const entry& e) -> const rect<N>& { return e.part; });
-  else
-    std::sort(entries.begin(), entries.end(), [](const entry& a, const entry& b) {
-      if (a.peer != b.peer) return a.peer < b.peer;
-      const idx<N> fa = a.part.first(), fb = b.part.first();
-      if (fa != fb) return fa < fb;
-      if (a.to_shift != b.to_shift) return a.to_shift < b.to_shift;
-      return a.from_shift < b.from_shift;
-    });
+    for (std::size_t k = 0; k < entries.size();) {  // the families of each peer with several parts
+      std::size_t end = k + 1;
+      while (end < entries.size() && entries[end].peer == entries[k].peer) ++end;
+      if (end - k > 1) {
+        std::vector<entry> of_peer(std::make_move_iterator(entries.begin() + static_cast<std::ptrdiff_t>(k)),
+                                   std::make_move_iterator(entries.begin() + static_cast<std::ptrdiff_t>(end)));
+        sort_by_family<N>(
+            of_peer, period, [](const entry& e) { return std::pair{e.peer, std::pair(e.to_shift, e.from_shift)}; },
+            [](const entry& e) -> const rect<N>& { return e.part; });
+        std::move(of_peer.begin(), of_peer.end(), entries.begin() + static_cast<std::ptrdiff_t>(k));
+      }
+      k = end;
+    }
   std::vector<message> out;
   for (const auto& e : entries) {
-    if (out.empty() || out.back().peer != e.peer) out.push_back({e.peer, {}, {}, 0, {}});
+    if (out.empty() || out.back().peer != e.peer) out.push_back({e.peer, {}, {}, 0, {}, {}});
     auto& parts = out.back().parts;
     out.back().count += e.part.size();
     // A part that continues the previous one in both order and storage joins it.
@@ -778,58 +876,9 @@ std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vec
       return translation<N>(x.indices, x.block, nullptr, y.indices, y.block, nullptr);
     });
     m.parts.shrink_to_fit();
+    m.line = single_run(m.parts);
   }
   return out;
-}
-
-/// Extends the line of runs [first, next) by `part`'s runs in `block` (and those of the copies
-/// `again` makes of it): false at the first run that does not continue it.
-template <std::size_t N>
-bool continues_line(const rect<N>& part, const placed_block<N>& block, const repeats& again,
-                    std::optional<index_t>& first, index_t& next) {
-  bool line = true;
-  for_each_repeat(again, [&](index_t moved, index_t) {
-    for (run_cursor<N> c(part, block.layout, block.shift); line && !c.done(); c.next()) {
-      const index_t at = c.offset() + moved;
-      if (!first) first = at, next = at;
-      if (at != next || (c.step() != 1 && c.count() != 1)) line = false;
-      next = at + c.count();
-    }
-  });
-  return line;
-}
-
-/// Calls f(offset, step, count) for each run of a plan's part (indices, block and repeats),
-/// in message order; a part of one run repeated is one tight loop.
-template <class Part, class F>
-void for_each_part_run(const Part& pc, F&& f) {
-  if (pc.again.levels.empty()) {
-    for_each_run(pc.indices, pc.block.layout, pc.block.shift, f);
-    return;
-  }
-  using cursor = run_cursor<std::tuple_size_v<std::remove_cvref_t<decltype(pc.indices.first())>>>;
-  const cursor c(pc.indices, pc.block.layout, pc.block.shift);
-  if (c.runs() == 1) {
-    const index_t offset = c.offset(), step = c.step(), count = c.count();
-    for_each_repeat(pc.again, [&](index_t moved, index_t) { f(offset + moved, step, count); });
-    return;
-  }
-  for_each_repeat(pc.again, [&](index_t moved, index_t) {
-    for_each_run(pc.indices, pc.block.layout, pc.block.shift,
-                 [&](index_t offset, index_t step, index_t count) { f(offset + moved, step, count); });
-  });
-}
-
-/// The offset of the one contiguous run (in message order) that a message's parts occupy in
-/// this locale's storage, if they do: such a message is sent from, or received into, the
-/// storage itself.
-template <class Parts>
-std::optional<index_t> single_run(const Parts& parts) {
-  std::optional<index_t> first;
-  index_t next = 0;
-  for (const auto& pc : parts)
-    if (!continues_line(pc.indices, pc.block, pc.again, first, next)) return std::nullopt;
-  return first;
 }
 
 /// Stores a received element into its cell by assignment (unpack_message's default).
@@ -850,7 +899,7 @@ void pack_message(const Message& msg, const T* base, T* out) {
     for_each_part_run(pc, [&](index_t offset, index_t step, index_t count) {
       const T* in = base + offset;
       if (step == 1) {
-        std::copy(in, in + count, out + at);
+        copy_elements(in, out + at, count);
         at += static_cast<std::size_t>(count);
       } else {
         for (index_t k = 0; k < count; ++k) out[at++] = in[k * step];
@@ -870,7 +919,7 @@ void unpack_message(const Message& msg, const T* in, T* base, Store&& store = {}
       T* out = base + offset;
       if constexpr (std::is_same_v<std::remove_cvref_t<Store>, assign_element>) {
         if (step == 1) {
-          std::copy(in + at, in + at + count, out);
+          copy_elements(in + at, out, count);
           at += static_cast<std::size_t>(count);
           return;
         }
@@ -935,7 +984,7 @@ pending_transfer<T, N>::pending_transfer(const transfer_plan<N>& plan, const T* 
       continue;
     }
     if (direct && msg.offsets.empty()) {
-      if (const auto run = single_run(msg.parts)) {
+      if (const auto run = msg.line) {
         received_in_place_[m] = true;
         batch_.receive(msg.peer, to_base + *run, n * sizeof(T));
         continue;
@@ -957,7 +1006,7 @@ pending_transfer<T, N>::pending_transfer(const transfer_plan<N>& plan, const T* 
       continue;
     }
     if (direct && msg.offsets.empty()) {
-      if (const auto run = single_run(msg.parts)) {
+      if (const auto run = msg.line) {
         batch_.send(msg.peer, from_base + *run, n * sizeof(T));
         continue;
       }

@@ -355,20 +355,19 @@ void copy_part(const rect<N>& part, const placed_block<N>& from, const T* from_b
   struct run {
     index_t from, from_step, to, to_step, count;
   };
-  std::optional<run> one;
-  bool several = false;
+  std::vector<run> runs;  // the first copy's, moved for each copy
   for_each_paired_run(part, from, to, [&](index_t f, index_t fs, index_t t, index_t ts, index_t n) {
-    several = several || one.has_value();
-    one = run{f, fs, t, ts, n};
+    runs.push_back({f, fs, t, ts, n});
   });
-  if (!one) return;
-  if (several) {
-    for_each_repeat(again, [&](index_t df, index_t dt) { copy_part(part, from, from_base + df, to, to_base + dt); });
+  if (runs.size() == 1) {
+    const run r = runs[0];
+    for_each_repeat(again, [&](index_t df, index_t dt) {
+      copy_run(from_base + r.from + df, r.from_step, to_base + r.to + dt, r.to_step, r.count);
+    });
     return;
   }
-  const run r = *one;
   for_each_repeat(again, [&](index_t df, index_t dt) {
-    copy_run(from_base + r.from + df, r.from_step, to_base + r.to + dt, r.to_step, r.count);
+    for (const run& r : runs) copy_run(from_base + r.from + df, r.from_step, to_base + r.to + dt, r.to_step, r.count);
   });
 }
 
@@ -593,9 +592,12 @@ void for_each_part_run(const Part& pc, F&& f) {
     for_each_repeat(pc.again, [&](index_t moved, index_t) { f(offset + moved, step, count); });
     return;
   }
+  std::vector<std::array<index_t, 3>> runs;  // the first copy's, moved for each copy
+  runs.reserve(static_cast<std::size_t>(c.runs()));
+  for_each_run(pc.indices, pc.block.layout, pc.block.shift,
+               [&](index_t offset, index_t step, index_t count) { runs.push_back({offset, step, count}); });
   for_each_repeat(pc.again, [&](index_t moved, index_t) {
-    for_each_run(pc.indices, pc.block.layout, pc.block.shift,
-                 [&](index_t offset, index_t step, index_t count) { f(offset + moved, step, count); });
+    for (const auto& [offset, step, count] : runs) f(offset + moved, step, count);
   });
 }
 

@@ -36,6 +36,22 @@ if(NOT Python3_FOUND OR NOT pybind11_FOUND OR NOT _dmap_mpi4py_include)
                          "${Python3_EXECUTABLE}; scripts/install-deps.sh installs them, -DDMAP_PYTHON=OFF silences this)")
   return()
 endif()
+# mpi4py must be built for the MPI of the build (DMAP_MPI): the module and mpi4py share one MPI in
+# one process. Debian builds python3-mpi4py for Open MPI only, so under DMAP_MPI=mpich the module
+# needs an mpi4py built for MPICH (e.g. in a virtual environment given as Python3_EXECUTABLE).
+# MPI_Get_library_version may be called before MPI_Init: loading mpi4py.MPI starts no MPI.
+execute_process(COMMAND "${Python3_EXECUTABLE}" -c
+                        "import mpi4py; mpi4py.rc.initialize = mpi4py.rc.finalize = False; from mpi4py import MPI; print(MPI.Get_library_version().splitlines()[0])"
+                OUTPUT_VARIABLE _dmap_mpi4py_library OUTPUT_STRIP_TRAILING_WHITESPACE
+                RESULT_VARIABLE _dmap_mpi4py_rc ERROR_QUIET)
+string(FIND "${_dmap_mpi4py_library}" "${DMAP_MPI_LIBRARY_NAME}" _dmap_mpi4py_at)
+if(NOT _dmap_mpi4py_rc EQUAL 0 OR _dmap_mpi4py_at EQUAL -1)
+  dmap_missing_test_tool("no Python module: the mpi4py of ${Python3_EXECUTABLE} runs on '${_dmap_mpi4py_library}', "
+                         "not on ${DMAP_MPI_LIBRARY_NAME} (DMAP_MPI=${DMAP_MPI}); Debian's python3-mpi4py is built for "
+                         "Open MPI only. Give -DPython3_EXECUTABLE= an interpreter whose mpi4py is built for "
+                         "${DMAP_MPI_LIBRARY_NAME} (docs/building.md), or -DDMAP_PYTHON=OFF to silence this")
+  return()
+endif()
 
 set(DMAP_PYTHON_DIR "${PROJECT_BINARY_DIR}/python")
 file(GLOB _dmap_py_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/interop/python/*.cpp")

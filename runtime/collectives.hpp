@@ -45,14 +45,15 @@ template <class T>
   requires std::is_integral_v<T> && std::is_unsigned_v<T>
 T all_reduce_bit_or(T value) { return detail::all_reduce(value, MPI_BOR, "MPI_Allreduce(bor)"); }
 /// The smallest and the largest `value` over all locales, {min, max}, from one reduction of
-/// fixed size (the minima of `value` and of its complement).
+/// fixed size (the minima of `value` and of its complement, reduced as signed in the same
+/// order: detail::in_signed_order).
 inline std::pair<std::uint64_t, std::uint64_t> all_reduce_min_max(std::uint64_t value) {
   detail::count_collective();
-  const std::uint64_t mine[2] = {value, ~value};
-  std::uint64_t least[2] = {0, 0};
-  detail::check_mpi(MPI_Allreduce(mine, least, 2, MPI_UINT64_T, MPI_MIN, detail::env().comm()),
+  const std::int64_t mine[2] = {detail::in_signed_order(value), detail::in_signed_order(~value)};
+  std::int64_t least[2] = {0, 0};
+  detail::check_mpi(MPI_Allreduce(mine, least, 2, MPI_INT64_T, MPI_MIN, detail::env().comm()),
                     "MPI_Allreduce(min, min)");
-  return {least[0], ~least[1]};
+  return {detail::from_signed_order(least[0]), ~detail::from_signed_order(least[1])};
 }
 /// True on every locale iff `value` is true on every locale.
 inline bool all_of_locales(bool value) { return all_reduce_min(int{value}) != 0; }

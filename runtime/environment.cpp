@@ -2,6 +2,7 @@
 // the settings, the node split.
 #include "environment.hpp"
 
+#include "detail/collective_calls.hpp"
 #include "detail/thread_pool.hpp"
 
 #include <array>
@@ -168,18 +169,20 @@ struct value_range {
 };
 
 // Collective over `comm`: the range of each of `values` over its locales, in one all-reduce of
-// the values and their complements by minimum.
+// the values and their complements by minimum (as signed in the same order:
+// detail::in_signed_order).
 template <std::size_t K>
 std::array<value_range, K> ranges_over(MPI_Comm comm, const std::array<std::uint64_t, K>& values) {
-  std::array<std::uint64_t, 2 * K> mine{}, all{};
+  std::array<std::int64_t, 2 * K> mine{}, all{};
   for (std::size_t k = 0; k < K; ++k) {
-    mine[k] = values[k];
-    mine[K + k] = ~values[k];
+    mine[k] = detail::in_signed_order(values[k]);
+    mine[K + k] = detail::in_signed_order(~values[k]);
   }
-  detail::check_mpi(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(2 * K), MPI_UINT64_T, MPI_MIN, comm),
+  detail::check_mpi(MPI_Allreduce(mine.data(), all.data(), static_cast<int>(2 * K), MPI_INT64_T, MPI_MIN, comm),
                     "MPI_Allreduce(settings)");
   std::array<value_range, K> out;
-  for (std::size_t k = 0; k < K; ++k) out[k] = {all[k], ~all[K + k]};
+  for (std::size_t k = 0; k < K; ++k)
+    out[k] = {detail::from_signed_order(all[k]), ~detail::from_signed_order(all[K + k])};
   return out;
 }
 

@@ -79,6 +79,16 @@ TEST_CASE("collectives: bit-or and min-max reductions of fixed size", "[collecti
   // The extremes of 64 bits survive the complement trick.
   const auto [lo, hi] = dmap::all_reduce_min_max(me == 0 ? UINT64_MAX : std::uint64_t{0});
   DMAP_CHECK_ALL((hi == UINT64_MAX && lo == (p == 1 ? UINT64_MAX : 0)));
+  // Unsigned minima and maxima with the top bit set: MPICH 4.0.2 (every unsigned type) and Open
+  // MPI 4.1.4 (MPI_UNSIGNED_LONG) compare them as signed; dmap must not.
+  const auto top_on_0 = [&](auto top, auto low) { return me == 0 ? top : static_cast<decltype(top)>(low + me); };
+  DMAP_CHECK_ALL(dmap::all_reduce_max(top_on_0(UINT64_MAX - 1, 1)) == UINT64_MAX - 1);
+  DMAP_CHECK_ALL(dmap::all_reduce_min(top_on_0(UINT64_MAX - 1, 1)) == (p == 1 ? UINT64_MAX - 1 : 2));
+  DMAP_CHECK_ALL(dmap::all_reduce_max(top_on_0(0xFFFFFFF0u, 1u)) == 0xFFFFFFF0u);
+  DMAP_CHECK_ALL(dmap::all_reduce_min(top_on_0(0xFFFFFFF0u, 1u)) == (p == 1 ? 0xFFFFFFF0u : 2u));
+  DMAP_CHECK_ALL(dmap::all_reduce_max(top_on_0(~0ull, 0ull)) == ~0ull);
+  const auto [least_top, greatest_top] = dmap::all_reduce_min_max(top_on_0(std::uint64_t{1} << 63, std::uint64_t{5}));
+  DMAP_CHECK_ALL((greatest_top == std::uint64_t{1} << 63 && least_top == (p == 1 ? std::uint64_t{1} << 63 : 6)));
 }
 
 TEST_CASE("reduce combines locales along the documented tree: same bits everywhere and every time", "[collectives][reduce]") {

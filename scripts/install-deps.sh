@@ -5,6 +5,7 @@
 #
 #   bash scripts/install-deps.sh demo   # what scripts/demo.sh needs: build the heat example and run it
 #   bash scripts/install-deps.sh        # everything (= test): the whole test suite, benchmarks, Python, docs
+#   bash scripts/install-deps.sh mpich  # test, and MPICH with its HDF5 and ScaLAPACK (scripts/test-mpich.sh)
 #
 # Nothing a script of ours runs may come from the machine's image instead of from these lists:
 # scripts/check-fresh-debian.sh runs the README's two commands in a fresh minimal Debian 12 to prove it.
@@ -30,10 +31,17 @@ TEST_PACKAGES=(catch2
                python3 python3-numpy python3-h5py  # independent readers of dmap's .npy and HDF5 files in the tests
                python3-mpi4py python3-pytest pybind11-dev python3-dev)  # the Python module `import dmap` and its pytest suite
 
+# The second MPI (scripts/test-mpich.sh, DMAP_MPI=mpich): MPICH, and HDF5 and ScaLAPACK built for it. Beside
+# Open MPI's: Debian's alternatives keep mpicxx, mpirun and hdf5.pc Open MPI's; dmap names the suffixed wrappers.
+MPICH_PACKAGES=(libmpich-dev mpich              # MPICH 4: mpicxx.mpich, mpiexec.mpich (Hydra)
+                libhdf5-mpich-dev               # parallel HDF5 for MPICH (pkg-config hdf5-mpich): test_hdf5
+                libscalapack-mpich-dev)         # ScaLAPACK for MPICH (pkg-config scalapack-mpich): the ScaLAPACK tests
+
 case "$profile" in
   demo) PACKAGES=("${DEMO_PACKAGES[@]}") ;;
   test) PACKAGES=("${DEMO_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
-  *) echo "install-deps: unknown profile '$profile' (expected 'demo' or 'test')" >&2; exit 2 ;;
+  mpich) PACKAGES=("${DEMO_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${MPICH_PACKAGES[@]}") ;;
+  *) echo "install-deps: unknown profile '$profile' (expected 'demo', 'test' or 'mpich')" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -549,34 +549,6 @@ void for_each_meeting(const std::vector<placed_block<N>>& as, const std::vector<
   }
 }
 
-/// Extends the line of runs [first, next) by `part`'s runs in `block` (and those of the copies
-/// `again` makes of it): false at the first run that does not continue it.
-template <std::size_t N>
-bool continues_line(const rect<N>& part, const placed_block<N>& block, const repeats& again,
-                    std::optional<index_t>& first, index_t& next) {
-  bool line = true;
-  if (const run_cursor<N> one(part, block.layout, block.shift); !one.done() && one.runs() == 1) {
-    if (one.step() != 1 && one.count() != 1) return false;
-    const index_t offset = one.offset(), count = one.count();
-    for_each_repeat(again, [&](index_t moved, index_t) {  // one run repeated: no cursor per copy
-      const index_t at = offset + moved;
-      if (!first) first = at, next = at;
-      line = line && at == next;
-      next = at + count;
-    });
-    return line;
-  }
-  for_each_repeat(again, [&](index_t moved, index_t) {
-    for (run_cursor<N> c(part, block.layout, block.shift); line && !c.done(); c.next()) {
-      const index_t at = c.offset() + moved;
-      if (!first) first = at, next = at;
-      if (at != next || (c.step() != 1 && c.count() != 1)) line = false;
-      next = at + c.count();
-    }
-  });
-  return line;
-}
-
 /// Calls f(offset, step, count) for each run of a plan's part (indices, block and repeats),
 /// in message order; a part of one run repeated is one tight loop.
 template <class Part, class F>
@@ -608,9 +580,14 @@ template <class Parts>
 std::optional<index_t> single_run(const Parts& parts) {
   std::optional<index_t> first;
   index_t next = 0;
+  bool line = true;
   for (const auto& pc : parts)
-    if (!continues_line(pc.indices, pc.block, pc.again, first, next)) return std::nullopt;
-  return first;
+    for_each_part_run(pc, [&](index_t offset, index_t step, index_t count) {
+      if (!first) first = offset, next = offset;
+      line = line && offset == next && (step == 1 || count == 1);
+      next = offset + count;
+    });
+  return line ? first : std::nullopt;
 }
 
 /// What one locale sends, receives and copies locally to move the indices present in two

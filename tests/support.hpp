@@ -4,7 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <exception>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +16,23 @@
 #include "../runtime/detail/byte_exchange.hpp"
 
 namespace dmap::testing {
+
+/// Sets the node-transfer settings for one scope and puts the previous ones back.
+struct node_settings {
+  dmap::node_transfer_settings saved = dmap::node_transfers();
+  /// Node transfers on or off, from arrays of `min_bytes` up.
+  explicit node_settings(bool on, std::uint64_t min_bytes = 0) { dmap::set_node_transfers({on, min_bytes}); }
+  node_settings(const node_settings&) = delete;
+  node_settings& operator=(const node_settings&) = delete;
+  ~node_settings() { dmap::set_node_transfers(saved); }
+};
+
+/// Collective: the number of elements of `a`, on all locales, that differ from `want(i)`.
+template <class T, std::size_t N, class Want>
+index_t mismatches(const dmap::array<T, N>& a, Want&& want) {
+  return dmap::reduce(dmap::zip(a, a.domain()), index_t{0}, std::plus<>{},
+                      [&](const T& v, const idx<N>& i) { return v == want(i) ? index_t{0} : index_t{1}; });
+}
 
 /// Collective: the locales on which `ok` is false, as text ("" when none).
 inline std::string failing_locales(bool ok) {

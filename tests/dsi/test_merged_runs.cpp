@@ -25,6 +25,7 @@ using dmap::range;
 using dmap::rect;
 using dmap::storage_order;
 using namespace dmap::testing::oracle;  // tests/oracle.hpp
+using dmap::testing::mismatches;
 
 constexpr index_t rows = 37, cols = 53;  // uneven on every locale count
 
@@ -41,12 +42,6 @@ void prepare(dmap::array<double, N>& dst, dmap::array<double, N>& src) {
   dmap::forall(dst, [](double& v) { v = -1; });
 }
 
-/// Collective: the number of elements of `a` that differ from `want(i)`.
-template <std::size_t N, class Want>
-int mismatches(const dmap::array<double, N>& a, Want&& want) {
-  return dmap::reduce(dmap::zip(a, a.domain()), 0, std::plus<>{},
-                      [&](double v, const idx<N>& i) { return v == want(i) ? 0 : 1; });
-}
 
 /// Collective: plans dst = src, checks this locale's run counts, runs it.
 template <class Dst, class Src>

@@ -23,28 +23,12 @@ using dmap::index_t;
 using dmap::range;
 using dmap::rect;
 using dmap::testing::oracle::fval;
-using dmap::testing::oracle::points_of;
 
-// Sets node-transfer settings for one test and puts the previous ones back.
-struct node_settings {
-  dmap::node_transfer_settings saved = dmap::node_transfers();
-  explicit node_settings(bool on) { dmap::set_node_transfers({on, 0}); }
-  ~node_settings() { dmap::set_node_transfers(saved); }
-};
-
-// The elements of `a` (this locale's) that do not hold value(i).
-template <std::size_t N, class F>
-index_t mismatches(const dmap::array<double, N>& a, F&& value) {
-  index_t bad = 0;
-  const auto& owned = a.domain().local_subdomains();
-  const auto& blocks = a.local_blocks();
-  for (std::size_t b = 0; b < blocks.size(); ++b)
-    for (const auto& i : points_of(owned[b])) bad += blocks[b](i) != value(i);
-  return bad;
-}
+using dmap::testing::mismatches;
+using dmap::testing::node_settings;
 
 // Collective: B over `from` filled with fval, copied into A over `to` twice (the second time
-// through the kept plan); true when A holds fval everywhere, on every locale.
+// through the kept plan); true when A holds fval everywhere.
 template <std::size_t N>
 bool copies_exactly(const dmap::domain<N>& from, const dmap::domain<N>& to) {
   dmap::array<double, N> B{from}, A{to};
@@ -54,7 +38,7 @@ bool copies_exactly(const dmap::domain<N>& from, const dmap::domain<N>& to) {
   dmap::forall(A, [](double& a) { a = -1; });
   A = B;
   bad += mismatches(A, [](const idx<N>& i) { return fval(i); });
-  return dmap::all_reduce_sum(bad) == 0;
+  return bad == 0;
 }
 
 }  // namespace
@@ -118,7 +102,7 @@ TEST_CASE("periodic plans: views of BlockCyclic arrays (sections, shifted and st
     return dst.contains(i) ? fval(idx<2>{i[0] + 13, i[1] - 8}) : -1.0;
   });
   bad += mismatches(C, [&](const idx<2>& i) { return i[0] % 2 == 0 && i[0] < 60 ? fval(idx<2>{i[0] / 2, i[1]}) : -1.0; });
-  DMAP_CHECK_ALL(dmap::all_reduce_sum(bad) == 0);
+  DMAP_CHECK_ALL(bad == 0);
 }
 
 TEST_CASE("periodic plans: one part per peer and family, plan memory at most 1/8 of the local data", "[transfer][periodic]") {
@@ -143,7 +127,7 @@ TEST_CASE("periodic plans: one part per peer and family, plan memory at most 1/8
         DMAP_CHECK_ALL(s.message_runs + s.local_runs ==
                        (s.elements_sent + s.elements_received + s.elements_copied) / 8);
       plan.run();
-      DMAP_CHECK_ALL(dmap::all_reduce_sum(mismatches(X, [](const idx<1>& i) { return fval(i); })) == 0);
+      DMAP_CHECK_ALL(mismatches(X, [](const idx<1>& i) { return fval(i); }) == 0);
     }
   }
 }

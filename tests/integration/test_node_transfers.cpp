@@ -22,12 +22,7 @@ using dmap::range;
 using dmap::rect;
 using dmap::testing::oracle::points_of;
 
-// Sets node-transfer settings for one test and puts the previous ones back.
-struct node_settings {
-  dmap::node_transfer_settings saved = dmap::node_transfers();
-  explicit node_settings(bool on, std::uint64_t min_bytes = 0) { dmap::set_node_transfers({on, min_bytes}); }
-  ~node_settings() { dmap::set_node_transfers(saved); }
-};
+using dmap::testing::node_settings;
 
 double value_of(const idx<2>& i) { return static_cast<double>(i[0] * 1000 + i[1]) + 0.25; }
 

@@ -30,23 +30,21 @@ else()
 endif()
 set(DMAP_MPI_PACKAGE "${DMAP_MPI}")
 
-# The chosen implementation's suffixed wrapper and launcher, unless given or already found.
-if(NOT MPI_CXX_COMPILER)
-  find_program(DMAP_MPI_CXX_WRAPPER NAMES mpicxx.${DMAP_MPI} mpic++.${DMAP_MPI}
-               DOC "The C++ compiler wrapper of DMAP_MPI (Debian's suffixed name), found by dmap")
-  mark_as_advanced(DMAP_MPI_CXX_WRAPPER)
-  if(DMAP_MPI_CXX_WRAPPER)
-    set(MPI_CXX_COMPILER "${DMAP_MPI_CXX_WRAPPER}" CACHE FILEPATH "MPI C++ compiler wrapper (FindMPI)")
+# The chosen implementation's suffixed wrapper and launcher, unless given or already found:
+# dmap_find_suffixed(<FindMPI variable> <dmap's cache variable> <what> <names>...) finds the first of
+# <names> into <dmap's cache variable> and hands it to FindMPI.
+function(dmap_find_suffixed variable found what)
+  if(${variable})
+    return()
   endif()
-endif()
-if(NOT MPIEXEC_EXECUTABLE)
-  find_program(DMAP_MPI_LAUNCHER NAMES mpiexec.${DMAP_MPI} mpirun.${DMAP_MPI}
-               DOC "The launcher of DMAP_MPI (Debian's suffixed name), found by dmap")
-  mark_as_advanced(DMAP_MPI_LAUNCHER)
-  if(DMAP_MPI_LAUNCHER)
-    set(MPIEXEC_EXECUTABLE "${DMAP_MPI_LAUNCHER}" CACHE FILEPATH "MPI launcher (FindMPI)")
+  find_program(${found} NAMES ${ARGN} DOC "The ${what} of DMAP_MPI (Debian's suffixed name), found by dmap")
+  mark_as_advanced(${found})
+  if(${found})
+    set(${variable} "${${found}}" CACHE FILEPATH "MPI ${what} (FindMPI)")
   endif()
-endif()
+endfunction()
+dmap_find_suffixed(MPI_CXX_COMPILER DMAP_MPI_CXX_WRAPPER "C++ compiler wrapper" mpicxx.${DMAP_MPI} mpic++.${DMAP_MPI})
+dmap_find_suffixed(MPIEXEC_EXECUTABLE DMAP_MPI_LAUNCHER "launcher" mpiexec.${DMAP_MPI} mpirun.${DMAP_MPI})
 
 # MPI_CXX_SKIP_MPICXX drops the deprecated C++ bindings (Open MPI's warn under -Wextra).
 set(MPI_CXX_SKIP_MPICXX ON)

@@ -193,6 +193,9 @@ class block_domain {
   /// The locales whose chunks may meet `r`: per dimension, the owners of r's bounds and
   /// every coordinate between them.
   std::vector<int> locales_meeting(const rect<N>& r) const;
+  /// Every locale's rect meeting `r`, as (locale, rect) pairs by locale: locales_meeting and
+  /// local_subdomains in one question, for plans that meet many locales.
+  std::vector<std::pair<int, rect<N>>> subdomains_meeting(const rect<N>& r) const;
   /// How locale `locale` stores its rect.
   std::vector<dense_layout<N>> local_layouts(int locale) const;
   /// This locale's local domain descriptor.
@@ -265,6 +268,21 @@ std::vector<int> block_domain<N>::locales_meeting(const rect<N>& r) const {
       coords[d].push_back(k);
   }
   return detail::locales_of_product(targets(), coords);
+}
+
+template <std::size_t N>
+std::vector<std::pair<int, rect<N>>> block_domain<N>::subdomains_meeting(const rect<N>& r) const {
+  std::array<std::vector<std::pair<int, range>>, N> chunks;
+  for (std::size_t d = 0; d < N; ++d) {
+    const range within = whole_.dim(d).intersect(r.dim(d));
+    if (within.empty()) return {};
+    const index_t lo = within.lo(), hi = std::max(within.lo(), within.hi() - 1);
+    const int p = targets().extent(d);
+    for (int k = block<N>::owner(bounds_[d].first, bounds_[d].second, p, lo);
+         k <= block<N>::owner(bounds_[d].first, bounds_[d].second, p, hi); ++k)
+      if (const range c = chunk_range(d, k); !c.empty()) chunks[d].emplace_back(k, c);
+  }
+  return detail::rects_of_product(targets(), chunks);
 }
 
 template <std::size_t N>

@@ -103,6 +103,29 @@ std::vector<int> dimension_cut::coordinates_meeting(const range& r) const {
   return out;
 }
 
+std::vector<std::pair<int, range>> dimension_cut::pieces_meeting(const range& r) const {
+  std::vector<std::pair<int, range>> out;
+  const range within = whole_.intersect(r);
+  if (within.empty()) return out;
+  const auto* cyclic = std::get_if<cyclic_dim>(&spec_);
+  const auto* bc = std::get_if<block_cyclic_dim>(&spec_);
+  if ((cyclic || (bc && bc->block_size == 1)) && detail::abs_index(whole_.stride()) == 1 &&
+      detail::abs_index(r.stride()) == 1 && within.size() >= parts_) {
+    // `within` holds parts_ consecutive indices, so every coordinate's one strided piece
+    // (compute_pieces) meets it.
+    const index_t first = detail::floor_mod(cyclic ? cyclic->start.value_or(low_) : bc->start.value_or(low_), parts_);
+    out.reserve(static_cast<std::size_t>(parts_));
+    for (int k = 0; k < parts_; ++k) {
+      const range piece = whole_.intersect(range(low_, high_, parts_, first + k));
+      if (!piece.empty()) out.emplace_back(k, piece);
+    }
+    return out;
+  }
+  for (int k : coordinates_meeting(r))
+    for (const range& piece : pieces_meeting(k, r)) out.emplace_back(k, piece);
+  return out;
+}
+
 std::vector<range> dimension_cut::ordered_pieces(int k) const {
   std::vector<range> list = compute_pieces(k);
   if (whole_.stride() < 0 && !std::holds_alternative<unstructured_dim>(spec_)) std::reverse(list.begin(), list.end());

@@ -154,6 +154,10 @@ class dimension_cut {
   std::vector<range> pieces_meeting(int k, const range& r) const;
   /// The grid coordinates (sorted) that may own an index of `r` (a superset is allowed).
   std::vector<int> coordinates_meeting(const range& r) const;
+  /// Both questions at once: (coordinate, piece) for every piece of every coordinate that
+  /// meets `r`, by coordinate, each coordinate's pieces as pieces_meeting(k, r) lists them.
+  /// O(coordinates found) for a cyclic dimension, with no list per coordinate.
+  std::vector<std::pair<int, range>> pieces_meeting(const range& r) const;
 
  private:
   static index_t block_size_of(const cyclic_dim&) { return 1; }
@@ -341,6 +345,10 @@ class dimensional_domain {
   /// The locales that may own an index of `r`: the grid coordinates meeting each dimension's
   /// range, combined (sorted).
   std::vector<int> locales_meeting(const rect<N>& r) const;
+  /// Every locale's rects meeting `r`, as (locale, rect) pairs by locale, each locale's as
+  /// local_subdomains(locale, r) lists them: the two questions above in one, for plans that
+  /// meet many locales.
+  std::vector<std::pair<int, rect<N>>> subdomains_meeting(const rect<N>& r) const;
   /// This locale's local domain descriptor.
   const dimensional_local_domain<N>& local() const noexcept { return local_; }
   /// How each dimension is dealt (the DSI's optional `dimension_kinds()`): block, irregular and
@@ -489,6 +497,16 @@ std::vector<int> dimensional_domain<N>::locales_meeting(const rect<N>& r) const 
   std::array<std::vector<int>, N> coords;
   for (std::size_t d = 0; d < N; ++d) coords[d] = cuts_[d].coordinates_meeting(r.dim(d));
   return detail::locales_of_product(targets(), coords);
+}
+
+template <std::size_t N>
+std::vector<std::pair<int, rect<N>>> dimensional_domain<N>::subdomains_meeting(const rect<N>& r) const {
+  std::array<std::vector<std::pair<int, range>>, N> pieces;
+  for (std::size_t d = 0; d < N; ++d) {
+    pieces[d] = cuts_[d].pieces_meeting(r.dim(d));
+    if (pieces[d].empty()) return {};
+  }
+  return detail::rects_of_product(targets(), pieces);
 }
 
 template <std::size_t N>

@@ -81,6 +81,7 @@ concept local_domain_descriptor = requires(const L& l, const idx<N>& i) {
 /// | `directory()`   | the directory of a map no formula describes; pieces then answer for `here()` only          |
 /// | `locales_meeting(r)` | the locales that may own an index of rect `r` (sorted; plans ask it instead of all P) |
 /// | `local_subdomains(q, r)` | locale q's rects meeting `r`, as `local_subdomains(q)` lists them               |
+/// | `subdomains_meeting(r)` | every locale's rects meeting `r`: (locale, rect) pairs by locale, one question for all |
 /// | `ghost_reach()` | the widest ghost frame per dimension (index units), for halo plans                          |
 /// | `dimension_kinds()` | `std::array<dimension_kind, N>`: how each dimension is dealt, for exports naming a kind |
 template <class G, std::size_t N>

@@ -97,11 +97,15 @@ class range {
   constexpr index_t size() const noexcept {
     if (hi_ <= lo_) return 0;
     const index_t span = hi_ - lo_;  // fits: construction checked it
+    if (stride_ == 1 || stride_ == -1) return span;
     const index_t skip = skip_low();
     return skip >= span ? 0 : (span - 1 - skip) / abs_stride() + 1;
   }
   /// True when the range holds no index.
-  constexpr bool empty() const noexcept { return size() == 0; }
+  constexpr bool empty() const noexcept {
+    // |stride| consecutive integers always hold an aligned one.
+    return hi_ <= lo_ || (hi_ - lo_ < abs_stride() && skip_low() >= hi_ - lo_);
+  }
   /// The first index in iteration order (precondition: not empty).
   constexpr index_t first() const noexcept { return stride_ > 0 ? aligned_low() : aligned_high(); }
   /// The last index in iteration order (precondition: not empty).
@@ -219,10 +223,13 @@ class range {
   constexpr range meet(const range& other, bool ascending) const {
     const index_t lo = std::max(lo_, other.lo_), hi = std::min(hi_, other.hi_);
     const index_t a = abs_stride(), b = other.abs_stride();
-    const index_t g = std::gcd(a, b);
     const index_t step_sign = ascending ? 1 : -1;
-    if (detail::floor_mod(other.align_ - align_, g) != 0 || hi <= lo)
-      return range(lo, lo, step_sign);
+    if (hi <= lo) return range(lo, lo, step_sign);
+    // One unit step: the other range's step and alignment (no residue to solve for).
+    if (b == 1) return range(lo, hi, step_sign * a, align_, trusted{});
+    if (a == 1) return range(lo, hi, step_sign * b, other.align_, trusted{});
+    const index_t g = std::gcd(a, b);
+    if (detail::floor_mod(other.align_ - align_, g) != 0) return range(lo, lo, step_sign);
     // x = align_ + a * t, with a * t = other.align_ - align_ (mod b).
     const detail::wide_int l = static_cast<detail::wide_int>(a / g) * b;
     const index_t bg = b / g;
@@ -262,6 +269,11 @@ class range {
   }
 
   struct aligned_to_first {};
+  struct trusted {};
+  // Parts of valid ranges: a stride of one of them (or its negation), an alignment already
+  // reduced modulo it, bounds within theirs.
+  constexpr range(index_t lo, index_t hi, index_t stride, index_t alignment, trusted) noexcept
+      : lo_(lo), hi_(hi), stride_(stride), align_(alignment) {}
   constexpr range(index_t lo, index_t hi, index_t stride, aligned_to_first) : lo_(lo), hi_(hi), stride_(stride) {
     check_stride(lo, hi, stride);
     align_ = natural_alignment(lo, hi, stride);

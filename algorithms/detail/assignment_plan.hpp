@@ -20,17 +20,19 @@ namespace detail {
 template <std::size_t N>
 plan_summary summarize(const transfer_plan<N>& plan) {
   plan_summary s;
-  s.plan_bytes = sizeof(plan);
+  s.plan_bytes = sizeof(plan) + plan.parts_bytes();
   const auto add = [&](const auto& messages, std::vector<int>& peers, index_t& elements) {
+    peers.reserve(messages.size());
     for (const auto& m : messages) {
       peers.push_back(m.peer);
       elements += m.count;
       s.parts += m.parts.size();
       for (const auto& pc : m.parts)
-        s.message_runs += run_cursor<N>(pc.indices, pc.block.layout, pc.block.shift).runs() * pc.again.total();
+        if constexpr (N == 1) s.message_runs += pc.again.total();  // a 1-D part is one run
+        else s.message_runs += run_cursor<N>(pc.indices, pc.block->layout, pc.block->shift).runs() * pc.again.total();
       s.message_runs += static_cast<index_t>(m.offsets.size());
       const std::size_t direct = m.direct.capacity() * sizeof(typename transfer_plan<N>::copy);
-      s.plan_bytes += sizeof(m) + m.parts.capacity() * sizeof(m.parts[0]) + m.offsets.capacity() * sizeof(index_t) + direct;
+      s.plan_bytes += sizeof(m) + m.offsets.capacity() * sizeof(index_t) + direct;
       s.node_copy_bytes += direct;
     }
   };

@@ -2,6 +2,7 @@
 // concepts, behind one virtual interface (called per loop or per plan, never per element).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <array>
 #include <memory>
@@ -21,6 +22,38 @@
 #include "placement_query.hpp"
 
 namespace dmap::detail {
+
+/// Every combination of one piece per dimension of `pieces` (per dimension, (grid
+/// coordinate, range) pairs grouped by coordinate) as (locale, rect) pairs of `grid`, sorted
+/// by locale; each locale's rects in row-major order of its pieces.
+template <std::size_t N>
+std::vector<std::pair<int, rect<N>>> rects_of_product(const target_grid<N>& grid,
+                                                      const std::array<std::vector<std::pair<int, range>>, N>& pieces) {
+  std::vector<std::pair<int, rect<N>>> out;
+  std::size_t total = 1;
+  for (const auto& p : pieces) total *= p.size();
+  if (total == 0) return out;
+  out.reserve(total);
+  std::array<std::size_t, N> k{};
+  while (true) {
+    std::array<int, N> c{};
+    rect<N> r;
+    for (std::size_t d = 0; d < N; ++d) {
+      c[d] = pieces[d][k[d]].first;
+      r.set_dim(d, pieces[d][k[d]].second);
+    }
+    out.emplace_back(grid.locale_at(c), r);
+    std::size_t d = N;
+    while (d-- > 0) {
+      if (++k[d] < pieces[d].size()) break;
+      k[d] = 0;
+    }
+    if (d == static_cast<std::size_t>(-1)) break;
+  }
+  const auto by_locale = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(out.begin(), out.end(), by_locale)) std::stable_sort(out.begin(), out.end(), by_locale);
+  return out;
+}
 
 /// A global domain descriptor seen through virtual calls.
 template <std::size_t N>
@@ -58,6 +91,10 @@ class domain_model_base {
   /// Rects of `locale` that include all of its rects meeting `r`: the descriptor's
   /// `local_subdomains(locale, r)`, else all of them.
   virtual std::vector<rect<N>> subdomains_meeting(int locale, const rect<N>& r) const = 0;
+  /// Both at once for every locale: (locale, rect) pairs by locale, each locale's rects as
+  /// subdomains_meeting(locale, r) lists them. The descriptor's `subdomains_meeting(r)`, else
+  /// the two questions above.
+  virtual std::vector<std::pair<int, rect<N>>> all_subdomains_meeting(const rect<N>& r) const = 0;
   /// Per dimension, how far any locale's layouts reach beyond its pieces (index units): the
   /// descriptor's `ghost_reach()`; nothing when it has none.
   virtual std::optional<std::array<index_t, N>> ghost_reach() const = 0;
@@ -88,6 +125,7 @@ class domain_model final : public domain_model_base<N> {
   std::shared_ptr<const directory<N>> find_directory() const override;
   std::vector<int> locales_meeting(const rect<N>& r) const override;
   std::vector<rect<N>> subdomains_meeting(int locale, const rect<N>& r) const override;
+  std::vector<std::pair<int, rect<N>>> all_subdomains_meeting(const rect<N>& r) const override;
   std::optional<std::array<index_t, N>> ghost_reach() const override;
   std::optional<std::array<dimension_kind, N>> dimension_kinds() const override;
   std::optional<target_grid<N>> grid() const override;
@@ -197,6 +235,20 @@ std::vector<rect<N>> domain_model<N, Dist, Desc>::subdomains_meeting(int locale,
 }
 
 template <std::size_t N, class Dist, class Desc>
+std::vector<std::pair<int, rect<N>>> domain_model<N, Dist, Desc>::all_subdomains_meeting(const rect<N>& r) const {
+  if constexpr (requires(const Desc& d) {
+                  { d.subdomains_meeting(r) } -> std::convertible_to<std::vector<std::pair<int, rect<N>>>>;
+                })
+    return desc_.subdomains_meeting(r);
+  else {
+    std::vector<std::pair<int, rect<N>>> out;
+    for (int q : locales_meeting(r))
+      for (const auto& s : subdomains_meeting(q, r)) out.emplace_back(q, s);
+    return out;
+  }
+}
+
+template <std::size_t N, class Dist, class Desc>
 std::optional<std::array<index_t, N>> domain_model<N, Dist, Desc>::ghost_reach() const {
   if constexpr (requires(const Desc& d) {
                   { d.ghost_reach() } -> std::convertible_to<std::array<index_t, N>>;
@@ -234,6 +286,7 @@ class model_query final : public placement_query<N> {
   explicit model_query(std::shared_ptr<const domain_model_base<N>> model) : model_(std::move(model)) {}
   std::vector<int> meeting(const rect<N>& r) const override;
   std::vector<held_region<N>> regions(int locale, const rect<N>& r) const override;
+  std::vector<std::pair<int, held_region<N>>> regions_meeting(const rect<N>& r) const override;
   std::vector<placed_block<N>> blocks(int locale) const override;
   idx<N> period() const override;
 
@@ -263,6 +316,15 @@ template <std::size_t N>
 std::vector<held_region<N>> model_query<N>::regions(int locale, const rect<N>& r) const {
   std::vector<held_region<N>> out;
   for (const auto& s : model_->subdomains_meeting(locale, r)) out.push_back({s, {}});
+  return out;
+}
+
+template <std::size_t N>
+std::vector<std::pair<int, held_region<N>>> model_query<N>::regions_meeting(const rect<N>& r) const {
+  const auto found = model_->all_subdomains_meeting(r);
+  std::vector<std::pair<int, held_region<N>>> out;
+  out.reserve(found.size());
+  for (const auto& [q, s] : found) out.push_back({q, {s, {}}});
   return out;
 }
 

@@ -61,6 +61,15 @@ class placement_query {
   /// Regions of locale `locale` that include every one of its regions meeting `r` (others
   /// may come too: callers intersect).
   virtual std::vector<held_region<N>> regions(int locale, const rect<N>& r) const = 0;
+  /// Both questions at once: (locale, region) for each region regions(q, r) lists of each
+  /// locale q meeting(r) lists, by locale. Placements with a formula answer it without a
+  /// list per locale (plans meeting many locales ask this).
+  virtual std::vector<std::pair<int, held_region<N>>> regions_meeting(const rect<N>& r) const {
+    std::vector<std::pair<int, held_region<N>>> out;
+    for (int q : meeting(r))
+      for (const auto& g : regions(q, r)) out.push_back({q, g});
+    return out;
+  }
   /// All blocks of locale `locale`, with their storage (for the few uses that read another
   /// locale's storage offsets: remote element access, copies read from a layer).
   virtual std::vector<placed_block<N>> blocks(int locale) const = 0;

@@ -8,11 +8,13 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <deque>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -554,11 +556,11 @@ void for_each_meeting(const std::vector<placed_block<N>>& as, const std::vector<
 template <class Part, class F>
 void for_each_part_run(const Part& pc, F&& f) {
   if (pc.again.levels.empty()) {
-    for_each_run(pc.indices, pc.block.layout, pc.block.shift, f);
+    for_each_run(pc.indices, pc.block->layout, pc.block->shift, f);
     return;
   }
   using cursor = run_cursor<std::tuple_size_v<std::remove_cvref_t<decltype(pc.indices.first())>>>;
-  const cursor c(pc.indices, pc.block.layout, pc.block.shift);
+  const cursor c(pc.indices, pc.block->layout, pc.block->shift);
   if (c.runs() == 1) {
     const index_t offset = c.offset(), step = c.step(), count = c.count();
     for_each_repeat(pc.again, [&](index_t moved, index_t) { f(offset + moved, step, count); });
@@ -566,7 +568,7 @@ void for_each_part_run(const Part& pc, F&& f) {
   }
   std::vector<std::array<index_t, 3>> runs;  // the first copy's, moved for each copy
   runs.reserve(static_cast<std::size_t>(c.runs()));
-  for_each_run(pc.indices, pc.block.layout, pc.block.shift,
+  for_each_run(pc.indices, pc.block->layout, pc.block->shift,
                [&](index_t offset, index_t step, index_t count) { runs.push_back({offset, step, count}); });
   for_each_repeat(pc.again, [&](index_t moved, index_t) {
     for (const auto& [offset, step, count] : runs) f(offset + moved, step, count);
@@ -596,15 +598,15 @@ std::optional<index_t> single_run(const Parts& parts) {
 /// alike. Maps known only through a directory add element lists: offsets packed after the
 /// rect parts, in the same order on both sides (see dsi/detail/locator.hpp). Built from this
 /// locale's blocks and questions about the regions they meet, so it holds only this
-/// locale's peers. Reusable.
+/// locale's peers. Reusable; moved, never copied (its messages point into its storage).
 template <std::size_t N>
 class transfer_plan {
  public:
-  /// One part of a message: the indices `indices` of this locale's block `block` (the source
-  /// block of a send, the destination block of a receive).
+  /// One part of a message: the indices `indices` of this locale's block `*block` (the source
+  /// block of a send, the destination block of a receive; the plan keeps the blocks).
   struct part {
     rect<N> indices;
-    placed_block<N> block;
+    const placed_block<N>* block = nullptr;
     repeats again{};  ///< the part stands for these copies of itself (storage: the block's)
   };
   /// A copy of `part` from block `from` to block `to`: within this locale, or (in a send's
@@ -621,7 +623,7 @@ class transfer_plan {
   /// in node-shared memory).
   struct message {
     int peer = 0;
-    std::vector<part> parts;
+    std::span<const part> parts;  ///< held by the plan
     std::vector<index_t> offsets;
     index_t count = 0;
     std::vector<copy> direct;
@@ -642,6 +644,12 @@ class transfer_plan {
   transfer_plan(const placement<N>& from, const placement<N>& to, const std::vector<int>* layers = nullptr)
       : transfer_plan(here(), blocks_of(from, here()), listed_query<N>(share(from)), blocks_of(to, here()),
                       listed_query<N>(share(to)), layers) {}
+  transfer_plan(const transfer_plan&) = delete;
+  transfer_plan& operator=(const transfer_plan&) = delete;
+  /// Takes over `other`'s messages (their parts and blocks stay where they are).
+  transfer_plan(transfer_plan&&) noexcept = default;
+  /// Takes over `other`'s messages.
+  transfer_plan& operator=(transfer_plan&&) noexcept = default;
 
   /// Messages sent, one per peer, by increasing peer.
   const std::vector<message>& sends() const noexcept { return sends_; }
@@ -651,6 +659,10 @@ class transfer_plan {
   const std::vector<copy>& local() const noexcept { return local_; }
   /// (source, destination) offsets copied within this locale (element plans).
   const std::vector<std::pair<index_t, index_t>>& local_offsets() const noexcept { return local_offsets_; }
+  /// The bytes the plan keeps for its messages' parts and the blocks they name.
+  std::size_t parts_bytes() const noexcept {
+    return (send_parts_.capacity() + receive_parts_.capacity()) * sizeof(part) + blocks_.size() * sizeof(placed_block<N>);
+  }
   /// The number of elements copied within this locale.
   index_t local_count() const {
     index_t n = static_cast<index_t>(local_offsets_.size());
@@ -710,8 +722,11 @@ class transfer_plan {
   // then by the destination's and the source's shifts (one index may travel twice to one
   // peer, into two periodic ghost cells). When the placements repeat with a known period,
   // by peer, then in families (sort_by_family). Parts that repeat one another are folded.
-  static std::vector<message> group(std::vector<entry> entries, const std::vector<placed_block<N>>& mine,
-                                    const idx<N>& period);
+  // The messages' parts go to `parts`, naming blocks of `mine` or joined ones (in blocks_).
+  std::vector<message> group(std::vector<entry> entries, const std::vector<placed_block<N>>& mine,
+                             const idx<N>& period, std::vector<part>& parts);
+  // Keeps in blocks_ exactly the blocks the parts name, and points the parts at them.
+  void keep_blocks();
   static std::vector<message> listed_messages(std::vector<std::vector<index_t>> lists) {
     std::vector<message> out;
     for (std::size_t q = 0; q < lists.size(); ++q)
@@ -723,6 +738,8 @@ class transfer_plan {
   }
 
   std::vector<message> sends_, receives_;
+  std::vector<part> send_parts_, receive_parts_;  // the messages' parts, message after message
+  std::deque<placed_block<N>> blocks_;            // the blocks parts name (a deque: they never move)
   std::vector<copy> local_;
   std::vector<std::pair<index_t, index_t>> local_offsets_;
 };
@@ -745,25 +762,27 @@ transfer_plan<N>::transfer_plan(int me, const std::vector<placed_block<N>>& my_f
     for (std::size_t k = 0; k < mine.size(); ++k) {
       const rect<N>& own = mine[k].owned;
       if (own.empty()) continue;
-      for (int q : peers.meeting(own)) {
+      const auto regions = peers.regions_meeting(own);
+      if (found.capacity() < found.size() + regions.size())  // one allocation for one big answer
+        found.reserve(std::max(found.size() + regions.size(), 2 * found.capacity()));
+      for (const auto& [q, r] : regions) {
         if (q == me || !same_layer(q)) continue;
-        for (const auto& r : peers.regions(q, own)) {
-          const rect<N> common = sending ? own.intersect(r.owned) : r.owned.intersect(own);
-          if (common.empty()) continue;
-          if (sending) found.push_back({q, common, r.shift, mine[k].shift, k});
-          else found.push_back({q, common, mine[k].shift, r.shift, k});
-        }
+        const rect<N> common = sending ? own.intersect(r.owned) : r.owned.intersect(own);
+        if (common.empty()) continue;
+        if (sending) found.push_back({q, common, r.shift, mine[k].shift, k});
+        else found.push_back({q, common, mine[k].shift, r.shift, k});
       }
     }
     return found;
   };
   const idx<N> period = common_period(from.period(), to.period());
-  std::vector<entry> out = parts_with(my_from, to, true), in = parts_with(my_to, from, false);
+  std::vector<entry> out = parts_with(my_from, to, true);
   auto direct = direct_copies(out, my_from, to, period);
-  sends_ = group(std::move(out), my_from, period);
+  sends_ = group(std::move(out), my_from, period, send_parts_);
   for (auto& m : sends_)
     if (auto it = direct.find(m.peer); it != direct.end()) m.direct = std::move(it->second);
-  receives_ = group(std::move(in), my_to, period);
+  receives_ = group(parts_with(my_to, from, false), my_to, period, receive_parts_);  // found now: reuses the sends' memory
+  keep_blocks();
   std::vector<copy> found;
   for_each_meeting<N>(my_from, my_to, [&](std::size_t f, std::size_t t, const rect<N>& common) {
     found.push_back({common, my_from[f], my_to[t]});
@@ -811,9 +830,28 @@ auto transfer_plan<N>::direct_copies(const std::vector<entry>& sent, const std::
 }
 
 template <std::size_t N>
+void transfer_plan<N>::keep_blocks() {
+  std::deque<placed_block<N>> kept;
+  std::map<const placed_block<N>*, const placed_block<N>*> moved;
+  const placed_block<N>* last_named = nullptr;  // parts in a row often name one block
+  const placed_block<N>* last_kept = nullptr;
+  for (auto* parts : {&send_parts_, &receive_parts_})
+    for (part& pc : *parts) {
+      if (pc.block != last_named) {
+        last_named = pc.block;
+        auto [at, added] = moved.try_emplace(pc.block, nullptr);
+        if (added) at->second = &kept.emplace_back(*pc.block);
+        last_kept = at->second;
+      }
+      pc.block = last_kept;
+    }
+  blocks_ = std::move(kept);
+}
+
+template <std::size_t N>
 std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vector<entry> entries,
                                                                          const std::vector<placed_block<N>>& mine,
-                                                                         const idx<N>& period) {
+                                                                         const idx<N>& period, std::vector<part>& parts) {
   const auto by_first = [](const entry& a, const entry& b) {
     if (a.peer != b.peer) return a.peer < b.peer;
     const idx<N> fa = a.part.first(), fb = b.part.first();
@@ -837,25 +875,48 @@ std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vec
       }
       k = end;
     }
+  std::size_t peers = 0;
+  for (std::size_t k = 0; k < entries.size(); ++k) peers += k == 0 || entries[k].peer != entries[k - 1].peer;
   std::vector<message> out;
+  out.reserve(peers);
+  std::vector<std::pair<std::size_t, std::size_t>> where;  // each message's parts: first, count
+  where.reserve(peers);
+  parts.clear();
+  parts.reserve(entries.size());
+  const auto fold_last = [&] {  // folds the parts of the last message that repeat one another
+    if (out.empty() || parts.size() - where.back().first < 2) return;
+    const auto first = parts.begin() + static_cast<std::ptrdiff_t>(where.back().first);
+    std::vector<part> of_message(std::make_move_iterator(first), std::make_move_iterator(parts.end()));
+    parts.erase(first, parts.end());
+    fold_repeats(of_message, [](const part& x, const part& y) {
+      return translation<N>(x.indices, *x.block, nullptr, y.indices, *y.block, nullptr);
+    });
+    parts.insert(parts.end(), std::make_move_iterator(of_message.begin()), std::make_move_iterator(of_message.end()));
+  };
   for (const auto& e : entries) {
-    if (out.empty() || out.back().peer != e.peer) out.push_back({e.peer, {}, {}, 0, {}, {}});
-    auto& parts = out.back().parts;
+    if (out.empty() || out.back().peer != e.peer) {
+      fold_last();
+      if (!out.empty()) where.back().second = parts.size() - where.back().first;
+      out.push_back({e.peer, {}, {}, 0, {}, {}});
+      where.emplace_back(parts.size(), 0);
+    }
     out.back().count += e.part.size();
     // A part that continues the previous one in both order and storage joins it.
-    if (!parts.empty())
-      if (auto both = joined_part(parts.back().indices, parts.back().block, e.part, mine[e.block], true)) {
-        parts.back() = {both->first, both->second};
+    if (parts.size() > where.back().first)
+      if (auto both = joined_part(parts.back().indices, *parts.back().block, e.part, mine[e.block], true)) {
+        if (!blocks_.empty() && parts.back().block == &blocks_.back()) blocks_.back() = std::move(both->second);
+        else blocks_.push_back(std::move(both->second));  // the previous part's block joined: kept by the plan
+        parts.back() = {both->first, &blocks_.back()};
         continue;
       }
-    parts.push_back({e.part, mine[e.block]});
+    parts.push_back({e.part, &mine[e.block]});
   }
-  for (auto& m : out) {
-    fold_repeats(m.parts, [](const part& x, const part& y) {
-      return translation<N>(x.indices, x.block, nullptr, y.indices, y.block, nullptr);
-    });
-    m.parts.shrink_to_fit();
-    m.line = single_run(m.parts);
+  fold_last();
+  if (!out.empty()) where.back().second = parts.size() - where.back().first;
+  parts.shrink_to_fit();
+  for (std::size_t m = 0; m < out.size(); ++m) {
+    out[m].parts = std::span<const part>(parts.data() + where[m].first, where[m].second);
+    out[m].line = single_run(out[m].parts);
   }
   return out;
 }

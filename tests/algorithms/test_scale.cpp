@@ -241,4 +241,56 @@ TEST_CASE("dimension_cut: pieces meeting a range are exactly the pieces there", 
       }
 }
 
+TEST_CASE("dimension_cut: every coordinate's pieces meeting a range, asked at once", "[scale]") {
+  const std::vector<dim_spec> specs = {block_dim{},         cyclic_dim{},          cyclic_dim{index_t{-20}},
+                                       cyclic_dim{index_t{7}}, block_cyclic_dim{1, index_t{3}}, block_cyclic_dim{3, index_t{-20}},
+                                       block_cyclic_dim{8, std::nullopt}};
+  for (const auto& spec : specs)
+    for (index_t stride : {1, -1, 3})
+      for (int parts : {1, 2, 5, 7}) {
+        const dimension_cut cut(spec, range(-17, 90, stride), parts);
+        for (const range& r : {range(-30, -10), range(0, 1), range(5, 40), range(-100, 100), range(86, 95), range(0, 60, 4),
+                               range(-5, 2), range(10, 10)}) {
+          std::vector<std::pair<int, range>> want;
+          for (int k : cut.coordinates_meeting(r))
+            for (const range& piece : cut.pieces_meeting(k, r)) want.emplace_back(k, piece);
+          INFO("spec " << spec.index() << " stride " << stride << " parts " << parts << " r " << r);
+          CHECK(cut.pieces_meeting(r) == want);
+        }
+      }
+}
+
+TEST_CASE("domains: every locale's rects meeting a rect, asked at once, are the per-locale answers", "[scale]") {
+  const detail::simulating as({0, 12});
+  // A grid listing its locales out of order: the answer is still sorted by locale.
+  const std::vector<target_grid<2>> grids = {target_grid<2>({3, 4}, 12), target_grid<2>({12, 1}, 12),
+                                             target_grid<2>({3, 4}, std::vector<int>{5, 2, 11, 0, 7, 1, 9, 3, 10, 4, 8, 6})};
+  const rect<2> whole{range(-5, 37), range(3, 50, 2)};
+  const std::vector<rect<2>> asked = {whole, rect<2>{range(0, 1), range(0, 100)}, rect<2>{range(10, 20), range(9, 30)},
+                                      rect<2>{range(-100, 100, 3), range(20, 21)}, rect<2>{range(40, 50), range(0, 10)}};
+  const auto per_locale = [](const auto& domain, const rect<2>& r) {
+    std::vector<std::pair<int, rect<2>>> out;
+    for (int q : domain.locales_meeting(r)) {
+      std::vector<rect<2>> rects;
+      if constexpr (requires { domain.local_subdomains(q, r); }) rects = domain.local_subdomains(q, r);
+      else rects = domain.local_subdomains(q);
+      for (const auto& s : rects) out.emplace_back(q, s);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    return out;
+  };
+  for (const auto& grid : grids)
+    for (const auto& r : asked) {
+      INFO("grid " << grid << " r " << r);
+      const block_domain<2> blocks(block<2>(grid), whole);
+      CHECK(blocks.subdomains_meeting(r) == per_locale(blocks, r));
+      for (const auto& specs : {std::array<dim_spec, 2>{cyclic_dim{}, block_cyclic_dim{4, index_t{1}}},
+                                std::array<dim_spec, 2>{block_dim{}, cyclic_dim{index_t{-3}}},
+                                std::array<dim_spec, 2>{block_cyclic_dim{1}, block_dim{}}}) {
+        const dimensional_domain<2> dealt(dimensional<2>(specs, grid), whole);
+        CHECK(dealt.subdomains_meeting(r) == per_locale(dealt, r));
+      }
+    }
+}
+
 }  // namespace test_scale

@@ -17,6 +17,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../dsi/concepts.hpp"
@@ -211,6 +212,9 @@ class block_domain {
 
  private:
   rect<N> chunk_of(int locale) const;
+  // The first and last grid coordinates along d whose chunks lie between r's bounds there
+  // (nothing when r misses the domain along d).
+  std::optional<std::pair<int, int>> coordinates_meeting(std::size_t d, const range& r) const;
   dense_layout<N> layout_of(const rect<N>& mine) const {
     return dist_.layout().of(mine);
   }
@@ -256,16 +260,22 @@ std::vector<rect<N>> block_domain<N>::local_subdomains(int locale) const {
 }
 
 template <std::size_t N>
+std::optional<std::pair<int, int>> block_domain<N>::coordinates_meeting(std::size_t d, const range& r) const {
+  const range within = whole_.dim(d).intersect(r);
+  if (within.empty()) return std::nullopt;
+  const index_t lo = within.lo(), hi = std::max(within.lo(), within.hi() - 1);
+  const int p = targets().extent(d);
+  return std::pair{block<N>::owner(bounds_[d].first, bounds_[d].second, p, lo),
+                   block<N>::owner(bounds_[d].first, bounds_[d].second, p, hi)};
+}
+
+template <std::size_t N>
 std::vector<int> block_domain<N>::locales_meeting(const rect<N>& r) const {
   std::array<std::vector<int>, N> coords;
   for (std::size_t d = 0; d < N; ++d) {
-    const range within = whole_.dim(d).intersect(r.dim(d));
-    if (within.empty()) return {};
-    const index_t lo = within.lo(), hi = std::max(within.lo(), within.hi() - 1);
-    const int p = targets().extent(d);
-    for (int k = block<N>::owner(bounds_[d].first, bounds_[d].second, p, lo);
-         k <= block<N>::owner(bounds_[d].first, bounds_[d].second, p, hi); ++k)
-      coords[d].push_back(k);
+    const auto between = coordinates_meeting(d, r.dim(d));
+    if (!between) return {};
+    for (int k = between->first; k <= between->second; ++k) coords[d].push_back(k);
   }
   return detail::locales_of_product(targets(), coords);
 }
@@ -274,12 +284,9 @@ template <std::size_t N>
 std::vector<std::pair<int, rect<N>>> block_domain<N>::subdomains_meeting(const rect<N>& r) const {
   std::array<std::vector<std::pair<int, range>>, N> chunks;
   for (std::size_t d = 0; d < N; ++d) {
-    const range within = whole_.dim(d).intersect(r.dim(d));
-    if (within.empty()) return {};
-    const index_t lo = within.lo(), hi = std::max(within.lo(), within.hi() - 1);
-    const int p = targets().extent(d);
-    for (int k = block<N>::owner(bounds_[d].first, bounds_[d].second, p, lo);
-         k <= block<N>::owner(bounds_[d].first, bounds_[d].second, p, hi); ++k)
+    const auto between = coordinates_meeting(d, r.dim(d));
+    if (!between) return {};
+    for (int k = between->first; k <= between->second; ++k)
       if (const range c = chunk_range(d, k); !c.empty()) chunks[d].emplace_back(k, c);
   }
   return detail::rects_of_product(targets(), chunks);

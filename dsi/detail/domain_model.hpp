@@ -30,12 +30,11 @@ template <std::size_t N>
 std::vector<std::pair<int, rect<N>>> rects_of_product(const target_grid<N>& grid,
                                                       const std::array<std::vector<std::pair<int, range>>, N>& pieces) {
   std::vector<std::pair<int, rect<N>>> out;
+  std::array<std::size_t, N> counts{};
   std::size_t total = 1;
-  for (const auto& p : pieces) total *= p.size();
-  if (total == 0) return out;
+  for (std::size_t d = 0; d < N; ++d) total *= counts[d] = pieces[d].size();
   out.reserve(total);
-  std::array<std::size_t, N> k{};
-  while (true) {
+  for_each_combination<N>(counts, [&](const std::array<std::size_t, N>& k) {
     std::array<int, N> c{};
     rect<N> r;
     for (std::size_t d = 0; d < N; ++d) {
@@ -43,13 +42,7 @@ std::vector<std::pair<int, rect<N>>> rects_of_product(const target_grid<N>& grid
       r.set_dim(d, pieces[d][k[d]].second);
     }
     out.emplace_back(grid.locale_at(c), r);
-    std::size_t d = N;
-    while (d-- > 0) {
-      if (++k[d] < pieces[d].size()) break;
-      k[d] = 0;
-    }
-    if (d == static_cast<std::size_t>(-1)) break;
-  }
+  });
   const auto by_locale = [](const auto& a, const auto& b) { return a.first < b.first; };
   if (!std::is_sorted(out.begin(), out.end(), by_locale)) std::stable_sort(out.begin(), out.end(), by_locale);
   return out;

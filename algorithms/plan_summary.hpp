@@ -17,7 +17,7 @@ struct plan_summary {
   index_t elements_sent = 0;           ///< elements in its messages
   index_t elements_received = 0;       ///< elements in the messages it receives
   index_t elements_copied = 0;         ///< elements copied within this locale
-  std::size_t parts = 0;               ///< rect parts its messages and copies list (one repeated part counts once)
+  std::size_t parts = 0;               ///< rect parts its messages and copies list (one repeated part, or one repeated at a run of peers, counts once)
   index_t local_runs = 0;              ///< contiguous or constant-step runs its own copies make
   index_t message_runs = 0;            ///< runs its messages are packed from and unpacked into
   std::size_t plan_bytes = 0;          ///< memory the plan holds on this locale (approximate)

@@ -74,26 +74,30 @@ class [[nodiscard]] halo_reduction {
                  std::vector<std::pair<rect<N>, dense_layout<N>>> ghosts)
       : plan_(std::move(plan)), data_(data), op_(std::move(op)), reset_(std::move(reset)), ghosts_(std::move(ghosts)) {
     const auto& owners = plan_->sends();
-    incoming_.resize(owners.size());
-    for (std::size_t m = 0; m < owners.size(); ++m) {
-      const std::size_t bytes = static_cast<std::size_t>(owners[m].count) * sizeof(T);
-      incoming_[m] = detail::message_buffers().take(bytes);
-      batch_.receive(owners[m].peer, incoming_[m].template as<T>(), bytes);
-    }
+    incoming_.resize(detail::messages_in(owners));
+    std::size_t m = 0;  // the message (one peer's) among those the plan's messages stand for
+    for (const auto& msg : owners)
+      detail::for_each_peer_of(msg, [&](int peer, index_t) {
+        const std::size_t bytes = static_cast<std::size_t>(msg.count) * sizeof(T);
+        incoming_[m] = detail::message_buffers().take(bytes);
+        batch_.receive(peer, incoming_[m++].template as<T>(), bytes);
+      });
     const auto& holders = plan_->receives();
-    outgoing_.resize(holders.size());
-    for (std::size_t m = 0; m < holders.size(); ++m) {
-      const auto& msg = holders[m];
-      const std::size_t bytes = static_cast<std::size_t>(msg.count) * sizeof(T);
-      if (msg.offsets.empty())
-        if (const auto run = msg.line) {
-          batch_.send(msg.peer, data_ + *run, bytes);
-          continue;
-        }
-      outgoing_[m] = detail::message_buffers().take(bytes);
-      detail::pack_message(msg, data_, outgoing_[m].template as<T>());
-      batch_.send(msg.peer, outgoing_[m].template as<T>(), bytes);
-    }
+    outgoing_.resize(detail::messages_in(holders));
+    m = 0;
+    for (const auto& msg : holders)
+      detail::for_each_peer_of(msg, [&](int peer, index_t moved) {
+        const std::size_t bytes = static_cast<std::size_t>(msg.count) * sizeof(T);
+        if (msg.offsets.empty())
+          if (const auto run = msg.line) {
+            batch_.send(peer, data_ + (*run + moved), bytes);
+            ++m;
+            return;
+          }
+        outgoing_[m] = detail::message_buffers().take(bytes);
+        detail::pack_message(msg, data_, outgoing_[m].template as<T>(), moved);
+        batch_.send(peer, outgoing_[m++].template as<T>(), bytes);
+      });
   }
 
   // The contributions into the owned elements, by increasing source locale (this locale's own
@@ -114,10 +118,12 @@ class [[nodiscard]] halo_reduction {
         });
       for (const auto& [owned, ghost] : plan.local_offsets()) store(data_[owned], data_[ghost]);
     };
-    for (std::size_t m = 0; m < owners.size(); ++m) {
-      if (!own_done && owners[m].peer > me) own();
-      detail::unpack_message(owners[m], static_cast<const T*>(incoming_[m].template as<T>()), data_, store);
-    }
+    std::size_t m = 0;
+    for (const auto& msg : owners)
+      detail::for_each_peer_of(msg, [&](int peer, index_t moved) {
+        if (!own_done && peer > me) own();
+        detail::unpack_message(msg, static_cast<const T*>(incoming_[m++].template as<T>()), data_, store, moved);
+      });
     if (!own_done) own();
     if (reset_)
       for (const auto& g : ghosts_)

@@ -22,20 +22,24 @@ plan_summary summarize(const transfer_plan<N>& plan) {
   plan_summary s;
   s.plan_bytes = sizeof(plan) + plan.parts_bytes();
   const auto add = [&](const auto& messages, std::vector<int>& peers, index_t& elements) {
-    peers.reserve(messages.size());
+    peers.reserve(messages_in(messages));
     for (const auto& m : messages) {
-      peers.push_back(m.peer);
-      elements += m.count;
+      for_each_peer_of(m, [&](int peer, index_t) { peers.push_back(peer); });
+      elements += m.count * m.again.count;
       s.parts += m.parts.size();
+      index_t runs = static_cast<index_t>(m.offsets.size());
       for (const auto& pc : m.parts)
-        if constexpr (N == 1) s.message_runs += pc.again.total();  // a 1-D part is one run
-        else s.message_runs += run_cursor<N>(pc.indices, pc.block->layout, pc.block->shift).runs() * pc.again.total();
-      s.message_runs += static_cast<index_t>(m.offsets.size());
-      const std::size_t direct = m.direct.capacity() * sizeof(typename transfer_plan<N>::copy);
-      s.plan_bytes += sizeof(m) + m.offsets.capacity() * sizeof(index_t) + direct;
-      s.node_copy_bytes += direct;
+        if constexpr (N == 1) runs += pc.again.total();  // a 1-D part is one run
+        else runs += run_cursor<N>(pc.indices, pc.block->layout, pc.block->shift).runs() * pc.again.total();
+      s.message_runs += runs * m.again.count;
+      s.plan_bytes += sizeof(m) + m.offsets.capacity() * sizeof(index_t);
     }
   };
+  for (const auto& [peer, copies] : plan.direct()) {
+    const std::size_t bytes = copies.capacity() * sizeof(typename transfer_plan<N>::copy);
+    s.plan_bytes += bytes;
+    s.node_copy_bytes += bytes;
+  }
   add(plan.sends(), s.send_peers, s.elements_sent);
   add(plan.receives(), s.receive_peers, s.elements_received);
   s.elements_copied = plan.local_count();

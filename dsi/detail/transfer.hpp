@@ -617,19 +617,28 @@ class transfer_plan {
     placed_block<N> to;
     repeats again{};  ///< the copy stands for these copies of itself
   };
+  /// Messages that repeat one another at a run of peers: the k-th of `count` goes to peer
+  /// `peer + k * peer_step`, its parts' storage moved by `k * storage_step` (an all-to-all
+  /// keeps one message for a run of its peers).
+  struct peer_repeats {
+    index_t count = 1;
+    int peer_step = 0;
+    index_t storage_step = 0;
+  };
   /// One message: the peer, the parts in message order, then the element offsets (element
-  /// plans), and the number of elements. A send to a locale of this node also lists the
-  /// same elements as `direct` copies into the peer's blocks (used when the destination is
-  /// in node-shared memory).
+  /// plans), and the number of elements. It may stand for messages to more peers (`again`;
+  /// never with offsets). A send to a locale of this node has the same elements as copies
+  /// into the peer's blocks too (direct_to: used when the destination is in node-shared
+  /// memory).
   struct message {
     int peer = 0;
     std::span<const part> parts;  ///< held by the plan
     std::vector<index_t> offsets;
     index_t count = 0;
-    std::vector<copy> direct;
     /// The offset of the one contiguous run the parts occupy in this locale's storage, in
     /// message order, if they do (single_run): sent from, or received into, the storage itself.
     std::optional<index_t> line;
+    peer_repeats again{};  ///< the message stands for these copies of itself at other peers
   };
 
   /// The plan of locale `me` for moving placement `from` to placement `to`: `my_from` and
@@ -651,12 +660,20 @@ class transfer_plan {
   /// Takes over `other`'s messages.
   transfer_plan& operator=(transfer_plan&&) noexcept = default;
 
-  /// Messages sent, one per peer, by increasing peer.
+  /// Messages sent, one per peer (or per run of peers: for_each_peer_of), by increasing peer.
   const std::vector<message>& sends() const noexcept { return sends_; }
-  /// Messages received, one per peer, by increasing peer.
+  /// Messages received, one per peer (or per run of peers), by increasing peer.
   const std::vector<message>& receives() const noexcept { return receives_; }
   /// Copies within this locale.
   const std::vector<copy>& local() const noexcept { return local_; }
+  /// The elements sent to locale `peer` of this node as copies into its blocks of the
+  /// destination (nullptr for other locales, under a simulated machine, or one locale per node).
+  const std::vector<copy>* direct_to(int peer) const {
+    const auto it = direct_.find(peer);
+    return it == direct_.end() ? nullptr : &it->second;
+  }
+  /// Every such list, by peer.
+  const std::map<int, std::vector<copy>>& direct() const noexcept { return direct_; }
   /// (source, destination) offsets copied within this locale (element plans).
   const std::vector<std::pair<index_t, index_t>>& local_offsets() const noexcept { return local_offsets_; }
   /// The bytes the plan keeps for its messages' parts and the blocks they name.
@@ -740,6 +757,7 @@ class transfer_plan {
   std::vector<message> sends_, receives_;
   std::vector<part> send_parts_, receive_parts_;  // the messages' parts, message after message
   std::deque<placed_block<N>> blocks_;            // the blocks parts name (a deque: they never move)
+  std::map<int, std::vector<copy>> direct_;
   std::vector<copy> local_;
   std::vector<std::pair<index_t, index_t>> local_offsets_;
 };
@@ -777,10 +795,8 @@ transfer_plan<N>::transfer_plan(int me, const std::vector<placed_block<N>>& my_f
   };
   const idx<N> period = common_period(from.period(), to.period());
   std::vector<entry> out = parts_with(my_from, to, true);
-  auto direct = direct_copies(out, my_from, to, period);
+  direct_ = direct_copies(out, my_from, to, period);
   sends_ = group(std::move(out), my_from, period, send_parts_);
-  for (auto& m : sends_)
-    if (auto it = direct.find(m.peer); it != direct.end()) m.direct = std::move(it->second);
   receives_ = group(parts_with(my_to, from, false), my_to, period, receive_parts_);  // found now: reuses the sends' memory
   keep_blocks();
   std::vector<copy> found;
@@ -893,10 +909,37 @@ std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vec
     });
     parts.insert(parts.end(), std::make_move_iterator(of_message.begin()), std::make_move_iterator(of_message.end()));
   };
+  // Folds the last message into the one before when it repeats it at the next peer of its run.
+  const auto repeat_last = [&] {
+    if (out.size() < 2) return;
+    message &before = out[out.size() - 2], &last = out.back();
+    const auto [first_before, parts_before] = where[where.size() - 2];
+    const auto [first_last, parts_last] = where.back();
+    if (parts_before != 1 || parts_last != 1 || before.count != last.count) return;
+    const part &x = parts[first_before], &y = parts[first_last];
+    if (!(x.again == y.again)) return;
+    const auto step = translation<N>(x.indices, *x.block, nullptr, y.indices, *y.block, nullptr);
+    if (!step) return;
+    peer_repeats& r = before.again;
+    if (r.count == 1) {
+      r.peer_step = last.peer - before.peer;
+      r.storage_step = step->storage;
+    } else {
+      index_t storage = 0, peer = 0;
+      if (__builtin_mul_overflow(r.count, r.storage_step, &storage) || storage != step->storage ||
+          __builtin_mul_overflow(r.count, static_cast<index_t>(r.peer_step), &peer) || peer != last.peer - before.peer)
+        return;
+    }
+    ++r.count;
+    out.pop_back();
+    where.pop_back();
+    parts.pop_back();
+  };
   for (const auto& e : entries) {
     if (out.empty() || out.back().peer != e.peer) {
       fold_last();
       if (!out.empty()) where.back().second = parts.size() - where.back().first;
+      repeat_last();
       out.push_back({e.peer, {}, {}, 0, {}, {}});
       where.emplace_back(parts.size(), 0);
     }
@@ -913,12 +956,30 @@ std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vec
   }
   fold_last();
   if (!out.empty()) where.back().second = parts.size() - where.back().first;
+  repeat_last();
+  out.shrink_to_fit();
   parts.shrink_to_fit();
   for (std::size_t m = 0; m < out.size(); ++m) {
     out[m].parts = std::span<const part>(parts.data() + where[m].first, where[m].second);
     out[m].line = single_run(out[m].parts);
   }
   return out;
+}
+
+/// Calls f(peer, moved) for each message `msg` stands for (its `again`), by increasing peer:
+/// `moved` is added to its parts' storage offsets for that peer.
+template <class Message, class F>
+void for_each_peer_of(const Message& msg, F&& f) {
+  for (index_t k = 0; k < msg.again.count; ++k)
+    f(msg.peer + static_cast<int>(k) * msg.again.peer_step, k * msg.again.storage_step);
+}
+
+/// The number of messages `messages` stand for (each with its repeats at other peers).
+template <class Message>
+std::size_t messages_in(const std::vector<Message>& messages) {
+  std::size_t n = 0;
+  for (const auto& m : messages) n += static_cast<std::size_t>(m.again.count);
+  return n;
 }
 
 /// Stores a received element into its cell by assignment (unpack_message's default).
@@ -930,14 +991,15 @@ struct assign_element {
   }
 };
 
-/// Packs the elements a message of a transfer_plan lists (its parts' runs in `base`, then its
-/// element offsets) into `out`, in message order: what the peer's unpack_message expects.
+/// Packs the elements a message of a transfer_plan lists (its parts' runs in `base`, moved by
+/// `moved` for a repeat of the message at another peer, then its element offsets) into `out`,
+/// in message order: what the peer's unpack_message expects.
 template <class T, class Message>
-void pack_message(const Message& msg, const T* base, T* out) {
+void pack_message(const Message& msg, const T* base, T* out, index_t moved = 0) {
   std::size_t at = 0;
   for (const auto& pc : msg.parts)
     for_each_part_run(pc, [&](index_t offset, index_t step, index_t count) {
-      const T* in = base + offset;
+      const T* in = base + (offset + moved);
       if (step == 1) {
         copy_elements(in, out + at, count);
         at += static_cast<std::size_t>(count);
@@ -949,14 +1011,15 @@ void pack_message(const Message& msg, const T* base, T* out) {
 }
 
 /// Unpacks a message packed by pack_message into the cells its parts (and offsets) name in
-/// `base`, in message order: `store(cell, value)` for each element (assignment by default; a
-/// combining store makes a reduction of the received values into the cells).
+/// `base` (moved by `moved` for a repeat at another peer), in message order: `store(cell,
+/// value)` for each element (assignment by default; a combining store makes a reduction of the
+/// received values into the cells).
 template <class T, class Message, class Store = assign_element>
-void unpack_message(const Message& msg, const T* in, T* base, Store&& store = {}) {
+void unpack_message(const Message& msg, const T* in, T* base, Store&& store = {}, index_t moved = 0) {
   std::size_t at = 0;
   for (const auto& pc : msg.parts)
     for_each_part_run(pc, [&](index_t offset, index_t step, index_t count) {
-      T* out = base + offset;
+      T* out = base + (offset + moved);
       if constexpr (std::is_same_v<std::remove_cvref_t<Store>, assign_element>) {
         if (step == 1) {
           copy_elements(in + at, out, count);
@@ -1008,63 +1071,68 @@ pending_transfer<T, N>::pending_transfer(const transfer_plan<N>& plan, const T* 
                                          const node_segment* to_node)
     : plan_(&plan), to_base_(to_base) {
   const bool node = to_node != nullptr && env().node_transfers().enabled;
-  const auto copied_directly = [&](const typename transfer_plan<N>::message& msg) {
-    return node && msg.offsets.empty() && env().node_rank_of(msg.peer) >= 0;
+  const auto copied_directly = [&](const typename transfer_plan<N>::message& msg, int peer) {
+    return node && msg.offsets.empty() && env().node_rank_of(peer) >= 0;
   };
   const auto& receives = plan.receives();
-  incoming_.resize(receives.size());
-  received_in_place_.assign(receives.size(), false);
-  for (std::size_t m = 0; m < receives.size(); ++m) {
-    const auto& msg = receives[m];
-    const auto n = static_cast<std::size_t>(msg.count);
-    if (copied_directly(msg)) {  // the peer copies into this locale's storage
-      received_in_place_[m] = true;
-      signals_.send(msg.peer, signal_kind::ready);
-      signals_.receive(msg.peer, signal_kind::done);
-      continue;
-    }
-    if (direct && msg.offsets.empty()) {
-      if (const auto run = msg.line) {
-        received_in_place_[m] = true;
-        batch_.receive(msg.peer, to_base + *run, n * sizeof(T));
-        continue;
+  incoming_.resize(messages_in(receives));
+  received_in_place_.assign(incoming_.size(), false);
+  std::size_t m = 0;  // the message (one peer's) among those the plan's messages stand for
+  for (const auto& msg : receives)
+    for_each_peer_of(msg, [&](int peer, index_t moved) {
+      const auto n = static_cast<std::size_t>(msg.count);
+      if (copied_directly(msg, peer)) {  // the peer copies into this locale's storage
+        received_in_place_[m++] = true;
+        signals_.send(peer, signal_kind::ready);
+        signals_.receive(peer, signal_kind::done);
+        return;
       }
-    }
-    incoming_[m] = message_buffers().take(n * sizeof(T));
-    batch_.receive(msg.peer, incoming_[m].template as<T>(), n * sizeof(T));
-  }
+      if (direct && msg.offsets.empty()) {
+        if (const auto run = msg.line) {
+          received_in_place_[m++] = true;
+          batch_.receive(peer, to_base + (*run + moved), n * sizeof(T));
+          return;
+        }
+      }
+      incoming_[m] = message_buffers().take(n * sizeof(T));
+      batch_.receive(peer, incoming_[m++].template as<T>(), n * sizeof(T));
+    });
   const auto& sends = plan.sends();
-  outgoing_.resize(sends.size());
+  outgoing_.resize(messages_in(sends));
   signal_batch ready;
-  std::vector<std::size_t> pushed;  // the sends copied directly, in the order `ready` expects them
-  for (std::size_t m = 0; m < sends.size(); ++m) {
-    const auto& msg = sends[m];
-    const auto n = static_cast<std::size_t>(msg.count);
-    if (copied_directly(msg)) {
-      ready.expect(msg.peer, signal_kind::ready);
-      pushed.push_back(m);
-      continue;
-    }
-    if (direct && msg.offsets.empty()) {
-      if (const auto run = msg.line) {
-        batch_.send(msg.peer, from_base + *run, n * sizeof(T));
-        continue;
+  std::vector<std::pair<int, index_t>> pushed;  // (peer, elements) copied directly, in the order `ready` expects them
+  m = 0;
+  for (const auto& msg : sends)
+    for_each_peer_of(msg, [&](int peer, index_t moved) {
+      const auto n = static_cast<std::size_t>(msg.count);
+      if (copied_directly(msg, peer)) {
+        ready.expect(peer, signal_kind::ready);
+        pushed.emplace_back(peer, msg.count);
+        ++m;
+        return;
       }
-    }
-    outgoing_[m] = message_buffers().take(n * sizeof(T));
-    T* out = outgoing_[m].template as<T>();
-    pack_message(msg, from_base, out);
-    batch_.send(msg.peer, out, n * sizeof(T));
-  }
+      if (direct && msg.offsets.empty()) {
+        if (const auto run = msg.line) {
+          batch_.send(peer, from_base + (*run + moved), n * sizeof(T));
+          ++m;
+          return;
+        }
+      }
+      outgoing_[m] = message_buffers().take(n * sizeof(T));
+      T* out = outgoing_[m++].template as<T>();
+      pack_message(msg, from_base, out, moved);
+      batch_.send(peer, out, n * sizeof(T));
+    });
   for (const auto& pc : plan.local()) copy_part(pc.part, pc.from, from_base, pc.to, to_base, pc.again);
   for (const auto& [from, to] : plan.local_offsets()) to_base[to] = from_base[from];
   if (pushed.empty()) return;
   ready.on_arrival([&](std::size_t k) {
-    const auto& msg = sends[pushed[k]];
-    T* theirs = node_data_of<T>(to_node, msg.peer);
-    for (const auto& c : msg.direct) copy_part(c.part, c.from, from_base, c.to, theirs, c.again);
-    signals_.send(msg.peer, signal_kind::done);
-    count_node_copy(static_cast<std::uint64_t>(msg.count) * sizeof(T));
+    const auto [peer, count] = pushed[k];
+    T* theirs = node_data_of<T>(to_node, peer);
+    if (const auto* copies = plan.direct_to(peer))
+      for (const auto& c : *copies) copy_part(c.part, c.from, from_base, c.to, theirs, c.again);
+    signals_.send(peer, signal_kind::done);
+    count_node_copy(static_cast<std::uint64_t>(count) * sizeof(T));
   });
 }
 
@@ -1072,11 +1140,12 @@ template <transferable T, std::size_t N>
 void pending_transfer<T, N>::finish() {
   batch_.wait();
   signals_.wait();
-  const auto& receives = plan_->receives();
-  for (std::size_t m = 0; m < incoming_.size(); ++m) {
-    if (received_in_place_[m]) continue;
-    unpack_message(receives[m], incoming_[m].template as<T>(), to_base_);
-  }
+  std::size_t m = 0;
+  for (const auto& msg : plan_->receives())
+    for_each_peer_of(msg, [&](int, index_t moved) {
+      if (!received_in_place_[m]) unpack_message(msg, incoming_[m].template as<T>(), to_base_, assign_element{}, moved);
+      ++m;
+    });
   incoming_.clear();
 }
 

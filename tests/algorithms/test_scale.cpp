@@ -222,6 +222,57 @@ TEST_CASE("simulated plans at scale hold only their peers", "[scale]") {
   CHECK_THROWS_AS(model_halo_update(block<1>(grid), line, 0, p), argument_error);
 }
 
+TEST_CASE("simulated all-to-all plans keep one message per run of peers", "[scale]") {
+  if (here() != 0) return;
+  {
+    const int p = 4096, me = 1000;
+    const rect<1> line{range(0, 3 * index_t{p} * p + 5)};  // uneven: Block chunks of two lengths
+    const target_grid<1> grid({p}, p);
+    const plan_summary s = model_assignment(cyclic<1>(std::nullopt, grid), line, block<1>(grid), line, me, p);
+    CHECK(s.messages_sent() == static_cast<std::size_t>(p - 1));
+    CHECK(s.messages_received() == static_cast<std::size_t>(p - 1));
+    CHECK(s.elements_sent + s.elements_copied == block<1>::chunk_indices(line.dim(0), 0, line.dim(0).hi(), p, me).size());
+    // Without runs of peers: 8,190 parts. Runs break at this locale and where the counts
+    // change (Block chunks of two lengths).
+    INFO("parts " << s.parts << ", plan bytes " << s.plan_bytes);
+    CHECK(s.parts <= 16);
+    CHECK(s.plan_bytes < 4096);
+    const rect<2> square{range(0, 2 * index_t{p} + 3), range(0, 3 * index_t{p} + 1)};
+    const plan_summary t = model_assignment(block<2>(target_grid<2>({1, p}, p)), square,
+                                            block<2>(target_grid<2>({p, 1}, p)), square, me, p);
+    INFO("parts " << t.parts << ", plan bytes " << t.plan_bytes);
+    CHECK(t.messages_sent() == static_cast<std::size_t>(p - 1));
+    CHECK(t.parts <= 16);
+    CHECK(t.plan_bytes < 8192);
+  }
+}
+
+TEST_CASE("all-to-all transfers in runs of peers deliver every element, both paths", "[scale]") {
+  {
+    const int p = num_locales();
+    for (bool node : {true, false}) {
+      const testing::node_settings settings(node);
+      for (index_t n : {index_t{0}, index_t{5}, 7 * index_t{p} + 3, 1000 * index_t{p} + 1}) {
+        const rect<1> line{range(-2, n - 2)};
+        domain<1> blocks(block<1>{}, line), dealt(cyclic<1>{}, line);
+        array<double, 1> a(blocks, 0.0), b(dealt, 0.0);
+        forall(zip(a, blocks), [](double& v, const idx<1>& i) { v = value_at(i[0]); });
+        b = a;
+        CHECK(testing::mismatches(b, [](const idx<1>& i) { return value_at(i[0]); }) == 0);
+        forall(b, [](double& v) { v = -v; });
+        a = b;
+        CHECK(testing::mismatches(a, [](const idx<1>& i) { return -value_at(i[0]); }) == 0);
+        const rect<2> square{range(0, 3 * index_t{p} + 2), range(1, n / 50 + 4)};
+        domain<2> rows(block<2>(target_grid<2>({p, 1})), square), cols(block<2>(target_grid<2>({1, p})), square);
+        array<double, 2> r(rows, 0.0), c(cols, 0.0);
+        forall(zip(r, rows), [](double& v, const idx<2>& i) { v = value_at(i); });
+        c = r;
+        CHECK(testing::mismatches(c, [](const idx<2>& i) { return value_at(i); }) == 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("dimension_cut: pieces meeting a range are exactly the pieces there", "[scale]") {
   for (index_t stride : {1, -1, 3, -2})
     for (int parts : {1, 2, 5})

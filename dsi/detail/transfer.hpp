@@ -345,6 +345,12 @@ idx<N> common_period(const idx<N>& a, const idx<N>& b) {
   return out;
 }
 
+/// True when `period` (as common_period gives it) is known along some dimension.
+template <std::size_t N>
+bool any_period(const idx<N>& period) {
+  return std::any_of(period.begin(), period.end(), [](index_t l) { return l > 0; });
+}
+
 /// Copies the elements of `part` from one block to another (both hold `part`), and of each
 /// copy `again` makes of it.
 template <class T, std::size_t N>
@@ -609,8 +615,8 @@ class transfer_plan {
     const placed_block<N>* block = nullptr;
     repeats again{};  ///< the part stands for these copies of itself (storage: the block's)
   };
-  /// A copy of `part` from block `from` to block `to`: within this locale, or (in a send's
-  /// `direct` list) from this locale's block into a node peer's.
+  /// A copy of `part` from block `from` to block `to`: within this locale, or (in a direct_to
+  /// list) from this locale's block into a node peer's.
   struct copy {
     rect<N> part;
     placed_block<N> from;
@@ -808,7 +814,7 @@ transfer_plan<N>::transfer_plan(int me, const std::vector<placed_block<N>>& my_f
 
 template <std::size_t N>
 auto transfer_plan<N>::compact_copies(std::vector<copy> found, const idx<N>& period) -> std::vector<copy> {
-  if (std::any_of(period.begin(), period.end(), [](index_t l) { return l > 0; }))
+  if (any_period(period))
     sort_by_family<N>(
         found, period,
         [](const copy& c) { return std::pair{0, std::tuple(c.from.shift, c.to.shift, c.from.layout.strides, c.to.layout.strides)}; },
@@ -877,7 +883,7 @@ std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vec
   };
   if (!std::is_sorted(entries.begin(), entries.end(), by_first))  // often found in order already
     std::sort(entries.begin(), entries.end(), by_first);
-  if (std::any_of(period.begin(), period.end(), [](index_t l) { return l > 0; }))
+  if (any_period(period))
     for (std::size_t k = 0; k < entries.size();) {  // the families of each peer with several parts
       std::size_t end = k + 1;
       while (end < entries.size() && entries[end].peer == entries[k].peer) ++end;
@@ -900,7 +906,7 @@ std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vec
   parts.clear();
   parts.reserve(entries.size());
   const auto fold_last = [&] {  // folds the parts of the last message that repeat one another
-    if (out.empty() || parts.size() - where.back().first < 2) return;
+    if (parts.size() - where.back().first < 2) return;
     const auto first = parts.begin() + static_cast<std::ptrdiff_t>(where.back().first);
     std::vector<part> of_message(std::make_move_iterator(first), std::make_move_iterator(parts.end()));
     parts.erase(first, parts.end());
@@ -935,11 +941,15 @@ std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vec
     where.pop_back();
     parts.pop_back();
   };
+  const auto close_last = [&] {  // the last message is complete: its parts folded, then itself
+    if (out.empty()) return;
+    fold_last();
+    where.back().second = parts.size() - where.back().first;
+    repeat_last();
+  };
   for (const auto& e : entries) {
     if (out.empty() || out.back().peer != e.peer) {
-      fold_last();
-      if (!out.empty()) where.back().second = parts.size() - where.back().first;
-      repeat_last();
+      close_last();
       out.push_back({e.peer, {}, {}, 0, {}, {}});
       where.emplace_back(parts.size(), 0);
     }
@@ -954,9 +964,7 @@ std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vec
       }
     parts.push_back({e.part, &mine[e.block]});
   }
-  fold_last();
-  if (!out.empty()) where.back().second = parts.size() - where.back().first;
-  repeat_last();
+  close_last();
   out.shrink_to_fit();
   parts.shrink_to_fit();
   for (std::size_t m = 0; m < out.size(); ++m) {

@@ -1,6 +1,6 @@
 // typed_array<T, M>: the implementation of array_handle for one element type and rank.
-// Included by one translation unit per dtype (array_<dtype>.cpp), which instantiates it for
-// M = 1, 2, 3 through make_typed<T>.
+// Included by the file of each dtype (array_<dtype>.cpp), which instantiates it for M = 1, 2, 3
+// through make_typed<T>.
 #pragma once
 
 #include <pybind11/complex.h>

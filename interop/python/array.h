@@ -19,6 +19,15 @@ namespace dmap::python {
 /// The reductions of dmap.Array.
 enum class reduction { sum, prod, min, max };
 
+/// Where a gather delivers, as the Python call asked (checked by array_handle::gather).
+struct gather_request {
+  const char* who;               ///< the Python call, for messages ("dmap.Array.gather")
+  bool every_locale = false;     ///< allgather: every locale (root is not read)
+  py::handle root;               ///< the root locale as passed (any Python object)
+  index_t limit_bytes = -1;      ///< refuse above this many bytes (-1: no limit, an explicit gather)
+  const char* refused = nullptr; ///< a rule the call broke on this locale: raised in the agreement
+};
+
 /// One dmap array of some dtype and rank.
 class array_handle : public releasable {
  public:
@@ -43,9 +52,10 @@ class array_handle : public releasable {
   virtual void assign_numpy(const section& dst, py::handle values) = 0;
   /// Collective: the reduction of the elements of `s`, a NumPy scalar on every locale.
   virtual py::object reduce(const section& s, reduction r) = 0;
-  /// Collective: the elements of `s` as a NumPy array in C order, on every locale (root < 0)
-  /// or on `root` only (None elsewhere).
-  virtual py::object gather(const section& s, int root) = 0;
+  /// Collective: the elements of `s` as a NumPy array in C order, on every locale
+  /// (`to.every_locale`) or on `to.root` only (None elsewhere). The root and the limit are
+  /// checked in an agreement: a bad or differing one fails on every locale.
+  virtual py::object gather(const section& s, const gather_request& to) = 0;
   /// Not collective: this locale's owned elements of `s`, one NumPy view per piece into
   /// dmap's storage (`owner` becomes each view's base and keeps the array alive).
   virtual py::list local_blocks(const section& s, py::handle owner) = 0;

@@ -13,6 +13,7 @@
 #include <limits>
 #include <sstream>
 #include <type_traits>
+#include <utility>
 
 #include <dmap/algorithms/halos.hpp>
 #include <dmap/dsi/array.hpp>
@@ -390,22 +391,62 @@ class typed_array final : public array_handle {
     throw argument_error("dmap.Array: unknown reduction");
   }
 
-  py::object gather(const section& s, int root) override {
+  py::object gather(const section& s, const gather_request& to) override {
+    const std::string who = to.who;
     const int p = num_locales();
-    if (root >= p)
-      throw argument_error("dmap.Array.gather: root is " + std::to_string(root) + "; it must be a locale in [0, " +
-                           std::to_string(p) + ") or None (every locale)");
+    index_t bytes_total = 0;
+    if (__builtin_mul_overflow(s.size(), static_cast<index_t>(sizeof(T)), &bytes_total))
+      bytes_total = std::numeric_limits<index_t>::max();
+    dmap::detail::call_arguments args{to.who, 0, [&] {
+                                        return to.every_locale ? "every locale" : "root " + py::repr(to.root).cast<std::string>();
+                                      }};
+    // Agreed, with the root and the limit in the fingerprint: a root or a limit that is bad or
+    // differs on one locale fails on every locale instead of leaving some in the broadcast.
+    const int root = agreed_local(who, args, [&] {
+      if (to.refused) throw argument_error(who + ": " + to.refused);
+      int r = -1;
+      if (!to.every_locale) {
+        if (to.root.is_none())
+          throw argument_error(who + ": root is None; gather delivers to one locale, as mpi4py's comm.gather does: "
+                                     "pass a locale, or call allgather() for every locale");
+        const index_t q = to_index(to.root, who + ": root");
+        if (q < 0 || q >= p)
+          throw argument_error(who + ": root is " + std::to_string(q) + "; it must be a locale in [0, " +
+                               std::to_string(p) + ")");
+        r = static_cast<int>(q);
+      }
+      if (to.limit_bytes >= 0 && bytes_total > to.limit_bytes)
+        throw argument_error(who + ": the array holds " + std::to_string(bytes_total) +
+                             " bytes, above dmap.gather_limit() (" + std::to_string(to.limit_bytes) +
+                             " bytes), and converting it copies all of them to every locale; call allgather() or "
+                             "gather(root) to ask for the copy, or raise the limit with dmap.set_gather_limit()");
+      dmap::detail::fingerprint f;
+      add_section(f, s);
+      f.add(r).add(to.limit_bytes);
+      args.fingerprint = f.value();
+      return r;
+    });
     const std::vector<index_t> shape = s.shape();
-    std::vector<T> v = visit(s, [](auto&& x) { return x.gather(); });
-    std::vector<py::ssize_t> np_shape(shape.begin(), shape.end());
-    py::array_t<T> out(np_shape);
+    std::vector<T> v = visit(s, [](auto&& x) { return x.gather(); });  // the elements, on locale 0
+    const std::vector<py::ssize_t> np_shape(shape.begin(), shape.end());
     const auto bytes = static_cast<std::size_t>(s.size()) * sizeof(T);
+    const auto as_numpy = [&](const void* data) {  // only where the elements are delivered
+      py::array_t<T> out(np_shape);
+      if (bytes > 0) std::memcpy(out.mutable_data(), data, bytes);
+      return py::object(std::move(out));
+    };
+    if (root == 0) return here() == 0 ? as_numpy(v.data()) : py::object(py::none());
+    if (root > 0) {  // one message from locale 0 to the root
+      dmap::detail::byte_buffers outgoing(static_cast<std::size_t>(p));
+      if (here() == 0) outgoing[static_cast<std::size_t>(root)] = dmap::detail::to_bytes(std::exchange(v, {}));
+      const auto incoming = dmap::detail::exchange(std::move(outgoing));
+      return here() == root ? as_numpy(incoming[0].data()) : py::object(py::none());
+    }
+    py::array_t<T> out(np_shape);
     if (here() == 0 && bytes > 0) std::memcpy(out.mutable_data(), v.data(), bytes);
-    if (root == 0) return here() == 0 ? py::object(out) : py::object(py::none());
     auto* raw = reinterpret_cast<char*>(out.mutable_data());
     constexpr std::size_t chunk = std::size_t{1} << 30;
     for (std::size_t at = 0; at < bytes; at += chunk) dmap::detail::broadcast_bytes(raw + at, std::min(chunk, bytes - at), 0);
-    if (root > 0 && here() != root) return py::none();
     return out;
   }
 

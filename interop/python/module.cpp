@@ -52,6 +52,10 @@ py::tuple ranges_of(const std::vector<range>& v) {
   return t;
 }
 
+/// The most bytes an implicit conversion (dmap.Array.__array__) copies to every locale; this
+/// locale's setting (dmap.set_gather_limit), agreed when it is used.
+index_t gather_limit_bytes = index_t{64} << 20;
+
 py_array& as_array(py::handle obj, const char* who) {
   if (!py::isinstance<py_array>(obj))
     throw argument_error(std::string(who) + ": " + py::repr(obj).cast<std::string>() + " is not a dmap.Array");
@@ -109,6 +113,20 @@ PYBIND11_MODULE(_dmap, m) {
   m.def("num_threads", [] { ensure_started(); return dmap::num_threads(); },
         "The oneTBB threads a parallel loop uses on this locale.");
   m.def("barrier", [] { ensure_started(); dmap::barrier(); }, "Collective: waits until every locale arrives.");
+  m.def("gather_limit", [] { return gather_limit_bytes; },
+        "The most bytes an implicit conversion of a dmap.Array to NumPy (np.asarray(A), a NumPy function "
+        "given A) copies to every locale; 64 MiB unless set. Explicit gathers (gather, allgather) have no limit.");
+  m.def(
+      "set_gather_limit",
+      [](py::handle nbytes) {
+        const dmap::index_t n = to_index(nbytes, "dmap.set_gather_limit: nbytes");
+        if (n < 0)
+          throw dmap::argument_error("dmap.set_gather_limit: nbytes is " + std::to_string(n) + "; it must be >= 0");
+        return std::exchange(gather_limit_bytes, n);
+      },
+      py::arg("nbytes"),
+      "Sets gather_limit() on this locale and returns the previous limit. Not collective: set it alike on "
+      "every locale (a conversion with limits that differ fails on every locale).");
   m.def(
       "update_halos",
       [](py::handle a, bool star) {
@@ -286,20 +304,27 @@ into real arrays): dmap.ArgumentError on every locale, the array unchanged.
            "Collective: the maximum (NaN if any element is NaN).")
       .def(
           "gather",
-          [](py_array& a, py::object root) {
-            int r = -1;
-            if (!root.is_none()) {
-              const dmap::index_t q = to_index(root, "dmap.Array.gather: root");
-              if (q < 0 || q > std::numeric_limits<int>::max())
-                throw dmap::argument_error("dmap.Array.gather: root is " + std::to_string(q) +
-                                           "; it must be a locale or None");
-              r = static_cast<int>(q);
-            }
-            return a.h->gather(a.s, r);
+          [](py_array& a, py::object root) { return a.h->gather(a.s, {"dmap.Array.gather", false, root}); },
+          py::arg("root") = 0,
+          "Collective: every element as a NumPy array (C order, the array's shape) on locale `root` only, None "
+          "elsewhere, as mpi4py's comm.gather (root 0 by default; see allgather).")
+      .def(
+          "allgather", [](py_array& a) { return a.h->gather(a.s, {"dmap.Array.allgather", true, py::none()}); },
+          "Collective: every element as a NumPy array (C order, the array's shape) on every locale, as mpi4py's "
+          "comm.allgather.")
+      .def(
+          "__array__",
+          [](py_array& a, py::object dtype, py::object copy) {
+            const bool no_copy = !copy.is_none() && !py::bool_(copy);
+            py::object out = a.h->gather(
+                a.s, {"dmap.Array.__array__", true, py::none(), gather_limit_bytes,
+                      no_copy ? "copy=False, but a NumPy array of a dmap.Array is always a copy" : nullptr});
+            if (!dtype.is_none()) out = out.attr("astype")(dtype, py::arg("copy") = false);
+            return out;
           },
-          py::arg("root") = py::none(),
-          "Collective: every element as a NumPy array (C order, the array's shape): on every locale by default, "
-          "or on locale `root` only (None elsewhere).")
+          py::arg("dtype") = py::none(), py::kw_only(), py::arg("copy") = py::none(),
+          "Collective: the implicit conversion to NumPy (np.asarray(A), a NumPy function given A): allgather(), "
+          "refused with dmap.ArgumentError on every locale above gather_limit() bytes.")
       .def(
           "local_blocks", [](py::object self) {
             auto& a = self.cast<py_array&>();

@@ -50,7 +50,7 @@ def test_init_on_a_split_communicator():
             B = dmap.Array(dmap.Domain(dmap.Cyclic(), (10, 3)), "int64")
             A[...] = np.arange(30).reshape(10, 3) + turn
             B[...] = A
-            ok = ok and np.array_equal(B.gather(), np.arange(30).reshape(10, 3) + turn)
+            ok = ok and np.array_equal(B.allgather(), np.arange(30).reshape(10, 3) + turn)
             ok = ok and B.sum() == 435 + 30 * turn
             del A, B
             dmap.finalize()

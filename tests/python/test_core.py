@@ -58,10 +58,10 @@ def test_gather_equals_numpy_every_map(ndim, name):
     for dtype in DTYPES:
         A = dmap.Array(D, dtype)
         check(A.shape == shape and A.dtype == np.dtype(dtype) and A.ndim == ndim)
-        check_equal(A.gather(), np.zeros(shape, dtype), f"{name} {dtype}: a new array is zero")
+        check_equal(A.allgather(), np.zeros(shape, dtype), f"{name} {dtype}: a new array is zero")
         ref = reference(shape, dtype)
         A[...] = ref
-        check_equal(A.gather(), ref, f"{name} {dtype}: gather")
+        check_equal(A.allgather(), ref, f"{name} {dtype}: gather")
         # gather on one locale
         g = A.gather(root=0)
         check((g is None) == (dmap.here() != 0))
@@ -76,11 +76,11 @@ def test_fill_and_elements(dtype):
     D = dmap.Domain(dmap.BlockCyclic(2), (6, 5))
     A = dmap.Array(D, dtype)
     A.fill(3)
-    check_equal(A.gather(), np.full((6, 5), 3, dtype))
+    check_equal(A.allgather(), np.full((6, 5), 3, dtype))
     A[1:5:2, ::2] = 7
     want = np.full((6, 5), 3, dtype)
     want[1:5:2, ::2] = 7
-    check_equal(A.gather(), want)
+    check_equal(A.allgather(), want)
     # elements: any locale reads any element; one locale writes one
     check(all(A[i, j] == want[i, j] for i in range(6) for j in range(5)))
     check(A[-1, -2] == want[-1, -2])
@@ -88,7 +88,7 @@ def test_fill_and_elements(dtype):
         A[4, 3] = 11
     dmap.barrier()
     want[4, 3] = 11
-    check_equal(A.gather(), want)
+    check_equal(A.allgather(), want)
     check(type(A[0, 0]) is np.dtype(dtype).type)
 
 
@@ -107,7 +107,7 @@ def test_local_blocks_are_views_of_dmap_storage():
         check(owned == 48, f"{name}: the locales' blocks cover the array once ({owned})")
         for b in blocks:  # writes through the views land in the dmap array
             b *= -2
-        check_equal(A.gather(), -2 * ref, f"{name}: writes through local_blocks")
+        check_equal(A.allgather(), -2 * ref, f"{name}: writes through local_blocks")
         # a view's blocks share the array's storage too
         V = A[1:7:2, ::-1]
         vref = (-2 * ref)[1:7:2, ::-1]
@@ -120,7 +120,7 @@ def test_local_blocks_are_views_of_dmap_storage():
         check(values, f"{name}: view block values")
         want = -2 * ref
         want[1:7:2, ::-1] = 100
-        check_equal(A.gather(), want, f"{name}: writes through a view's local_blocks")
+        check_equal(A.allgather(), want, f"{name}: writes through a view's local_blocks")
 
 
 def test_local_blocks_keep_the_array_alive():
@@ -151,13 +151,13 @@ def test_copy_views_and_properties():
     A.assign(ref)
     B = A.copy()
     check(B.domain is not None and B.shape == (5, 6) and B.dtype == np.int32)
-    check_equal(B.gather(), ref)
+    check_equal(B.allgather(), ref)
     V = A[2]
     check(V.is_view and V.shape == (6,) and V.domain is None and V.base.shape == (5, 6))
-    check_equal(V.gather(), ref[2])
+    check_equal(V.allgather(), ref[2])
     W = A[:, 3]
-    check_equal(W.gather(), ref[:, 3])
-    check_equal(A[1:4][::-1, 1::2].gather(), ref[1:4][::-1, 1::2])
+    check_equal(W.allgather(), ref[:, 3])
+    check_equal(A[1:4][::-1, 1::2].allgather(), ref[1:4][::-1, 1::2])
     check(len(A) == 5 and "Array" in repr(A) and "Domain" in repr(D))
     check(A[...].shape == (5, 6) and not A[...].is_view)
 
@@ -182,11 +182,11 @@ def test_large_arrays_node_shared_storage():
     B = dmap.Array(dmap.Domain(dmap.BlockCyclic((16, 32)), shape), "float64")
     A[...] = ref
     B[...] = A
-    check_equal(B.gather(), ref, "Stencil -> BlockCyclic")
+    check_equal(B.allgather(), ref, "Stencil -> BlockCyclic")
     for blk, s in zip(B.local_blocks(), B.local_slices()):
         blk += 1
     A[...] = B
-    check_equal(A.gather(), ref + 1, "writes through node-shared blocks")
+    check_equal(A.allgather(), ref + 1, "writes through node-shared blocks")
     check(A.sum() == (ref + 1).sum())
     dmap.update_halos(A)
     frames = A.local_frames()
@@ -212,15 +212,15 @@ def test_every_source_dtype_converts_as_numpy_converts(dtype):
         if np.dtype(src_dtype).kind == "c" and np.dtype(dtype).kind != "c":
             continue  # refused: see test_errors.py
         A[...] = src
-        check_equal(A.gather(), src.astype(dtype), f"{src_dtype} into {dtype}")
+        check_equal(A.allgather(), src.astype(dtype), f"{src_dtype} into {dtype}")
         A[1:5:2, ::3] = np.asfortranarray(src[:2, :3] + src[:2, :3])   # a slice, from a Fortran-order array
         want = src.astype(dtype)
         want[1:5:2, ::3] = (src[:2, :3] + src[:2, :3]).astype(dtype)
-        check_equal(A.gather(), want, f"{src_dtype} into a slice of {dtype}")
+        check_equal(A.allgather(), want, f"{src_dtype} into a slice of {dtype}")
         A[...] = src[:, ::-1]  # a backwards view of the source
-        check_equal(A.gather(), src[:, ::-1].astype(dtype), f"{src_dtype} (a strided view) into {dtype}")
+        check_equal(A.allgather(), src[:, ::-1].astype(dtype), f"{src_dtype} (a strided view) into {dtype}")
         A.fill(src[1, 3])
-        check_equal(A.gather(), np.full((6, 7), src[1, 3]).astype(dtype), f"{src_dtype} scalar into {dtype}")
+        check_equal(A.allgather(), np.full((6, 7), src[1, 3]).astype(dtype), f"{src_dtype} scalar into {dtype}")
     big_endian = np.arange(42.0).reshape(6, 7).astype(">f8")
     A[...] = big_endian
-    check_equal(A.gather(), big_endian.astype(dtype), f">f8 into {dtype}")
+    check_equal(A.allgather(), big_endian.astype(dtype), f">f8 into {dtype}")

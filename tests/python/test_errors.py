@@ -21,7 +21,7 @@ def still_works():
     B = dmap.Array(dmap.Domain(dmap.Block(), (5, 4)), "float64")
     A[...] = np.arange(20.0).reshape(5, 4)
     B[...] = A
-    check_equal(B.gather(), np.arange(20.0).reshape(5, 4), "dmap works after the error")
+    check_equal(B.allgather(), np.arange(20.0).reshape(5, 4), "dmap works after the error")
 
 
 def test_exception_classes():
@@ -259,7 +259,7 @@ def source(dtype, shape):
 
 def check_unchanged(A, before, msg):
     """Collective: A holds `before`, in its gather and in every locale's own blocks."""
-    check_equal(A.gather(), before, msg)
+    check_equal(A.allgather(), before, msg)
     check(all(np.array_equal(b, before[s], equal_nan=True) for b, s in zip(A.local_blocks(), A.local_slices())),
           f"{msg}: this locale's blocks")
 
@@ -267,7 +267,7 @@ def check_unchanged(A, before, msg):
 def refused_on_one_locale(A, key, src_shape, dtype, value, culprit, what):
     """Collective: A[key] = a NumPy array holding `value` on locale `culprit` only raises
     ArgumentError on every locale (origin: culprit) and changes nothing."""
-    before = A.gather()
+    before = A.allgather()
     src = source(dtype, src_shape)
     if dmap.here() == culprit:
         src.flat[src.size // 2] = value
@@ -292,7 +292,7 @@ def test_bulk_conversions_refuse_what_numpy_mangles(target):
             refused_on_one_locale(A, (slice(1, 4), slice(None, None, 2)), (3, 3), dtype, value, culprit, what + " (slice)")
             refused_on_one_locale(A, 3, (6,), dtype, value, culprit, what + " (a row)")
             # one by one: the same rule, as a NumPy scalar and a 0-d array (fill is collective)
-            before = A.gather()
+            before = A.allgather()
             scalar = np.array([value], dtype)[0]
             raises_everywhere(dmap.ArgumentError, A.fill, scalar)
             raises_everywhere(dmap.ArgumentError, A.__setitem__, (slice(0, 2), 1), np.array(scalar))
@@ -302,9 +302,9 @@ def test_bulk_conversions_refuse_what_numpy_mangles(target):
         src = source(dtype, (5, 6))
         src.flat[: len(accepted)] = np.array(accepted, dtype)
         A[...] = src
-        check_equal(A.gather(), src.astype(target), f"{dtype} edge values {accepted!r} into {target}")
+        check_equal(A.allgather(), src.astype(target), f"{dtype} edge values {accepted!r} into {target}")
         A.fill(np.array(accepted[0], dtype)[()])
-        check_equal(A.gather(), np.full((5, 6), np.array(accepted[0], dtype).astype(target)),
+        check_equal(A.allgather(), np.full((5, 6), np.array(accepted[0], dtype).astype(target)),
                     f"{dtype} {accepted[0]!r} into {target} by fill")
     still_works()
 
@@ -313,7 +313,7 @@ def test_bulk_conversions_refuse_what_numpy_mangles(target):
 def test_bulk_conversions_refuse_complex_and_non_numbers(target):
     A = dmap.Array(dmap.Domain(dmap.Block(), (4, 3)), target)
     A[...] = np.arange(12).reshape(4, 3)
-    before = A.gather()
+    before = A.allgather()
     bad = [np.array([["x"] * 3] * 4), np.full((4, 3), np.datetime64("2024-01-01")),
            np.array([[1, 2, None]] * 4, dtype=object), [[1, 2, 2**70]] * 4]
     if target != "complex128":  # complex values never convert to real, whatever their imaginary part
@@ -347,17 +347,17 @@ def test_scalar_rules_match_bulk_rules():
     for value in [1e300, -F32_OVERFLOW, 2**128, 10**400]:
         raises_everywhere(dmap.ArgumentError, F.fill, value)
     I.fill(-2147483648.9)  # the integer part fits: truncated toward zero, as NumPy does
-    check_equal(I.gather(), np.full(4, -2**31, np.int32))
+    check_equal(I.allgather(), np.full(4, -2**31, np.int32))
     I.fill(True)
-    check_equal(I.gather(), np.ones(4, np.int32))
+    check_equal(I.allgather(), np.ones(4, np.int32))
     L.fill(2.0**63 - 1024)
-    check_equal(L.gather(), np.full(4, 2**63 - 1024, np.int64))
+    check_equal(L.allgather(), np.full(4, 2**63 - 1024, np.int64))
     L.fill(np.uint64(2**63 - 1))
-    check_equal(L.gather(), np.full(4, 2**63 - 1, np.int64))
+    check_equal(L.allgather(), np.full(4, 2**63 - 1, np.int64))
     F.fill(np.nextafter(F32_OVERFLOW, 0))
-    check_equal(F.gather(), np.full(4, F32_MAX, np.float32))
+    check_equal(F.allgather(), np.full(4, F32_MAX, np.float32))
     F.fill(float("inf"))  # infinities and NaN themselves convert
-    check_equal(F.gather(), np.full(4, np.inf, np.float32))
+    check_equal(F.allgather(), np.full(4, np.inf, np.float32))
     e = raises_everywhere(dmap.ArgumentError, L.assign, np.array([0.0, 1.0, float("nan"), 3.0]))
     check("element 2 of the NumPy array is nan" in str(e) and "int64" in str(e), str(e))
     for value in [1e300, np.float64(1e300), np.array(1e300)]:

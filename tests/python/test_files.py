@@ -38,7 +38,7 @@ def test_write_then_numpy_load(workdir, dtype):
         check_equal(np.load(path), ref, f"{name}: numpy.load of write_npy")
         B = dmap.Array(dmap.Domain(m, shape), dtype)
         B.read_npy(path)
-        check_equal(B.gather(), ref, f"{name}: read_npy")
+        check_equal(B.allgather(), ref, f"{name}: read_npy")
 
 
 def test_views_and_numpy_save(workdir):
@@ -51,7 +51,7 @@ def test_views_and_numpy_save(workdir):
     A[1:5, ::-2].read_npy(path)
     want = np.zeros((6, 8))
     want[1:5, ::-2] = ref[1:5, ::-2]
-    check_equal(A.gather(), want)
+    check_equal(A.allgather(), want)
     out = os.path.join(workdir, "view.npy")
     A[1:5, ::-2].write_npy(out)
     COMM.Barrier()

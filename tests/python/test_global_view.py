@@ -45,7 +45,7 @@ def test_fill_value_that_differs_per_rank_fails_everywhere():
     A.fill(1.0)
     if dmap.num_locales() > 1:
         raises_everywhere(dmap.ArgumentError, A.fill, float(dmap.here()))
-    check_equal(A.gather(), np.ones((7, 5)), "the array is unchanged")
+    check_equal(A.allgather(), np.ones((7, 5)), "the array is unchanged")
 
 
 def test_slices_that_differ_per_rank_fail_everywhere():
@@ -66,7 +66,7 @@ def test_slices_that_differ_per_rank_fail_everywhere():
         A[0:3] = C[0:3 + lo]
 
     raises_everywhere(dmap.ShapeError, other_shape)  # the shape check fails on the other ranks first
-    check_equal(A.gather(), np.ones(23), "the target is unchanged")
+    check_equal(A.allgather(), np.ones(23), "the target is unchanged")
 
 
 def test_ndarray_that_differs_per_rank_fails_everywhere():
@@ -78,7 +78,7 @@ def test_ndarray_that_differs_per_rank_fails_everywhere():
     if dmap.here() == dmap.num_locales() - 1:
         values[3] = -1.0
     raises_everywhere(dmap.ArgumentError, A.__setitem__, Ellipsis, values)
-    check_equal(A.gather(), np.zeros(10), "the target is unchanged")
+    check_equal(A.allgather(), np.zeros(10), "the target is unchanged")
 
 
 def test_dtype_that_differs_per_rank_fails_everywhere():

@@ -117,7 +117,7 @@ def test_distarray_buffer_writes_through():
     buf = np.asarray(A.__distarray__()["buffer"])
     buf[...] = dmap.here() + 1
     want = np.array([[A.domain.locale_of((i, j)) + 1.0 for j in range(6)] for i in range(8)])
-    check_equal(A.gather(), want, "each locale's writes through its DAP buffer")
+    check_equal(A.allgather(), want, "each locale's writes through its DAP buffer")
 
 
 def test_distarray_unsupported_everywhere():
@@ -149,7 +149,7 @@ CASES = {
 def adopt_and_check(full, prod, trim=None, what=""):
     B = dmap.from_distarray(prod)
     want = full[trim] if trim is not None else full
-    check_equal(B.gather(), want, f"{what}: dmap's array of the producer's buffers")
+    check_equal(B.allgather(), want, f"{what}: dmap's array of the producer's buffers")
     # Adopted, not copied: the producer's buffer is dmap's storage.
     blocks = B.local_blocks()
     has = prod.buffer.size > 0 and bool(blocks) and blocks[0].size > 0
@@ -234,7 +234,7 @@ def test_mpi4py_program_hands_rows_to_dmap_and_back():
     check(A.sum() == total, "sum")
     C = dmap.Array(dmap.Domain(dmap.Cyclic(), (rows, cols)), "float64")
     C[...] = A
-    C[...] = C.gather() * 3
+    C[...] = C.allgather() * 3
     A[...] = C  # back into the program's own buffer
     check_equal(local, np.arange(lo * cols, hi * cols, dtype=np.float64).reshape(hi - lo, cols) * 3, "rows")
 
@@ -245,14 +245,14 @@ def test_from_distarray_keeps_buffer_alive():
     B = dmap.from_distarray(prod)
     del prod
     gc.collect()
-    check_equal(B.gather(), full, "after the producer is gone")
+    check_equal(B.allgather(), full, "after the producer is gone")
 
 
 def test_dmap_to_dmap():
     A = dmap.Array(dmap.Domain(dmap.BlockCyclic((2, 3)), (7, 9)), "int32")
     A[...] = full_of((7, 9), "int32")
     B = dmap.from_distarray(A)
-    check_equal(B.gather(), A.gather())
+    check_equal(B.allgather(), A.allgather())
     a, b = A.local_blocks(), B.local_blocks()
     check(not a or a[0].size == 0 or np.shares_memory(a[0], b[0]))
 
@@ -295,7 +295,7 @@ def test_distarray_unstructured_without_one_to_one():
     prod = dap.distribute(full, "ub", COMM, grid=(p, 1), indices=[lists, None])
     prod.dim_data[0].pop("one_to_one")
     B = dmap.from_distarray(prod)
-    check_equal(B.gather(), full, "the adopted array")
+    check_equal(B.allgather(), full, "the adopted array")
     back = B.__distarray__()["dim_data"][0]
     check(back["dist_type"] == "u" and back["one_to_one"] is False, f"{back}")
     check(list(back["indices"]) == lists[COMM.rank], "the list, in its order")
@@ -311,14 +311,14 @@ def test_distarray_empty_buffers_say_start_equals_size():
     if r * 2 >= 3:
         prod.dim_data[0]["start"] = 3
     B = dmap.from_distarray(prod)
-    check_equal(B.gather(), full, "'c' with empty buffers at start == size")
+    check_equal(B.allgather(), full, "'c' with empty buffers at start == size")
     # 'b': rank 0 holds nothing and says start == stop == size; rank 1 holds everything.
     if p >= 2:
         cuts = [(5, 5), (0, 5)] + [(5, 5)] * (p - 2)
         full = full_of((5,))
         prod = dap.distribute(full, "b", COMM, grid=(p,), cuts=[cuts])
         B = dmap.from_distarray(prod)
-        check_equal(B.gather(), full, "'b' with an empty buffer at start == size on grid rank 0")
+        check_equal(B.allgather(), full, "'b' with an empty buffer at start == size on grid rank 0")
 
 
 # ---------------------------------------------------------------------------- DAP errors
@@ -461,7 +461,7 @@ def test_from_partitioned_reference_producer(case):
     full = full_of(shape)
     prod = part.Tiled(full, tiling, owner)
     B = dmap.from_partitioned(prod)
-    check_equal(B.gather(), full, f"{case}: dmap's array of the producer's partitions")
+    check_equal(B.allgather(), full, f"{case}: dmap's array of the producer's partitions")
     blocks = B.local_blocks()
     ok = True
     for pos in prod.locals:
@@ -509,14 +509,14 @@ def test_from_partitioned_ip_locations():
     for what, spell in spellings.items():
         prod = part.Tiled(full, (p, 1), lambda pos: pos[0])
         B = dmap.from_partitioned(relocated(prod, spell))
-        check_equal(B.gather(), full, f"{what}: the adopted array")
+        check_equal(B.allgather(), full, f"{what}: the adopted array")
         check(all(B.__partitioned__["partitions"][pos]["location"] == [where[COMM.rank]]
                   for pos in B.__partitioned__["locals"]), f"{what}: locations written as (IP, PID)")
     # Round trip: dmap's own description (IP locations) imports again.
     A = dmap.Array(dmap.Domain(dmap.Block(), (6 * p, 4)), "float64")
     A[...] = full_of((6 * p, 4))
     C = dmap.from_partitioned(A.__partitioned__)
-    check_equal(C.gather(), A.gather(), "dmap -> __partitioned__ -> dmap")
+    check_equal(C.allgather(), A.allgather(), "dmap -> __partitioned__ -> dmap")
 
 
 @pytest.mark.parametrize("bad", ["1.2.3.256", "1.2.3", "01.2.3.4", "::g", "1::2::3", "[::1]", "127.0.0.1:80",
@@ -534,7 +534,7 @@ def test_from_partitioned_row_block_cyclic_one_buffer():
     full = full_of((4 * p, 8))
     prod = one_buffer_tiled(full, (2 * p, 1), lambda pos: pos[0] % p)
     B = dmap.from_partitioned(prod)
-    check_equal(B.gather(), full)
+    check_equal(B.allgather(), full)
     first = prod.partitions[prod.locals[0]]["data"]
     check(np.shares_memory(first, B.local_blocks()[0]))
     check_equal(part.to_global(B), full)

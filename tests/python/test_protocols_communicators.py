@@ -34,7 +34,7 @@ def test_protocols_on_a_reversed_communicator():
         check_equal(part.to_global(A, rev), full, "the reference consumer on the reversed communicator")
         prod = part.Tiled(full, (rev.size, 1), lambda pos: pos[0], rev)
         B = dmap.from_partitioned(prod)
-        check_equal(B.gather(), full, "from_partitioned on the reversed communicator")
+        check_equal(B.allgather(), full, "from_partitioned on the reversed communicator")
         check_equal(dap.to_global(B, rev), full, "dmap -> DAP consumer on the reversed communicator")
         del A, B, prod
     finally:

@@ -31,10 +31,10 @@ def test_every_pair_of_maps(ndim):
                 continue
             dst.fill(-1)
             dst[...] = src
-            check_equal(dst.gather(), ref + k, f"{src_name} -> {dst_name}")
+            check_equal(dst.allgather(), ref + k, f"{src_name} -> {dst_name}")
             dst.fill(-1)
             dst.assign(src)
-            check_equal(dst.gather(), ref + k, f"{src_name} -> {dst_name} (assign)")
+            check_equal(dst.allgather(), ref + k, f"{src_name} -> {dst_name} (assign)")
 
 
 def test_slices_across_maps_2d():
@@ -65,7 +65,7 @@ def test_slices_across_maps_2d():
             except ValueError:
                 continue  # shapes NumPy refuses too (checked in test_errors)
             dst[dst_key] = src[src_key]
-            check_equal(dst.gather(), want, f"case {c}: {src_name}{src_key} -> {dst_name}{dst_key}")
+            check_equal(dst.allgather(), want, f"case {c}: {src_name}{src_key} -> {dst_name}{dst_key}")
 
 
 def test_rank_change_between_1d_and_2d():
@@ -74,19 +74,19 @@ def test_rank_change_between_1d_and_2d():
     g_ref = np.arange(63.0).reshape(7, 9)
     grid[...] = g_ref
     row[...] = grid[4]
-    check_equal(row.gather(), g_ref[4])
+    check_equal(row.allgather(), g_ref[4])
     row[...] = grid[5, ::-1]
-    check_equal(row.gather(), g_ref[5, ::-1])
+    check_equal(row.allgather(), g_ref[5, ::-1])
     grid[:, 2][...] = grid[::-1, 7]  # a view as the target of a subscript
     g_ref[:, 2] = g_ref[::-1, 7].copy()
-    check_equal(grid.gather(), g_ref)
+    check_equal(grid.allgather(), g_ref)
     cube = dmap.Array(dmap.Domain(dmap.Block(), (3, 7, 9)), "float64")
     cube[1] = grid
     c_ref = np.zeros((3, 7, 9))
     c_ref[1] = g_ref
-    check_equal(cube.gather(), c_ref)
+    check_equal(cube.allgather(), c_ref)
     row[...] = cube[1, 2, :]
-    check_equal(row.gather(), c_ref[1, 2, :])
+    check_equal(row.allgather(), c_ref[1, 2, :])
 
 
 def test_different_bounds_same_shape():
@@ -95,8 +95,8 @@ def test_different_bounds_same_shape():
     ref = np.arange(63, dtype=np.float32).reshape(7, 9)
     A[...] = ref
     B[...] = A
-    check_equal(B.gather(), ref)
-    check_equal(A[2:5, 1::3].gather(), ref[2:5, 1::3])
+    check_equal(B.allgather(), ref)
+    check_equal(A[2:5, 1::3].allgather(), ref[2:5, 1::3])
 
 
 def test_overlapping_slices_of_one_array():
@@ -107,9 +107,9 @@ def test_overlapping_slices_of_one_array():
         A[1:] = A[:-1]
         want = ref.copy()
         want[1:] = ref[:-1].copy()
-        check_equal(A.gather(), want, f"{name}: shift right")
+        check_equal(A.allgather(), want, f"{name}: shift right")
         A[::-1] = A[...]
-        check_equal(A.gather(), want[::-1].copy(), f"{name}: reverse in place")
+        check_equal(A.allgather(), want[::-1].copy(), f"{name}: reverse in place")
 
 
 def test_complex_redistribution():
@@ -120,4 +120,4 @@ def test_complex_redistribution():
     for a, b in zip(names, names[1:] + names[:1]):
         arrays[a][...] = ref
         arrays[b][...] = arrays[a]
-        check_equal(arrays[b].gather(), ref, f"{a} -> {b}")
+        check_equal(arrays[b].allgather(), ref, f"{a} -> {b}")

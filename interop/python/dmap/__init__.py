@@ -17,8 +17,9 @@ The surface:
   :class:`Hashed`;
 * ``Domain(map, shape_or_bounds)`` and ``Array(domain, dtype)`` (float64, float32, int64, int32,
   complex128), NumPy-style indexing and views, ``B[...] = A`` between any maps, ``fill``,
-  ``sum/prod/min/max``, ``gather``, ``local_blocks`` (NumPy views of dmap's storage),
-  ``local_frames`` (with ghost cells), ``update_halos``, ``write_npy/read_npy``;
+  ``sum/prod/min/max``, ``gather`` (to root 0, as mpi4py's) and ``allgather``, ``np.asarray(A)``
+  (an allgather, refused above ``gather_limit()`` bytes), ``local_blocks`` (NumPy views of dmap's
+  storage), ``local_frames`` (with ghost cells), ``update_halos``, ``write_npy/read_npy``;
 * ``here()``, ``num_locales()``, ``num_threads()``, ``barrier()``, ``init``, ``finalize``,
   ``collect``;
 * protocols: ``A.__distarray__()`` (DAP 0.10), ``A.__partitioned__`` (the draft), and
@@ -30,7 +31,8 @@ The surface:
   first, ``e.remote`` is True elsewhere.
 
 Collective calls (making domains and arrays, assignments between arrays, fill, reductions,
-gather, update_halos, files) must be made by every locale in the same order.
+gather, allgather, np.asarray(A), update_halos, files) must be made by every locale in the same
+order.
 """
 
 from mpi4py import MPI  # noqa: F401  (initialises MPI before dmap attaches to it)
@@ -59,6 +61,8 @@ from ._dmap import (  # noqa: F401
     num_locales,
     num_threads,
     barrier,
+    gather_limit,
+    set_gather_limit,
     update_halos,
     from_distarray,
     from_partitioned,
@@ -69,7 +73,8 @@ __all__ = [
     "Array", "Domain", "Block", "Cyclic", "BlockCyclic", "Stencil", "Irregular", "Unstructured", "Hashed",
     "Error", "ArgumentError", "ShapeError", "NotLocalError", "OutOfBoundsError", "UnsupportedError",
     "FileError", "FormatError", "init", "finalize", "started", "collect", "here", "num_locales",
-    "num_threads", "barrier", "update_halos", "from_distarray", "from_partitioned", "locations",
+    "num_threads", "barrier", "gather_limit", "set_gather_limit", "update_halos", "from_distarray",
+    "from_partitioned", "locations",
 ]
 
 

@@ -113,6 +113,23 @@ PYBIND11_MODULE(_dmap, m) {
   m.def("num_threads", [] { ensure_started(); return dmap::num_threads(); },
         "The oneTBB threads a parallel loop uses on this locale.");
   m.def("barrier", [] { ensure_started(); dmap::barrier(); }, "Collective: waits until every locale arrives.");
+  m.def(
+      "_agree",
+      [](const std::string& who, const py::bytes& key, py::object error) {
+        ensure_started();
+        const std::string k = key;
+        dmap::detail::fingerprint f;
+        f.add_buffer(k.data(), k.size());
+        agreed_local(who, {who.c_str(), f.value(), [&] { return "the arguments " + k; }}, [&] {
+          if (error.is_none()) return;
+          const std::string text = py::str(error).cast<std::string>();
+          throw dmap::argument_error(text.starts_with(who + ": ") ? text : who + ": " + text);
+        });
+      },
+      py::arg("who"), py::arg("key"), py::arg("error") = py::none(),
+      "Collective (for the package's Python functions): raises dmap.ArgumentError on every locale when "
+      "`error` is given on any (its text, prefixed by `who` unless it starts with it), or when `key` (the "
+      "call's arguments as bytes) differs between locales.");
   m.def("gather_limit", [] { return gather_limit_bytes; },
         "The most bytes an implicit conversion of a dmap.Array to NumPy (np.asarray(A), a NumPy function "
         "given A) copies to every locale; 64 MiB unless set. Explicit gathers (gather, allgather) have no limit.");
@@ -391,10 +408,7 @@ into real arrays): dmap.ArgumentError on every locale, the array unchanged.
           [](py_array& a, const std::vector<std::vector<dmap::index_t>>& positions) {
             return a.h->partitioned_fetch(positions);
           },
-          "The elements of the tiles at the positions, from wherever they live (not collective).")
-      .def("__repr__", [](const py_array& a) {
-        std::string s = std::string("dmap.Array(shape=") + py::repr(tuple_of(a.s.shape())).cast<std::string>() +
-                        ", dtype=" + dtype_name(a.h->dtype()) + (a.s.whole ? "" : ", view") + ")";
-        return s;
-      });
+          "The elements of the tiles at the positions, from wherever they live (not collective).");
+  // repr (with values), itemsize, nbytes and the constructors are the package's Python
+  // (interop/python/dmap/_printing.py, _constructors.py).
 }

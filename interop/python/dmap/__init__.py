@@ -20,6 +20,9 @@ The surface:
   ``sum/prod/min/max``, ``gather`` (to root 0, as mpi4py's) and ``allgather``, ``np.asarray(A)``
   (an allgather, refused above ``gather_limit()`` bytes), ``local_blocks`` (NumPy views of dmap's
   storage), ``local_frames`` (with ghost cells), ``update_halos``, ``write_npy/read_npy``;
+* constructors as NumPy's, with a ``map`` keyword (Block by default): ``empty``, ``zeros``,
+  ``ones``, ``full``, ``arange``, ``linspace`` and the ``*_like`` forms; ``repr(A)`` shows the
+  values as NumPy abbreviates them (not collective);
 * ``here()``, ``num_locales()``, ``num_threads()``, ``barrier()``, ``init``, ``finalize``,
   ``collect``;
 * protocols: ``A.__distarray__()`` (DAP 0.10), ``A.__partitioned__`` (the draft), and
@@ -68,13 +71,16 @@ from ._dmap import (  # noqa: F401
     from_partitioned,
     locations,
 )
+from ._constructors import arange, empty, empty_like, full, full_like, linspace, ones, ones_like, zeros, zeros_like
+from ._printing import array_repr as _array_repr
 
 __all__ = [
     "Array", "Domain", "Block", "Cyclic", "BlockCyclic", "Stencil", "Irregular", "Unstructured", "Hashed",
     "Error", "ArgumentError", "ShapeError", "NotLocalError", "OutOfBoundsError", "UnsupportedError",
     "FileError", "FormatError", "init", "finalize", "started", "collect", "here", "num_locales",
     "num_threads", "barrier", "gather_limit", "set_gather_limit", "update_halos", "from_distarray",
-    "from_partitioned", "locations",
+    "from_partitioned", "locations", "empty", "zeros", "ones", "full", "arange", "linspace", "empty_like",
+    "zeros_like", "ones_like", "full_like",
 ]
 
 
@@ -228,6 +234,9 @@ def _partitioned(self):
 
 
 Array.__partitioned__ = property(_partitioned)
+Array.__repr__ = _array_repr
+Array.itemsize = property(lambda self: self.dtype.itemsize, doc="The bytes of one element.")
+Array.nbytes = property(lambda self: self.size * self.dtype.itemsize, doc="The bytes of all elements (every locale's).")
 
 
 #: When the interpreter exits because of an uncaught exception while dmap runs on more than one

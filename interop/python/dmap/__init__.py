@@ -72,6 +72,7 @@ from ._dmap import (  # noqa: F401
     locations,
 )
 from ._constructors import arange, empty, empty_like, full, full_like, linspace, ones, ones_like, zeros, zeros_like
+from ._elementwise import install as _install_elementwise
 from ._printing import array_repr as _array_repr
 
 __all__ = [
@@ -235,6 +236,7 @@ def _partitioned(self):
 
 Array.__partitioned__ = property(_partitioned)
 Array.__repr__ = _array_repr
+_install_elementwise(Array)
 Array.itemsize = property(lambda self: self.dtype.itemsize, doc="The bytes of one element.")
 Array.nbytes = property(lambda self: self.size * self.dtype.itemsize, doc="The bytes of all elements (every locale's).")
 

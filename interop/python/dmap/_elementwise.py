@@ -1,0 +1,192 @@
+"""Element-wise operations that stay distributed: NumPy's ufuncs on dmap arrays (through
+``__array_ufunc__``) and the arithmetic operators. Collective: each locale applies the ufunc to
+its own blocks (NumPy's compiled loops over views of dmap's storage); operands of another map or
+index set are first copied into the result's placement by dmap's redistribution."""
+
+import hashlib
+import numbers
+
+import numpy as _np
+
+from . import _dmap
+from ._constructors import DTYPES
+
+
+def _is_scalar(x):
+    return isinstance(x, (numbers.Number, _np.generic)) and not isinstance(x, (bool, _np.bool_))
+
+
+def _sample(x):
+    """What NumPy sees of an operand to choose the result's dtype: a scalar as it is (NumPy 1.x
+    casts by value), an array as an empty array of its dtype."""
+    if isinstance(x, _dmap.Array):
+        return _np.empty(0, x.dtype)
+    if _is_scalar(x):
+        return x
+    return _np.empty(0, _np.asarray(x).dtype)
+
+
+def _placed_alike(a, b):
+    """True when the whole arrays a and b keep every position on the same locale, in the same
+    blocks (the same map over the same indices): their local blocks pair up."""
+    if a.domain is None or b.domain is None:
+        return False
+    if a.domain.name in ("Hashed", "Unstructured") or a.domain.map != b.domain.map:
+        return False
+    return a.domain.bounds == b.domain.bounds
+
+
+def _check(ufunc, method, inputs, kwargs):
+    """The call's shape, dtype and output (agreed by the caller), or an exception."""
+    who = f"dmap: numpy.{ufunc.__name__}"
+    if method != "__call__":
+        raise ValueError(f"{who}.{method} on a dmap array is not supported (the reductions are A.sum(), A.min(), ...)")
+    if ufunc.nout != 1:
+        raise ValueError(f"{who} has {ufunc.nout} outputs; dmap supports ufuncs with one")
+    extra = sorted(set(kwargs) - {"out"})
+    if extra:
+        raise ValueError(f"{who}: the arguments {', '.join(extra)} are not supported on dmap arrays")
+    out = kwargs.get("out")
+    if out is not None:
+        out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+        if not isinstance(out, _dmap.Array):
+            raise ValueError(f"{who}: out is {type(out).__name__}; with dmap operands it must be a dmap array")
+    shapes = []
+    for x in inputs:
+        if isinstance(x, _dmap.Array):
+            shapes.append(tuple(x.shape))
+        elif not _is_scalar(x):
+            a = _np.asarray(x)
+            if a.dtype.kind not in "biufc":
+                raise ValueError(f"{who}: an operand of dtype {a.dtype} is not supported")
+            shapes.append(a.shape)
+    try:
+        shape = _np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"{who}: the operands' shapes {shapes} do not broadcast together") from None
+    for x in inputs:
+        if isinstance(x, _dmap.Array) and tuple(x.shape) != shape:
+            raise ValueError(f"{who}: a dmap operand of shape {tuple(x.shape)} would broadcast to {shape}; dmap "
+                             "broadcasts NumPy operands and scalars, not dmap arrays")
+    samples = [_sample(x) for x in inputs]
+    kind = ufunc(*samples).dtype
+    if out is not None:
+        if tuple(out.shape) != shape:
+            raise ValueError(f"{who}: out has shape {tuple(out.shape)}, the result {shape}")
+        ufunc(*samples, out=_np.empty(0, out.dtype))  # NumPy's casting rule: same_kind
+        kind = out.dtype
+    if kind.name not in DTYPES:
+        raise ValueError(f"{who} gives {kind} elements; dmap arrays hold {', '.join(DTYPES)}")
+    if not shape:
+        raise ValueError(f"{who}: the result has no dimension")
+    return shape, kind.name, out
+
+
+def _key(ufunc, inputs, kwargs):
+    """What must be the same on every locale: the ufunc, the operands' kinds, scalars and the
+    contents of NumPy operands."""
+    parts = [ufunc.__name__, "out" in kwargs]
+    for x in inputs:
+        if isinstance(x, _dmap.Array):
+            parts.append(("dmap", tuple(x.shape), x.dtype.name))
+        elif _is_scalar(x):
+            parts.append(("scalar", repr(x), type(x).__name__))
+        else:
+            a = _np.ascontiguousarray(x)
+            parts.append(("numpy", a.shape, a.dtype.str, hashlib.sha256(a.tobytes()).hexdigest()))
+    return repr(parts).encode()
+
+
+def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    """``A.__array_ufunc__``: NumPy's ufunc applied to every locale's blocks (collective; the
+    arguments are agreed: one that is bad or differs on any locale raises dmap.ArgumentError on
+    every locale). The result is a new dmap array over the first whole dmap operand's domain
+    (Block when the dmap operands are views), or `out`."""
+    who = f"dmap: numpy.{ufunc.__name__}"
+    try:
+        checked, error = _check(ufunc, method, inputs, kwargs), None
+    except Exception as e:  # noqa: BLE001  (reported on every locale)
+        checked, error = None, e
+    _dmap._agree(who, _key(ufunc, inputs, kwargs) if error is None else b"", None if error is None else str(error))
+    shape, kind, out = checked
+    if out is None:
+        model = next((x for x in inputs if isinstance(x, _dmap.Array) and x.domain is not None), None)
+        out = _dmap.Array(model.domain, kind) if model is not None else _dmap.Array(_dmap.Domain(_block(), shape), kind)
+    elif out.domain is None:  # a view: computed in an array of its own, then assigned
+        result = array_ufunc(self, ufunc, method, *inputs)
+        out[...] = result.astype(out.dtype.name) if result.dtype != out.dtype else result
+        return out
+    operands = []
+    for x in inputs:
+        if isinstance(x, _dmap.Array):
+            if x is not out and not _placed_alike(x, out):
+                copy = _dmap.Array(out.domain, x.dtype.name)
+                copy[...] = x  # dmap's redistribution
+                x = copy
+            operands.append(("blocks", x.local_blocks()))
+        elif _is_scalar(x):
+            operands.append(("scalar", x))
+        else:
+            operands.append(("numpy", _np.broadcast_to(_np.asarray(x), shape)))
+    targets = out.local_blocks()
+    for k, (target, where) in enumerate(zip(targets, out.local_slices())):
+        args = [v[k] if how == "blocks" else v[where] if how == "numpy" else v for how, v in operands]
+        ufunc(*args, out=target)
+    _dmap.barrier()  # every locale's elements are written before any locale reads them
+    return out
+
+
+def _block():
+    from . import Block
+
+    return Block()
+
+
+def astype(self, dtype):
+    """Collective: a new array over the same domain (Block for a view) with the elements
+    converted to `dtype` as NumPy's astype does (unsafe casting: floats truncate into integers)."""
+    who = "dmap.Array.astype"
+    try:
+        kind, error = _np.dtype(dtype).name, None
+        if kind not in DTYPES:
+            kind, error = None, ValueError(f"{who}: dtype {kind} is not one of dmap's: {', '.join(DTYPES)}")
+    except TypeError:
+        kind, error = None, ValueError(f"{who}: dtype {dtype!r} is not a NumPy dtype")
+    _dmap._agree(who, repr(kind).encode(), None if error is None else str(error))
+    source = self
+    if self.domain is None:  # a view: its elements in an array of their own first
+        source = _dmap.Array(_dmap.Domain(_block(), tuple(self.shape)), self.dtype.name)
+        source[...] = self
+    out = _dmap.Array(source.domain, kind)
+    for target, block in zip(out.local_blocks(), source.local_blocks()):
+        target[...] = block.astype(kind)
+    _dmap.barrier()
+    return out
+
+
+def _operator(ufunc, reflected=False):
+    def binary(self, other):
+        return ufunc(other, self) if reflected else ufunc(self, other)
+
+    return binary
+
+
+def _in_place(ufunc):
+    def binary(self, other):
+        return ufunc(self, other, out=self)
+
+    return binary
+
+
+def install(Array):
+    """Gives the dmap.Array class NumPy's ufunc protocol, its arithmetic operators and astype."""
+    Array.__array_ufunc__ = array_ufunc
+    Array.astype = astype
+    for name, ufunc in [("add", _np.add), ("sub", _np.subtract), ("mul", _np.multiply), ("truediv", _np.true_divide),
+                        ("floordiv", _np.floor_divide), ("mod", _np.remainder), ("pow", _np.power)]:
+        setattr(Array, f"__{name}__", _operator(ufunc))
+        setattr(Array, f"__r{name}__", _operator(ufunc, reflected=True))
+        setattr(Array, f"__i{name}__", _in_place(ufunc))
+    Array.__neg__ = lambda self: _np.negative(self)
+    Array.__pos__ = lambda self: _np.positive(self)
+    Array.__abs__ = lambda self: _np.absolute(self)

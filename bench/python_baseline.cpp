@@ -1,8 +1,10 @@
-// The C++ side of bench/python/bench_python.py: the two dmap calls that script times
-// from Python, made here from C++ with the same arguments, on the same arrays, in the same order:
+// The C++ side of bench/python/bench_python.py: the dmap calls that script times from Python,
+// made here from C++ with the same arguments, on the same arrays, in the same order:
 //   redistribute   C = B with B over Block and C over Cyclic, n doubles (Python: C[...] = B)
 //   reduce         dmap::reduce(B, 0.0, std::plus<>{}, identity), n doubles (Python: B.sum(), which
 //                  the module runs as exactly this call)
+//   triad          A = B + 0.5 * T over one Block domain, one forall over zip(A, B, T) (Python:
+//                  A[...] = B + 0.5 * T, dmap's element-wise operations, NumPy's loops per block)
 // Each is timed `repetitions` times after a warm-up, synchronised, by the slowest locale
 // (bench::timed). Prints, on locale 0, one machine-readable line per case for the driver,
 //   time <case> ranks=<P> threads=<T> n=<n> msgs=<sent by locale 0> bytes=<...> node_bytes=<...>
@@ -95,5 +97,15 @@ int main(int argc, char** argv) {
   const auto t2 = times(reduce);
   // A reduction's result must leave locale 0 once at least (8 bytes) when there are others.
   report("reduce", n, t2, c2, p > 1 ? sizeof(double) : 0, sum);
+
+  // What a C++ user writes for the triad A = B + alpha * T over one Block domain (T[i] = i mod 7),
+  // against the module's element-wise operations on the same arrays: one loop, no temporary.
+  dmap::array<double, 1> A(DB), T(DB);
+  dmap::forall(dmap::zip(T, DB), [](double& t, const idx<1>& i) { t = static_cast<double>(i[0] % 7); });
+  constexpr double alpha = 0.5;
+  const auto triad = [&] { dmap::forall(dmap::zip(A, B, T), [](double& a, const double& b, const double& t) { a = b + alpha * t; }); };
+  const auto c3 = bench::counters_of_repeat(triad);
+  const auto t3 = times(triad);
+  report("triad", n, t3, c3, 0, dmap::reduce(A, 0.0, std::plus<>{}, widen));
   return 0;
 }

@@ -8,6 +8,13 @@ Cases (1-D, n = 2^log2n float64 elements, B over Block, C over Cyclic, B[i] = 0.
 
   python_redistribute_block_to_cyclic_1d   Python: C[...] = B     C++: C = B
   python_reduce_sum_1d                     Python: B.sum()        C++: dmap::reduce(B, 0.0, std::plus<>{}, widen)
+  python_triad_1d                          Python: A[...] = B + 0.5 * T (element-wise operations, two
+                                           temporaries)            C++: one forall over zip(A, B, T)
+  python_triad_out_1d                      Python: np.multiply(T, 0.5, out=A); np.add(A, B, out=A)
+                                                                   C++: as above
+  python_triad_vs_numpy_1d                 Python: A[...] = B + 0.5 * T against what an mpi4py + NumPy
+                                           user writes on each rank's n/P elements: a[:] = b + 0.5 * t
+  python_triad_out_vs_numpy_1d             the same with dmap's form without temporaries (triad_out)
 
 (the module runs exactly those C++ calls). The C++ side is bench/python_baseline.cpp (target
 bench_python_baseline); the Python side is this script run with --worker under mpirun. This
@@ -80,14 +87,42 @@ def worker(log2n, reps):
     def reduce():
         result["sum"] = B.sum()
 
+    A = dmap.Array(B.domain, "float64")
+    T = dmap.Array(B.domain, "float64")
+    for block, where in zip(T.local_blocks(), T.local_slices()):
+        s = where[0]
+        block[...] = (np.arange(s.start, s.stop, s.step, dtype=np.int64) % 7).astype(np.float64)
+
+    def triad():
+        A[...] = B + 0.5 * T
+
+    def triad_out():
+        np.multiply(T, 0.5, out=A)
+        np.add(A, B, out=A)
+
+    # The mpi4py + NumPy user's arrays: this rank's share of n, as plain NumPy arrays.
+    b_local, t_local = np.concatenate(B.local_blocks()), np.concatenate(T.local_blocks())
+    a_local = np.empty_like(b_local)
+
+    def triad_numpy():
+        a_local[:] = b_local + 0.5 * t_local
+
     redistribute()  # as the C++ side: a first run before the timed ones (plans)
     t1 = times(redistribute)
     check1 = float(C.sum())
     reduce()
     t2 = times(reduce)
     check2 = float(result["sum"])
+    triad()
+    t3 = times(triad)
+    check3 = float(A.sum())
+    t4 = times(triad_out)
+    check4 = float(A.sum())
+    t5 = times(triad_numpy)
+    check5 = MPI.COMM_WORLD.allreduce(float(a_local.sum()))
     if dmap.here() == 0:
-        for name, t, check in (("redistribute", t1, check1), ("reduce", t2, check2)):
+        for name, t, check in (("redistribute", t1, check1), ("reduce", t2, check2), ("triad", t3, check3),
+                               ("triad_out", t4, check4), ("triad_numpy", t5, check5)):
             print(f"time {name} ranks={dmap.num_locales()} threads={dmap.num_threads()} n={n} check={check!r} "
                   f"seconds={','.join(f'{x:.6f}' for x in t)}", flush=True)
     return 0
@@ -119,22 +154,29 @@ def driver(args):
                        f"--reps={args.reps}"]
 
     cpp, py, fields = {}, {}, {}
+    compared = {"triad_out": "triad", "triad_numpy": "triad"}  # Python cases checked against a C++ one
     for _ in range(args.rounds):
         for case, f, t in run(cpp_cmd, env):
             cpp.setdefault(case, []).extend(t)
             fields[case] = f
         for case, f, t in run(py_cmd, env):
             py.setdefault(case, []).extend(t)
-            if float(f["check"]) != float(fields[case]["check"]):
-                raise SystemExit(f"bench_python: {case}: Python's checksum {f['check']} differs from C++'s "
-                                 f"{fields[case]['check']}")
+            want = fields[compared.get(case, case)]["check"]
+            if abs(float(f["check"]) - float(want)) > 1e-12 * abs(float(want)):
+                raise SystemExit(f"bench_python: {case}: Python's checksum {f['check']} differs from C++'s {want}")
 
     # How the locales of one node moved data (both sides run with the same environment).
     transfers = "messages" if env.get("DMAP_NODE_TRANSFERS") == "0" else "node"
-    names = {"redistribute": "python_redistribute_block_to_cyclic_1d", "reduce": "python_reduce_sum_1d"}
-    for case in ("redistribute", "reduce"):
-        f = fields[case]
-        tp, tc = statistics.median(py[case]), statistics.median(cpp[case])
+    names = {"redistribute": "python_redistribute_block_to_cyclic_1d", "reduce": "python_reduce_sum_1d",
+             "triad": "python_triad_1d", "triad_out": "python_triad_out_1d", "triad_numpy": "python_triad_vs_numpy_1d",
+             "triad_out_numpy": "python_triad_out_vs_numpy_1d"}
+    for case in ("redistribute", "reduce", "triad", "triad_out", "triad_numpy", "triad_out_numpy"):
+        f = fields["triad" if case == "triad_out_numpy" else compared.get(case, case)]
+        if case in ("triad_numpy", "triad_out_numpy"):  # dmap from Python against the mpi4py + NumPy user
+            dmap_form = case.removesuffix("_numpy")  # triad or triad_out
+            tp, tc = statistics.median(py[dmap_form]), statistics.median(py["triad_numpy"])
+        else:
+            tp, tc = statistics.median(py[case]), statistics.median(cpp[compared.get(case, case)])
         print(f"bench {names[case]} ranks={f['ranks']} threads={f['threads']} transfers={transfers} n={f['n']} "
               f"dmap={tp:.6f} baseline={tc:.6f} unit=s ratio={tc / tp:.3f} msgs={f['msgs']} bytes={f['bytes']} "
               f"node_bytes={f['node_bytes']} min_bytes={f['min_bytes']}", flush=True)

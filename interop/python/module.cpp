@@ -132,7 +132,8 @@ PYBIND11_MODULE(_dmap, m) {
       "call's arguments as bytes) differs between locales.");
   m.def("gather_limit", [] { return gather_limit_bytes; },
         "The most bytes an implicit conversion of a dmap.Array to NumPy (np.asarray(A), a NumPy function "
-        "given A) copies to every locale; 64 MiB unless set. Explicit gathers (gather, allgather) have no limit.");
+        "other than a ufunc given A) copies to every locale; 64 MiB unless set. Explicit gathers (gather, "
+        "allgather) have no limit.");
   m.def(
       "set_gather_limit",
       [](py::handle nbytes) {
@@ -340,7 +341,8 @@ into real arrays): dmap.ArgumentError on every locale, the array unchanged.
             return out;
           },
           py::arg("dtype") = py::none(), py::kw_only(), py::arg("copy") = py::none(),
-          "Collective: the implicit conversion to NumPy (np.asarray(A), a NumPy function given A): allgather(), "
+          "Collective: the implicit conversion to NumPy (np.asarray(A), a NumPy function other than a ufunc "
+          "given A): allgather(), "
           "refused with dmap.ArgumentError on every locale above gather_limit() bytes.")
       .def(
           "local_blocks", [](py::object self) {

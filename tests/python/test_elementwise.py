@@ -6,6 +6,7 @@ import pytest
 
 import dmap
 from conftest import check, check_equal, raises_everywhere
+from maps import maps
 
 DTYPES = ["float64", "float32", "int64", "int32", "complex128"]
 MAPS = [dmap.Block(), dmap.Cyclic(), dmap.BlockCyclic(2)]
@@ -98,6 +99,20 @@ def test_ufuncs_and_out(mapping):
     raises_everywhere(dmap.ArgumentError, np.add, A, 1, out=I32)  # float into int: NumPy's same_kind refuses
     np.add(made(values("int32")), 1, out=I32)
     check_equal(I32.allgather(), values("int32") + 1, "int32 + int into int32")
+
+
+@pytest.mark.parametrize("name", list(maps(SHAPE).keys()))
+def test_every_map_with_itself_and_with_block(name):
+    a, b = values("float64"), values("int64", shift=3).astype("float64")
+    A = made(a, maps(SHAPE)[name])
+    B = made(b, dmap.Block())
+    same(A * 2 + A, a * 2 + a, f"{name} with itself")
+    got = A - B
+    same(got, a - b, f"{name} - Block")
+    check(got.domain.map == A.domain.map, "the left operand's map")
+    same(B - A, b - a, f"Block - {name}")
+    A += B
+    check_equal(A.allgather(), a + b, f"{name} += Block")
 
 
 def test_in_place_operators_keep_the_array():

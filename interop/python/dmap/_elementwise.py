@@ -28,10 +28,11 @@ def _sample(x):
 
 def _placed_alike(a, b):
     """True when the whole arrays a and b keep every position on the same locale, in the same
-    blocks (the same map over the same indices): their local blocks pair up."""
+    blocks (the same map over the same indices): their local blocks pair up. Maps that place by
+    a directory (Hashed, Unstructured) are always copied."""
     if a.domain is None or b.domain is None:
         return False
-    if a.domain.name in ("Hashed", "Unstructured") or a.domain.map != b.domain.map:
+    if a.domain.map.kind in ("hashed", "unstructured") or a.domain.map != b.domain.map:
         return False
     return a.domain.bounds == b.domain.bounds
 

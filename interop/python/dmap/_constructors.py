@@ -105,7 +105,7 @@ def full(shape, fill_value, dtype=None, *, map=None):  # noqa: A002
     return A
 
 
-def _like(a, who):
+def _like(a):
     if isinstance(a, _dmap.Array):
         mapping = a.domain.map if a.domain is not None else None  # a view: Block
         return tuple(a.shape), a.dtype, mapping
@@ -121,7 +121,7 @@ def empty_like(a, dtype=None, *, map=None):  # noqa: A002
 
 def zeros_like(a, dtype=None, *, map=None):  # noqa: A002
     """Collective: zeros(a.shape, dtype or a.dtype) over `map` (by default as empty_like)."""
-    shape, kind, mapping = _like(a, "dmap.zeros_like")
+    shape, kind, mapping = _like(a)
     return zeros(shape, kind if dtype is None else dtype, map=mapping if map is None else map)
 
 
@@ -132,7 +132,7 @@ def ones_like(a, dtype=None, *, map=None):  # noqa: A002
 
 def full_like(a, fill_value, dtype=None, *, map=None):  # noqa: A002
     """Collective: full(a.shape, fill_value, dtype or a.dtype) over `map` (by default as empty_like)."""
-    shape, kind, mapping = _like(a, "dmap.full_like")
+    shape, kind, mapping = _like(a)
     return full(shape, fill_value, kind if dtype is None else dtype, map=mapping if map is None else map)
 
 

@@ -154,14 +154,15 @@ def driver(args):
                        f"--reps={args.reps}"]
 
     cpp, py, fields = {}, {}, {}
-    compared = {"triad_out": "triad", "triad_numpy": "triad"}  # Python cases checked against a C++ one
+    # The C++ case each case's checksum and counters come from (its own when not listed).
+    cpp_case = {"triad_out": "triad", "triad_numpy": "triad", "triad_out_numpy": "triad"}
     for _ in range(args.rounds):
         for case, f, t in run(cpp_cmd, env):
             cpp.setdefault(case, []).extend(t)
             fields[case] = f
         for case, f, t in run(py_cmd, env):
             py.setdefault(case, []).extend(t)
-            want = fields[compared.get(case, case)]["check"]
+            want = fields[cpp_case.get(case, case)]["check"]
             if abs(float(f["check"]) - float(want)) > 1e-12 * abs(float(want)):
                 raise SystemExit(f"bench_python: {case}: Python's checksum {f['check']} differs from C++'s {want}")
 
@@ -171,12 +172,12 @@ def driver(args):
              "triad": "python_triad_1d", "triad_out": "python_triad_out_1d", "triad_numpy": "python_triad_vs_numpy_1d",
              "triad_out_numpy": "python_triad_out_vs_numpy_1d"}
     for case in ("redistribute", "reduce", "triad", "triad_out", "triad_numpy", "triad_out_numpy"):
-        f = fields["triad" if case == "triad_out_numpy" else compared.get(case, case)]
+        f = fields[cpp_case.get(case, case)]
         if case in ("triad_numpy", "triad_out_numpy"):  # dmap from Python against the mpi4py + NumPy user
             dmap_form = case.removesuffix("_numpy")  # triad or triad_out
             tp, tc = statistics.median(py[dmap_form]), statistics.median(py["triad_numpy"])
         else:
-            tp, tc = statistics.median(py[case]), statistics.median(cpp[compared.get(case, case)])
+            tp, tc = statistics.median(py[case]), statistics.median(cpp[cpp_case.get(case, case)])
         print(f"bench {names[case]} ranks={f['ranks']} threads={f['threads']} transfers={transfers} n={f['n']} "
               f"dmap={tp:.6f} baseline={tc:.6f} unit=s ratio={tc / tp:.3f} msgs={f['msgs']} bytes={f['bytes']} "
               f"node_bytes={f['node_bytes']} min_bytes={f['min_bytes']}", flush=True)

@@ -14,14 +14,15 @@ from . import _dmap
 DTYPES = ("float64", "float32", "int64", "int32", "complex128")
 
 
-def _agreed(who, parse):
+def _agreed(who, parse, key=lambda value: repr(value).encode()):
     """Collective: ``parse()`` on every locale; its value when it succeeded everywhere with equal
-    values (compared by ``repr``), dmap.ArgumentError on every locale otherwise."""
+    keys (``key(value)``, bytes; by default its ``repr``), dmap.ArgumentError on every locale
+    otherwise."""
     try:
         value, error = parse(), None
     except Exception as e:  # noqa: BLE001  (any bad argument: reported on every locale)
         value, error = None, e
-    _dmap._agree(who, repr(value).encode() if error is None else b"", None if error is None else str(error))
+    _dmap._agree(who, key(value) if error is None else b"", None if error is None else str(error))
     return value
 
 

@@ -9,7 +9,7 @@ import numbers
 import numpy as _np
 
 from . import _dmap
-from ._constructors import DTYPES
+from ._constructors import DTYPES, _agreed, _dtype, _map, _new
 
 
 def _is_scalar(x):
@@ -104,15 +104,11 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     every locale). The result is a new dmap array over the first whole dmap operand's domain
     (Block when the dmap operands are views), or `out`."""
     who = f"dmap: numpy.{ufunc.__name__}"
-    try:
-        checked, error = _check(ufunc, method, inputs, kwargs), None
-    except Exception as e:  # noqa: BLE001  (reported on every locale)
-        checked, error = None, e
-    _dmap._agree(who, _key(ufunc, inputs, kwargs) if error is None else b"", None if error is None else str(error))
-    shape, kind, out = checked
+    shape, kind, out = _agreed(who, lambda: _check(ufunc, method, inputs, kwargs),
+                               key=lambda _: _key(ufunc, inputs, kwargs))
     if out is None:
         model = next((x for x in inputs if isinstance(x, _dmap.Array) and x.domain is not None), None)
-        out = _dmap.Array(model.domain, kind) if model is not None else _dmap.Array(_dmap.Domain(_block(), shape), kind)
+        out = _dmap.Array(model.domain, kind) if model is not None else _new(shape, kind, _map(None, who))
     elif out.domain is None:  # a view: computed in an array of its own, then assigned
         result = array_ufunc(self, ufunc, method, *inputs)
         out[...] = result.astype(out.dtype.name) if result.dtype != out.dtype else result
@@ -137,26 +133,14 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     return out
 
 
-def _block():
-    from . import Block
-
-    return Block()
-
-
 def astype(self, dtype):
     """Collective: a new array over the same domain (Block for a view) with the elements
     converted to `dtype` as NumPy's astype does (unsafe casting: floats truncate into integers)."""
     who = "dmap.Array.astype"
-    try:
-        kind, error = _np.dtype(dtype).name, None
-        if kind not in DTYPES:
-            kind, error = None, ValueError(f"{who}: dtype {kind} is not one of dmap's: {', '.join(DTYPES)}")
-    except TypeError:
-        kind, error = None, ValueError(f"{who}: dtype {dtype!r} is not a NumPy dtype")
-    _dmap._agree(who, repr(kind).encode(), None if error is None else str(error))
+    kind = _agreed(who, lambda: _dtype(dtype, who))
     source = self
     if self.domain is None:  # a view: its elements in an array of their own first
-        source = _dmap.Array(_dmap.Domain(_block(), tuple(self.shape)), self.dtype.name)
+        source = _new(tuple(self.shape), self.dtype.name, _map(None, who))
         source[...] = self
     out = _dmap.Array(source.domain, kind)
     for target, block in zip(out.local_blocks(), source.local_blocks()):

@@ -13,7 +13,7 @@ COMM = MPI.COMM_WORLD
 ROUNDS = 2000
 
 
-@pytest.mark.parametrize("writer", ["ndarray", "fill", "array"])
+@pytest.mark.parametrize("writer", ["ndarray", "fill", "array", "in_place", "ufunc"])
 def test_reads_after_a_collective_write_are_never_stale(writer):
     n = 1000
     D = dmap.Domain(dmap.Block(), (n,))
@@ -29,6 +29,12 @@ def test_reads_after_a_collective_write_are_never_stale(writer):
             want = i + k
         elif writer == "fill":
             A.fill(float(k))
+            want = k
+        elif writer == "in_place":  # each locale writes its own blocks through NumPy
+            A += 1.0
+            want = k
+        elif writer == "ufunc":  # src of another map: copied into A's placement, then written
+            np.add(src, float(k), out=A)
             want = k
         else:
             src.fill(float(k))

@@ -9,6 +9,7 @@
 #include <pybind11/stl.h>
 
 #include <dmap/runtime/collectives.hpp>
+#include <dmap/runtime/detail/byte_exchange.hpp>
 #include <dmap/runtime/environment.hpp>
 
 #include "array.h"
@@ -130,6 +131,29 @@ PYBIND11_MODULE(_dmap, m) {
       "Collective (for the package's Python functions): raises dmap.ArgumentError on every locale when "
       "`error` is given on any (its text, prefixed by `who` unless it starts with it), or when `key` (the "
       "call's arguments as bytes) differs between locales.");
+  m.def(
+      "_exchange",
+      [](const py::list& outgoing) {
+        ensure_started();
+        dmap::detail::byte_buffers out;
+        out.reserve(outgoing.size());
+        for (const auto& b : outgoing) {
+          char* data = nullptr;
+          Py_ssize_t size = 0;
+          if (!PyBytes_Check(b.ptr()) || PyBytes_AsStringAndSize(b.ptr(), &data, &size) != 0)
+            throw dmap::argument_error("dmap._exchange: every entry of outgoing must be bytes");
+          const auto* first = reinterpret_cast<const std::byte*>(data);
+          out.emplace_back(first, first + size);
+        }
+        const auto incoming = dmap::detail::exchange(std::move(out));
+        py::list result;
+        for (const auto& b : incoming) result.append(py::bytes(reinterpret_cast<const char*>(b.data()), b.size()));
+        return result;
+      },
+      py::arg("outgoing"),
+      "Collective (for the package's Python functions): sends outgoing[q] (bytes) to locale q, one message "
+      "per non-empty entry, and returns what each locale sent here, indexed by locale. Every locale passes "
+      "one entry per locale (dmap/_reductions.py's _exchange checks that before calling).");
   m.def("gather_limit", [] { return gather_limit_bytes; },
         "The most bytes an implicit conversion of a dmap.Array to NumPy (np.asarray(A), a NumPy function "
         "other than a ufunc given A) copies to every locale; 64 MiB unless set. Explicit gathers (gather, "
@@ -313,13 +337,19 @@ into real arrays): dmap.ArgumentError on every locale, the array unchanged.
       .def(
           "fill", [](py_array& a, py::handle value) { a.h->fill(a.s, value); }, py::arg("value"),
           "Collective: every element set to value (each locale writes its own elements).")
-      .def("sum", [](py_array& a) { return a.h->reduce(a.s, reduction::sum); },
-           "Collective: the sum (int32 sums as int64, float32 accumulates in float64), on every locale.")
-      .def("prod", [](py_array& a) { return a.h->reduce(a.s, reduction::prod); }, "Collective: the product.")
-      .def("min", [](py_array& a) { return a.h->reduce(a.s, reduction::min); },
-           "Collective: the minimum (NaN if any element is NaN).")
-      .def("max", [](py_array& a) { return a.h->reduce(a.s, reduction::max); },
-           "Collective: the maximum (NaN if any element is NaN).")
+      .def(
+          "_reduce",
+          [](py_array& a, const std::string& kind) {
+            if (kind == "sum") return a.h->reduce(a.s, reduction::sum);
+            if (kind == "prod") return a.h->reduce(a.s, reduction::prod);
+            if (kind == "min") return a.h->reduce(a.s, reduction::min);
+            if (kind == "max") return a.h->reduce(a.s, reduction::max);
+            throw dmap::argument_error("dmap.Array._reduce: kind is '" + kind + "'; it must be sum, prod, min or max");
+          },
+          py::arg("kind"),
+          "Collective (for dmap/_reductions.py, which defines sum, prod, min and max): the reduction of every "
+          "element in C++ over the blocks (int32 sums as int64, float32 accumulates in float64; min and max are "
+          "NaN if any element is NaN), a NumPy scalar on every locale.")
       .def(
           "gather",
           [](py_array& a, py::object root) { return a.h->gather(a.s, {"dmap.Array.gather", false, root}); },

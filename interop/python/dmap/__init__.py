@@ -73,6 +73,7 @@ from ._dmap import (  # noqa: F401
 )
 from ._constructors import arange, empty, empty_like, full, full_like, linspace, ones, ones_like, zeros, zeros_like
 from ._elementwise import install as _install_elementwise
+from ._reductions import install as _install_reductions
 from ._printing import array_repr as _array_repr
 
 __all__ = [
@@ -237,6 +238,7 @@ def _partitioned(self):
 Array.__partitioned__ = property(_partitioned)
 Array.__repr__ = _array_repr
 _install_elementwise(Array)
+_install_reductions(Array)
 Array.itemsize = property(lambda self: self.dtype.itemsize, doc="The bytes of one element.")
 Array.nbytes = property(lambda self: self.size * self.dtype.itemsize, doc="The bytes of all elements (every locale's).")
 

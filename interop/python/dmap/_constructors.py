@@ -26,6 +26,14 @@ def _agreed(who, parse, key=lambda value: repr(value).encode()):
     return value
 
 
+def _alive(*arrays):
+    """Raises dmap.RuntimeError (the same on every locale) when dmap has stopped or one of the
+    dmap arrays among `arrays` was released: before an agreement, which would start dmap again."""
+    for x in arrays:
+        if isinstance(x, _dmap.Array):
+            x.local_slices()  # not collective; checks that dmap runs and the array lives
+
+
 def _is_int(x):
     return isinstance(x, (numbers.Integral, _np.integer)) and not isinstance(x, (bool, _np.bool_))
 

@@ -9,7 +9,8 @@ import numbers
 import numpy as _np
 
 from . import _dmap
-from ._constructors import DTYPES, _agreed, _dtype, _map, _new
+from ._constructors import DTYPES, _agreed, _alive, _dtype, _map, _new
+from ._reductions import UFUNC_REDUCTIONS
 
 
 def _is_scalar(x):
@@ -41,7 +42,8 @@ def _check(ufunc, method, inputs, kwargs):
     """The call's shape, dtype and output (agreed by the caller), or an exception."""
     who = f"dmap: numpy.{ufunc.__name__}"
     if method != "__call__":
-        raise ValueError(f"{who}.{method} on a dmap array is not supported (the reductions are A.sum(), A.min(), ...)")
+        raise ValueError(f"{who}.{method} on a dmap array is not supported (only numpy.add, multiply, minimum, maximum, "
+                         "logical_or and logical_and reduce: as A.sum, prod, min, max, any and all)")
     if ufunc.nout != 1:
         raise ValueError(f"{who} has {ufunc.nout} outputs; dmap supports ufuncs with one")
     extra = sorted(set(kwargs) - {"out"})
@@ -104,6 +106,9 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     every locale). The result is a new dmap array over the first whole dmap operand's domain
     (Block when the dmap operands are views), or `out`."""
     who = f"dmap: numpy.{ufunc.__name__}"
+    _alive(*inputs, *([kwargs["out"]] if isinstance(kwargs.get("out"), _dmap.Array) else kwargs.get("out") or ()))
+    if method == "reduce" and ufunc in UFUNC_REDUCTIONS and len(inputs) == 1 and isinstance(inputs[0], _dmap.Array):
+        return getattr(inputs[0], UFUNC_REDUCTIONS[ufunc])(**{"axis": 0, **kwargs})
     shape, kind, out = _agreed(who, lambda: _check(ufunc, method, inputs, kwargs),
                                key=lambda _: _key(ufunc, inputs, kwargs))
     if out is None:
@@ -137,6 +142,7 @@ def astype(self, dtype):
     """Collective: a new array over the same domain (Block for a view) with the elements
     converted to `dtype` as NumPy's astype does (unsafe casting: floats truncate into integers)."""
     who = "dmap.Array.astype"
+    _alive(self)
     kind = _agreed(who, lambda: _dtype(dtype, who))
     source = self
     if self.domain is None:  # a view: its elements in an array of their own first

@@ -5,6 +5,8 @@
 //                  the module runs as exactly this call)
 //   triad          A = B + 0.5 * T over one Block domain, one forall over zip(A, B, T) (Python:
 //                  A[...] = B + 0.5 * T, dmap's element-wise operations, NumPy's loops per block)
+//   sum_axis0      dmap::partial_reduce<0>(M, S, 0.0): the column sums of an R x K Block array
+//                  (R = 2^ceil(log2_n/2), K = n/R) into a Block array of K (Python: M.sum(axis=0))
 // Each is timed `repetitions` times after a warm-up, synchronised, by the slowest locale
 // (bench::timed). Prints, on locale 0, one machine-readable line per case for the driver,
 //   time <case> ranks=<P> threads=<T> n=<n> msgs=<sent by locale 0> bytes=<...> node_bytes=<...>
@@ -107,5 +109,19 @@ int main(int argc, char** argv) {
   const auto c3 = bench::counters_of_repeat(triad);
   const auto t3 = times(triad);
   report("triad", n, t3, c3, 0, dmap::reduce(A, 0.0, std::plus<>{}, widen));
+
+  // Column sums of an R x K array over Block (R = 2^ceil(log2n/2), K = n / R, M[i, j] = value(i*K + j)):
+  // what a C++ user writes (dmap::partial_reduce into a Block array of K), against Python's
+  // M.sum(axis=0) (NumPy per block, the partial results sent to the owners).
+  const index_t rows = index_t{1} << ((log2n + 1) / 2), cols = n / rows;
+  dmap::domain<2> DM{dmap::block<2>{}, dmap::rect<2>{dmap::range(0, rows), dmap::range(0, cols)}};
+  dmap::domain<1> DS{dmap::block<1>{}, dmap::rect<1>{dmap::range(0, cols)}};
+  dmap::array<double, 2> M(DM);
+  dmap::array<double, 1> S(DS);
+  dmap::forall(dmap::zip(M, DM), [cols](double& m, const idx<2>& i) { m = value(i[0] * cols + i[1]); });
+  const auto column_sums = [&] { dmap::partial_reduce<0>(M, S, 0.0); };
+  const auto c4 = bench::counters_of_repeat(column_sums);
+  const auto t4 = times(column_sums);
+  report("sum_axis0", n, t4, c4, 0, dmap::reduce(S, 0.0, std::plus<>{}, widen));
   return 0;
 }

@@ -15,6 +15,16 @@ Cases (1-D, n = 2^log2n float64 elements, B over Block, C over Cyclic, B[i] = 0.
   python_triad_vs_numpy_1d                 Python: A[...] = B + 0.5 * T against what an mpi4py + NumPy
                                            user writes on each rank's n/P elements: a[:] = b + 0.5 * t
   python_triad_out_vs_numpy_1d             the same with dmap's form without temporaries (triad_out)
+  python_triad_vs_dask_1d                  A[...] = B + 0.5 * T against dask.array's da.store(b + 0.5 * t, a)
+  python_triad_out_vs_dask_1d              the same with triad_out
+  python_sum_axis0_2d                      column sums of an R x K Block array (R = 2^ceil(log2n/2)):
+                                           Python: M.sum(axis=0)   C++: dmap::partial_reduce<0>(M, S, 0.0)
+  python_sum_axis0_vs_numpy_2d             M.sum(axis=0) against mpi4py + NumPy: comm.Allreduce(m.sum(axis=0), out)
+  python_sum_axis0_vs_dask_2d              M.sum(axis=0) against dask.array's m.sum(axis=0).compute()
+
+Dask (Debian's python3-dask) runs in this driver process, after each round's MPI runs, on the same
+values: the threaded scheduler with RANKS x THREADS threads (the cores the MPI runs use), one chunk
+per thread (row blocks for the 2-D array); its results are checked against the C++ checksums too.
 
 (the module runs exactly those C++ calls). The C++ side is bench/python_baseline.cpp (target
 bench_python_baseline); the Python side is this script run with --worker under mpirun. This
@@ -107,6 +117,26 @@ def worker(log2n, reps):
     def triad_numpy():
         a_local[:] = b_local + 0.5 * t_local
 
+    # Column sums of an R x K array over Block (as bench_python_baseline's sum_axis0).
+    rows = 1 << ((log2n + 1) // 2)
+    cols = n // rows
+    M = dmap.Array(dmap.Domain(dmap.Block(), (rows, cols)), "float64")
+    for block, where in zip(M.local_blocks(), M.local_slices()):
+        r, c = where
+        i = np.arange(r.start, r.stop, dtype=np.int64)[:, None] * cols + np.arange(c.start, c.stop, dtype=np.int64)
+        block[...] = 0.25 + (i % 1000003).astype(np.float64)
+
+    def sum_axis0():
+        result["S"] = M.sum(axis=0)
+
+    # The mpi4py + NumPy user's column sums: this rank's rows, summed, then one Allreduce (the
+    # result on every rank).
+    m_local = np.concatenate([b for b in M.local_blocks() if b.size]) if M.local_blocks() else np.zeros((0, cols))
+    col_local = np.empty(cols)
+
+    def sum_axis0_numpy():
+        MPI.COMM_WORLD.Allreduce(m_local.sum(axis=0), col_local)
+
     redistribute()  # as the C++ side: a first run before the timed ones (plans)
     t1 = times(redistribute)
     check1 = float(C.sum())
@@ -120,12 +150,55 @@ def worker(log2n, reps):
     check4 = float(A.sum())
     t5 = times(triad_numpy)
     check5 = MPI.COMM_WORLD.allreduce(float(a_local.sum()))
+    t6 = times(sum_axis0)
+    check6 = float(result["S"].sum())
+    t7 = times(sum_axis0_numpy)
+    check7 = float(col_local.sum())
     if dmap.here() == 0:
         for name, t, check in (("redistribute", t1, check1), ("reduce", t2, check2), ("triad", t3, check3),
-                               ("triad_out", t4, check4), ("triad_numpy", t5, check5)):
+                               ("triad_out", t4, check4), ("triad_numpy", t5, check5), ("sum_axis0", t6, check6),
+                               ("sum_axis0_numpy", t7, check7)):
             print(f"time {name} ranks={dmap.num_locales()} threads={dmap.num_threads()} n={n} check={check!r} "
                   f"seconds={','.join(f'{x:.6f}' for x in t)}", flush=True)
     return 0
+
+
+# ------------------------------------------------------------------------------------ dask
+def dask_times(log2n, reps, workers):
+    """dask.array's triad and column sums on the same values, in this process: the threaded
+    scheduler with `workers` threads (the cores the MPI runs use), one chunk per worker (rows for
+    the 2-D array). Returns {case: [seconds]} and {case: checksum}."""
+    import dask
+    import dask.array as da
+    import numpy as np
+
+    n = 1 << log2n
+    i = np.arange(n, dtype=np.int64)
+    b_np, t_np = 0.25 + (i % 1000003).astype(np.float64), (i % 7).astype(np.float64)
+    rows = 1 << ((log2n + 1) // 2)
+    m_np = b_np.reshape(rows, n // rows)
+    a_np = np.empty(n)
+    b, t = da.from_array(b_np, chunks=-(-n // workers)), da.from_array(t_np, chunks=-(-n // workers))
+    m = da.from_array(m_np, chunks=(-(-rows // workers), n // rows))
+    result = {}
+
+    def triad():
+        da.store(b + 0.5 * t, a_np, lock=False)
+
+    def sum_axis0():
+        result["S"] = m.sum(axis=0).compute()
+
+    times, checks = {}, {}
+    with dask.config.set(scheduler="threads", num_workers=workers):
+        for name, f in (("triad_dask", triad), ("sum_axis0_dask", sum_axis0)):
+            seconds = []
+            for _ in range(reps + 1):
+                t0 = time.perf_counter()
+                f()
+                seconds.append(time.perf_counter() - t0)
+            times[name] = seconds[1:]
+    checks["triad_dask"], checks["sum_axis0_dask"] = float(a_np.sum()), float(result["S"].sum())
+    return times, checks
 
 
 # ------------------------------------------------------------------------------------ driver
@@ -155,27 +228,43 @@ def driver(args):
 
     cpp, py, fields = {}, {}, {}
     # The C++ case each case's checksum and counters come from (its own when not listed).
-    cpp_case = {"triad_out": "triad", "triad_numpy": "triad", "triad_out_numpy": "triad"}
+    cpp_case = {"triad_out": "triad", "triad_numpy": "triad", "triad_out_numpy": "triad", "triad_dask": "triad",
+                "sum_axis0_numpy": "sum_axis0", "sum_axis0_dask": "sum_axis0"}
+
+    def same_check(case, got):
+        want = fields[cpp_case.get(case, case)]["check"]
+        if abs(float(got) - float(want)) > 1e-12 * abs(float(want)):
+            raise SystemExit(f"bench_python: {case}: the checksum {got} differs from C++'s {want}")
+
     for _ in range(args.rounds):
         for case, f, t in run(cpp_cmd, env):
             cpp.setdefault(case, []).extend(t)
             fields[case] = f
         for case, f, t in run(py_cmd, env):
             py.setdefault(case, []).extend(t)
-            want = fields[cpp_case.get(case, case)]["check"]
-            if abs(float(f["check"]) - float(want)) > 1e-12 * abs(float(want)):
-                raise SystemExit(f"bench_python: {case}: Python's checksum {f['check']} differs from C++'s {want}")
+            same_check(case, f["check"])
+        dask_t, dask_checks = dask_times(args.log2n, args.reps, args.ranks * args.threads)
+        for case, t in dask_t.items():
+            py.setdefault(case, []).extend(t)
+            same_check(case, dask_checks[case])
 
     # How the locales of one node moved data (both sides run with the same environment).
     transfers = "messages" if env.get("DMAP_NODE_TRANSFERS") == "0" else "node"
     names = {"redistribute": "python_redistribute_block_to_cyclic_1d", "reduce": "python_reduce_sum_1d",
              "triad": "python_triad_1d", "triad_out": "python_triad_out_1d", "triad_numpy": "python_triad_vs_numpy_1d",
-             "triad_out_numpy": "python_triad_out_vs_numpy_1d"}
-    for case in ("redistribute", "reduce", "triad", "triad_out", "triad_numpy", "triad_out_numpy"):
+             "triad_out_numpy": "python_triad_out_vs_numpy_1d", "triad_dask": "python_triad_vs_dask_1d",
+             "triad_out_dask": "python_triad_out_vs_dask_1d", "sum_axis0": "python_sum_axis0_2d",
+             "sum_axis0_numpy": "python_sum_axis0_vs_numpy_2d", "sum_axis0_dask": "python_sum_axis0_vs_dask_2d"}
+    # A case against a peer (mpi4py + NumPy, Dask): dmap's form from Python, the peer's time.
+    peers = {"triad_numpy": ("triad", "triad_numpy"), "triad_out_numpy": ("triad_out", "triad_numpy"),
+             "triad_dask": ("triad", "triad_dask"), "triad_out_dask": ("triad_out", "triad_dask"),
+             "sum_axis0_numpy": ("sum_axis0", "sum_axis0_numpy"), "sum_axis0_dask": ("sum_axis0", "sum_axis0_dask")}
+    cpp_case.update({"triad_out_dask": "triad"})
+    for case in names:
         f = fields[cpp_case.get(case, case)]
-        if case in ("triad_numpy", "triad_out_numpy"):  # dmap from Python against the mpi4py + NumPy user
-            dmap_form = case.removesuffix("_numpy")  # triad or triad_out
-            tp, tc = statistics.median(py[dmap_form]), statistics.median(py["triad_numpy"])
+        if case in peers:
+            dmap_form, peer = peers[case]
+            tp, tc = statistics.median(py[dmap_form]), statistics.median(py[peer])
         else:
             tp, tc = statistics.median(py[case]), statistics.median(cpp[cpp_case.get(case, case)])
         print(f"bench {names[case]} ranks={f['ranks']} threads={f['threads']} transfers={transfers} n={f['n']} "

@@ -36,7 +36,6 @@ import time
 import numpy as np
 
 import dmap
-import heat_png
 
 USAGE = """usage: heat.py [--n=N] [--tol=T] [--max-iter=K] [--every=E] [--check=C] [--out=PREFIX]
   --n=N         grid of N x N cells including the fixed boundary ring, 3 <= N <= 8192 (256)
@@ -201,6 +200,8 @@ def run(opt):
             full[0, j], full[n - 1, j] = boundary_value(0, j, n), boundary_value(n - 1, j, n)
         for i in range(1, n - 1):
             full[i, 0], full[i, n - 1] = boundary_value(i, 0, n), boundary_value(i, n - 1, n)
+        import heat_png  # the demo's colour map and PNG encoder (built with the heat demo)
+
         heat_png.write_png(png, heat_png.heat_colours(full))
     A.write_npy(npy)  # collective: every locale writes its part
 

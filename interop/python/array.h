@@ -127,14 +127,17 @@ DMAP_PYTHON_IMPORTERS(i32)
 DMAP_PYTHON_IMPORTERS(c128)
 #undef DMAP_PYTHON_IMPORTERS
 
-/// Collective: a new array of `dtype` over `domain`, every element zero.
-std::shared_ptr<array_handle> make_array(const std::shared_ptr<domain_handle>& domain, dtype_code dtype);
+/// Collective: a new array of `dtype` over `domain`, every element zero; with `zeroed` false,
+/// the elements are unspecified where the storage of a released array is reused (for results
+/// the caller overwrites entirely before anyone reads them).
+std::shared_ptr<array_handle> make_array(const std::shared_ptr<domain_handle>& domain, dtype_code dtype,
+                                         bool zeroed = true);
 
 /// The factories, one per dtype (array_<dtype>.cpp).
-std::shared_ptr<array_handle> make_array_f64(const std::shared_ptr<domain_handle>& domain);
-std::shared_ptr<array_handle> make_array_f32(const std::shared_ptr<domain_handle>& domain);
-std::shared_ptr<array_handle> make_array_i64(const std::shared_ptr<domain_handle>& domain);
-std::shared_ptr<array_handle> make_array_i32(const std::shared_ptr<domain_handle>& domain);
-std::shared_ptr<array_handle> make_array_c128(const std::shared_ptr<domain_handle>& domain);
+std::shared_ptr<array_handle> make_array_f64(const std::shared_ptr<domain_handle>& domain, bool zeroed);
+std::shared_ptr<array_handle> make_array_f32(const std::shared_ptr<domain_handle>& domain, bool zeroed);
+std::shared_ptr<array_handle> make_array_i64(const std::shared_ptr<domain_handle>& domain, bool zeroed);
+std::shared_ptr<array_handle> make_array_i32(const std::shared_ptr<domain_handle>& domain, bool zeroed);
+std::shared_ptr<array_handle> make_array_c128(const std::shared_ptr<domain_handle>& domain, bool zeroed);
 
 }  // namespace dmap::python

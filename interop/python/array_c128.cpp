@@ -4,8 +4,8 @@
 
 namespace dmap::python {
 
-std::shared_ptr<array_handle> make_array_c128(const std::shared_ptr<domain_handle>& domain) {
-  return make_typed<std::complex<double>>(domain);
+std::shared_ptr<array_handle> make_array_c128(const std::shared_ptr<domain_handle>& domain, bool zeroed) {
+  return make_typed<std::complex<double>>(domain, zeroed);
 }
 
 std::shared_ptr<array_handle> import_dap_c128(const dap_input& in) { return import_dap_typed<std::complex<double>>(in); }

@@ -4,8 +4,8 @@
 
 namespace dmap::python {
 
-std::shared_ptr<array_handle> make_array_i32(const std::shared_ptr<domain_handle>& domain) {
-  return make_typed<std::int32_t>(domain);
+std::shared_ptr<array_handle> make_array_i32(const std::shared_ptr<domain_handle>& domain, bool zeroed) {
+  return make_typed<std::int32_t>(domain, zeroed);
 }
 
 std::shared_ptr<array_handle> import_dap_i32(const dap_input& in) { return import_dap_typed<std::int32_t>(in); }

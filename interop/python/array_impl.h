@@ -24,6 +24,7 @@
 #include <dmap/io/npy.hpp>
 #include <dmap/iterators/reduce.hpp>
 #include <dmap/runtime/collectives.hpp>
+#include <dmap/dsi/detail/domain_state.hpp>
 #include <dmap/runtime/detail/byte_exchange.hpp>
 
 #include "array.h"
@@ -195,7 +196,20 @@ class typed_array final : public array_handle {
   using out_sum_t = std::conditional_t<std::is_same_v<T, std::int32_t>, std::int64_t, T>;
 
  public:
-  explicit typed_array(std::shared_ptr<domain_handle> d) : dom_(std::move(d)) {
+  /// A new array over `d`, every element zero: the storage of a released array of the same
+  /// domain, dtype and rank when the reuse pool holds one (zeroed here unless `zeroed` is
+  /// false: then the owned elements are unspecified; ghost cells and padding are zeroed
+  /// anyway), else new storage.
+  explicit typed_array(std::shared_ptr<domain_handle> d, bool zeroed = true) : dom_(std::move(d)) {
+    if (auto reused = take_reusable(dom_.get(), static_cast<int>(dtype_of<T>::value), M)) {
+      a_ = std::static_pointer_cast<dmap::array<T, M>>(std::move(reused));
+      const auto& state = *dmap::detail::state_of(a_->domain());
+      if (zeroed || !state.dense_storage) {  // storage beyond the owned elements (ghosts, padding) stays zero
+        std::fill_n(a_->local_data(), state.storage_size, T{});
+        dmap::barrier();  // every locale's zeros are written before any locale reads the array
+      }
+      return;
+    }
     a_ = std::make_shared<dmap::array<T, M>>(dom_->template get<M>());
   }
   /// An array made by an import (`adopted` uses the producer's buffers; `keep` holds the
@@ -204,7 +218,12 @@ class typed_array final : public array_handle {
       : dom_(std::move(d)), keep_(std::move(keep)) {
     a_ = std::make_shared<dmap::array<T, M>>(std::move(adopted));
   }
-  ~typed_array() override { bury(); }
+  ~typed_array() override {
+    if (keep_ || !a_)
+      bury();  // an import's storage is its producer's: never reused
+    else
+      bury_reusable({dom_, static_cast<int>(dtype_of<T>::value), M});
+  }
   std::shared_ptr<void> take() noexcept override {
     if (!keep_) return std::move(a_);
     // The array goes first (members are destroyed in reverse order), then the producer's buffers.
@@ -638,11 +657,11 @@ class typed_array final : public array_handle {
   }
 };
 
-/// Collective: a typed array of T over `d`, of d's rank.
+/// Collective: a typed array of T over `d`, of d's rank (zeroed: see typed_array's constructor).
 template <class T>
-std::shared_ptr<array_handle> make_typed(const std::shared_ptr<domain_handle>& d) {
+std::shared_ptr<array_handle> make_typed(const std::shared_ptr<domain_handle>& d, bool zeroed) {
   return with_rank(d->rank(), [&]<std::size_t M>() -> std::shared_ptr<array_handle> {
-    return std::make_shared<typed_array<T, M>>(d);
+    return std::make_shared<typed_array<T, M>>(d, zeroed);
   });
 }
 

@@ -19,16 +19,17 @@
 
 namespace dmap::python {
 
-std::shared_ptr<array_handle> make_array(const std::shared_ptr<domain_handle>& domain, dtype_code dtype) {
+std::shared_ptr<array_handle> make_array(const std::shared_ptr<domain_handle>& domain, dtype_code dtype,
+                                         bool zeroed) {
   ensure_started();
   collect();
   ensure_locations();
   switch (dtype) {
-    case dtype_code::f64: return make_array_f64(domain);
-    case dtype_code::f32: return make_array_f32(domain);
-    case dtype_code::i64: return make_array_i64(domain);
-    case dtype_code::i32: return make_array_i32(domain);
-    case dtype_code::c128: return make_array_c128(domain);
+    case dtype_code::f64: return make_array_f64(domain, zeroed);
+    case dtype_code::f32: return make_array_f32(domain, zeroed);
+    case dtype_code::i64: return make_array_i64(domain, zeroed);
+    case dtype_code::i32: return make_array_i32(domain, zeroed);
+    case dtype_code::c128: return make_array_c128(domain, zeroed);
   }
   throw argument_error("dmap.Array: unknown dtype");
 }
@@ -56,6 +57,17 @@ py::tuple ranges_of(const std::vector<range>& v) {
 /// The most bytes an implicit conversion (dmap.Array.__array__) copies to every locale; this
 /// locale's setting (dmap.set_gather_limit), agreed when it is used.
 index_t gather_limit_bytes = index_t{64} << 20;
+
+/// Collective: dmap.Array(domain, dtype), zeroed or not (make_array).
+py_array new_array(py::object domain, py::object dtype, bool zeroed) {
+  if (!py::isinstance<domain_handle>(domain))
+    throw dmap::argument_error("dmap.Array: domain is " + py::repr(domain).cast<std::string>() +
+                               "; it must be a dmap.Domain");
+  auto d = domain.cast<std::shared_ptr<domain_handle>>();
+  const dtype_code code = agreed_local("dmap.Array", [&] { return parse_dtype(dtype); });
+  auto h = make_array(d, code, zeroed);
+  return py_array{h, h->whole()};
+}
 
 py_array& as_array(py::handle obj, const char* who) {
   if (!py::isinstance<py_array>(obj))
@@ -106,9 +118,10 @@ PYBIND11_MODULE(_dmap, m) {
         "Collective: releases every dmap domain and array (Python objects left over raise dmap.RuntimeError "
         "when used) and ends dmap's environment. MPI stays mpi4py's. Runs by itself at interpreter exit.");
   m.def("started", &started, "True while dmap runs (after dmap.init or the first dmap object).");
-  m.def("collect", &collect,
-        "Collective: frees the dmap objects Python dropped on every locale now (dmap also does it whenever a "
-        "domain or array is made). Returns how many were freed.");
+  m.def("collect", [] { return collect(true); },
+        "Collective: frees the dmap objects Python dropped on every locale now, and the arrays whose storage "
+        "waits for reuse (dmap also frees dropped objects whenever a domain or array is made, keeping the "
+        "newest few dropped arrays for new arrays of the same domain and dtype). Returns how many were freed.");
   m.def("here", [] { ensure_started(); return dmap::here(); }, "This locale's id (its rank in dmap's communicator).");
   m.def("num_locales", [] { ensure_started(); return dmap::num_locales(); }, "The number of locales.");
   m.def("num_threads", [] { ensure_started(); return dmap::num_threads(); },
@@ -285,16 +298,14 @@ Other dtypes convert as NumPy's cast does, except what it would mangle (NaN, inf
 out-of-range values into integers, finite values that would overflow float32, complex values
 into real arrays): dmap.ArgumentError on every locale, the array unchanged.
 )doc")
-      .def(py::init([](py::object domain, py::object dtype) {
-             if (!py::isinstance<domain_handle>(domain))
-               throw dmap::argument_error("dmap.Array: domain is " + py::repr(domain).cast<std::string>() +
-                                          "; it must be a dmap.Domain");
-             auto d = domain.cast<std::shared_ptr<domain_handle>>();
-             const dtype_code code = agreed_local("dmap.Array", [&] { return parse_dtype(dtype); });
-             auto h = make_array(d, code);
-             return py_array{h, h->whole()};
-           }),
+      .def(py::init([](py::object domain, py::object dtype) { return new_array(domain, dtype, true); }),
            py::arg("domain"), py::arg("dtype") = "float64")
+      .def_static(
+          "_scratch", [](py::object domain, py::object dtype) { return new_array(domain, dtype, false); },
+          py::arg("domain"), py::arg("dtype"),
+          "Collective (for the package's element-wise operations and reductions): as dmap.Array(domain, dtype), "
+          "but the elements are unspecified when the storage of a dropped array is reused: the caller writes every "
+          "element, then synchronises, before anyone reads them.")
       .def_property_readonly("shape", [](const py_array& a) { return tuple_of(a.s.shape()); })
       .def_property_readonly("ndim", [](const py_array& a) { return a.s.rank(); })
       .def_property_readonly("size", [](const py_array& a) { return a.s.size(); })

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include <dmap/runtime/agreement.hpp>
+#include <deque>
+
 #include <dmap/runtime/collectives.hpp>
 #include <dmap/runtime/environment.hpp>
 
@@ -23,6 +25,13 @@ struct state_t {
   std::uint64_t next_serial = 1;
   std::map<std::uint64_t, releasable*> live;                // by serial
   std::map<std::uint64_t, std::shared_ptr<void>> dead;      // dropped by Python here, not yet freed
+  std::map<std::uint64_t, reuse_key> reusable;              // of the dead: those that may be pooled
+  struct pooled {
+    std::uint64_t serial;
+    std::shared_ptr<void> payload;
+    reuse_key key;
+  };
+  std::deque<pooled> pool;                                  // dead everywhere, waiting for reuse; oldest first
   bool mpi4py_imported = false;
 };
 state_t& state() {
@@ -80,16 +89,38 @@ void import_mpi4py_once() {
   state().mpi4py_imported = true;
 }
 
-// Frees the dead objects whose serials are in `serials`, in creation order.
-void free_serials(const std::vector<std::uint64_t>& serials) {
-  auto& dead = state().dead;
-  for (std::uint64_t s : serials) {
-    auto it = dead.find(s);
-    if (it == dead.end()) continue;
+// Frees the dead objects whose serials are in `serials`, in creation order; those that may be
+// reused go to the pool instead (unless `drain`), and the pool keeps its newest
+// reuse_pool_limit. Returns how many states were freed.
+std::size_t free_serials(const std::vector<std::uint64_t>& serials, bool drain) {
+  auto& s = state();
+  std::size_t freed = 0;
+  for (std::uint64_t serial : serials) {
+    auto it = s.dead.find(serial);
+    if (it == s.dead.end()) continue;
     std::shared_ptr<void> doomed = std::move(it->second);
-    dead.erase(it);
+    s.dead.erase(it);
+    const auto key = s.reusable.find(serial);
+    if (key != s.reusable.end()) {
+      reuse_key k = std::move(key->second);
+      s.reusable.erase(key);
+      if (!drain) {
+        s.pool.push_back({serial, std::move(doomed), std::move(k)});
+        continue;
+      }
+    }
     doomed.reset();
+    ++freed;
   }
+  const std::size_t keep = drain ? 0 : reuse_pool_limit;
+  while (s.pool.size() > keep) {
+    auto oldest = std::move(s.pool.front());
+    s.pool.pop_front();
+    oldest.payload.reset();  // the array's storage (collective), then its domain's reference
+    oldest.key.domain.reset();
+    ++freed;
+  }
+  return freed;
 }
 
 }  // namespace
@@ -106,6 +137,28 @@ void releasable::bury() noexcept {
     state().dead.emplace(serial_, std::move(payload));
   } catch (...) {
   }
+}
+
+void releasable::bury_reusable(reuse_key key) noexcept {
+  std::shared_ptr<void> payload = take();
+  if (!payload || !state().env) return;
+  try {
+    state().reusable.emplace(serial_, std::move(key));
+    state().dead.emplace(serial_, std::move(payload));
+  } catch (...) {
+    state().reusable.erase(serial_);
+  }
+}
+
+std::shared_ptr<void> take_reusable(const void* domain, int dtype, std::size_t rank) {
+  auto& pool = state().pool;
+  for (auto it = pool.begin(); it != pool.end(); ++it) {
+    if (it->key.domain.get() != domain || it->key.dtype != dtype || it->key.rank != rank) continue;
+    std::shared_ptr<void> payload = std::move(it->payload);
+    pool.erase(it);
+    return payload;
+  }
+  return nullptr;
 }
 
 bool started() noexcept { return static_cast<bool>(state().env); }
@@ -140,13 +193,16 @@ void ensure_started() {
   if (!state().env) dmap::python::init(py::none());
 }
 
-std::size_t collect() {
+namespace {
+
+// One agreed sweep of collect(): frees what is dead on every locale (pooling what may be reused
+// unless `drain`). Returns how many states were freed, the same number on every locale.
+std::size_t sweep(bool drain) {
   auto& s = state();
-  if (!s.env) return 0;
   // Free what is dead on every locale: the serials all locales list. One reduction when
   // nothing is dead somewhere (the usual case), a gather of the lists otherwise.
   const auto count = static_cast<std::uint64_t>(s.dead.size());
-  if (dmap::all_reduce_min(count) == 0) return 0;
+  if (dmap::all_reduce_min(count) == 0) return drain ? free_serials({}, true) : 0;
   const std::uint64_t most = dmap::all_reduce_max(count);
   std::vector<std::uint64_t> mine(static_cast<std::size_t>(most), 0);  // 0: no serial
   std::size_t k = 0;
@@ -164,8 +220,17 @@ std::size_t collect() {
     if (everywhere) common.push_back(serial);
   }
   std::sort(common.begin(), common.end());
-  free_serials(common);
-  return common.size();
+  return free_serials(common, drain);
+}
+
+}  // namespace
+
+std::size_t collect(bool drain) {
+  if (!state().env) return 0;
+  std::size_t freed = sweep(drain);
+  // Emptying the pool drops the domains its arrays kept: sweep again until nothing is left.
+  for (std::size_t more = freed; drain && more > 0; freed += more) more = sweep(true);
+  return freed;
 }
 
 void finalize() {
@@ -175,7 +240,10 @@ void finalize() {
   std::vector<std::pair<std::uint64_t, std::shared_ptr<void>>> all;
   for (auto& [serial, obj] : s.live) all.emplace_back(serial, obj->take());
   for (auto& [serial, payload] : s.dead) all.emplace_back(serial, std::move(payload));
+  for (auto& entry : s.pool) all.emplace_back(entry.serial, std::move(entry.payload));
   s.dead.clear();
+  s.reusable.clear();
+  s.pool.clear();  // the domains they kept were live: released above
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (auto& entry : all) entry.second.reset();
   s.env.reset();

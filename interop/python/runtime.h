@@ -9,6 +9,11 @@
 // the module frees, in creation order, the ones dead on every locale, at its next creation of
 // a domain or array (collective anyway), at dmap.collect() and at dmap.finalize(). Every
 // locale creates the same objects in the same order, so creation serials name them alike.
+//
+// Arrays a NumPy expression makes and drops (temporaries) are frequent, and making one costs
+// far more than its elements' pass (an MPI window, page faults, a zero fill): the newest
+// dead arrays wait in a small pool, and a new array of the same domain, dtype and rank takes
+// one over (zeroed) instead. dmap.collect() empties the pool.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +23,14 @@
 #include "common.h"
 
 namespace dmap::python {
+
+/// What a released array's storage may serve again: an array of the same element type and
+/// rank over the same domain (`domain`, a domain_handle, kept alive while the storage waits).
+struct reuse_key {
+  std::shared_ptr<void> domain;
+  int dtype = -1;
+  std::size_t rank = 0;
+};
 
 /// An object of the module that owns dmap state (a domain or an array): registered while
 /// it lives, its state released by the registry (see the header comment).
@@ -36,6 +49,9 @@ class releasable {
   /// Hands the state to the registry (derived destructors call this): released at the next
   /// agreed sweep.
   void bury() noexcept;
+  /// As bury(), but once it is dead on every locale the state waits in the reuse pool
+  /// (take_reusable) instead of being freed, up to reuse_pool_limit states.
+  void bury_reusable(reuse_key key) noexcept;
 
  private:
   std::uint64_t serial_;
@@ -51,8 +67,17 @@ bool started() noexcept;
 /// Releases every dmap object (live ones become unusable), then ends the environment; MPI
 /// stays mpi4py's. Collective. A no-op when dmap does not run.
 void finalize();
-/// Collective: frees the objects Python dropped on every locale. Returns how many.
-std::size_t collect();
+/// Collective: frees the objects Python dropped on every locale, except arrays that go to the
+/// reuse pool (the newest reuse_pool_limit of them; `drain`: none, and the pool is emptied).
+/// Returns how many states were freed.
+std::size_t collect(bool drain = false);
+/// The most released arrays whose storage waits for reuse: a new array of the same domain,
+/// dtype and rank takes the oldest one (zeroed) instead of allocating and registering storage.
+inline constexpr std::size_t reuse_pool_limit = 4;
+/// The state of a released array waiting for reuse under (domain, dtype, rank), taken out of
+/// the pool; null when none. Not collective: the pool is the same on every locale, since
+/// arrays enter it at the agreed sweep of collect().
+std::shared_ptr<void> take_reusable(const void* domain, int dtype, std::size_t rank);
 /// Registers the exception classes in `m` and the translator of dmap's exceptions.
 void register_exceptions(py::module_& m);
 /// Throws runtime_error "released" for `who` when dmap no longer runs.

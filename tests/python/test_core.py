@@ -173,6 +173,45 @@ def test_objects_are_freed_in_step():
     check(dmap.collect() == 0)
 
 
+def _addresses(A):
+    return [b.__array_interface__["data"][0] for b in A.local_blocks()]
+
+
+def test_dropped_arrays_storage_is_reused_zeroed(rank):
+    """A dropped array's storage serves the next array of its domain, dtype and rank, zeroed on
+    every locale before any locale reads it; dmap.collect() frees what the pool holds."""
+    dmap.collect()
+    D = dmap.Domain(dmap.Block(), (4000,))
+    T = dmap.Array(D, "float64")
+    T.fill(7.0)
+    before = _addresses(T)
+    del T
+    sweep = dmap.Array(dmap.Domain(dmap.Cyclic(), (10,)), "int32")  # a creation: T goes to the pool
+    U = dmap.Array(D, "float64")
+    check(_addresses(U) == before, "the new array took the dropped one's storage")
+    check(U[(rank * 997 + 3000) % 4000] == 0.0, "a remote element read right after creation is zero")
+    check_equal(U.allgather(), np.zeros(4000), "every element zero")
+    V = dmap.Array(D, "int64")  # another dtype: new storage, zero
+    check_equal(V.allgather(), np.zeros(4000, np.int64), "another dtype")
+    S = dmap.Array(dmap.Domain(dmap.Stencil(2), (40, 30)), "float64")
+    P = dmap.Array(S.domain, "float64")
+    S.fill(5.0)
+    dmap.update_halos(S)  # ghost cells 5 too
+    before = _addresses(S)
+    del S
+    R = P + 1  # the result takes S's storage: its elements are all written, its ghost cells zeroed
+    check(_addresses(R) == before, "the result took the dropped array's storage")
+    check(all((f == 0).sum() == f.size - b.size for f, b in zip(R.local_frames(), R.local_blocks())),
+          "a reused stencil array's ghost cells are zero")
+    check_equal(R.allgather(), np.ones((40, 30)), "the result")
+    del U, V, R, P, sweep
+    for _ in range(6):
+        dmap.Array(D, "float64").fill(1.0)  # each dies; the pool keeps the newest four
+    dmap.Array(dmap.Domain(dmap.Cyclic(), (10,)), "int32")
+    check(dmap.collect() >= 4, "collect frees the pooled arrays")
+    check(dmap.collect() == 0, "and nothing is left")
+
+
 def test_large_arrays_node_shared_storage():
     """Arrays of 64 KiB and more live in node-shared memory (MPI-3 windows): the local blocks
     are views of that memory, and assignments between locales of the node copy directly."""

@@ -9,7 +9,7 @@ import numbers
 import numpy as _np
 
 from . import _dmap
-from ._constructors import DTYPES, _agreed, _alive, _dtype, _map, _new
+from ._constructors import DTYPES, _agreed, _alive, _dtype, _map
 from ._reductions import UFUNC_REDUCTIONS
 
 
@@ -113,7 +113,8 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
                                key=lambda _: _key(ufunc, inputs, kwargs))
     if out is None:
         model = next((x for x in inputs if isinstance(x, _dmap.Array) and x.domain is not None), None)
-        out = _dmap.Array(model.domain, kind) if model is not None else _new(shape, kind, _map(None, who))
+        domain = model.domain if model is not None else _dmap.Domain(_map(None, who), shape)
+        out = _dmap.Array._scratch(domain, kind)  # every element is written below
     elif out.domain is None:  # a view: computed in an array of its own, then assigned
         result = array_ufunc(self, ufunc, method, *inputs)
         out[...] = result.astype(out.dtype.name) if result.dtype != out.dtype else result
@@ -122,8 +123,8 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     for x in inputs:
         if isinstance(x, _dmap.Array):
             if x is not out and not _placed_alike(x, out):
-                copy = _dmap.Array(out.domain, x.dtype.name)
-                copy[...] = x  # dmap's redistribution
+                copy = _dmap.Array._scratch(out.domain, x.dtype.name)
+                copy[...] = x  # dmap's redistribution (writes every element)
                 x = copy
             operands.append(("blocks", x.local_blocks()))
         elif _is_scalar(x):
@@ -146,9 +147,9 @@ def astype(self, dtype):
     kind = _agreed(who, lambda: _dtype(dtype, who))
     source = self
     if self.domain is None:  # a view: its elements in an array of their own first
-        source = _new(tuple(self.shape), self.dtype.name, _map(None, who))
+        source = _dmap.Array._scratch(_dmap.Domain(_map(None, who), tuple(self.shape)), self.dtype.name)
         source[...] = self
-    out = _dmap.Array(source.domain, kind)
+    out = _dmap.Array._scratch(source.domain, kind)  # every block is written below
     for target, block in zip(out.local_blocks(), source.local_blocks()):
         target[...] = block.astype(kind)
     _dmap.barrier()

@@ -1,10 +1,13 @@
 // array_view<T, N, M>: part of an array<T, M> seen as an N-dimensional array without copying
-// (Chapel's slices `A[r]`, rank-change slices `A[i, ..]` and `A.reindex(r)`). A view names
-// the indices `base_indices()` of its array (a rect with a single index along every
-// dimension it drops) by the indices of its own index set, the k-th by the k-th in
-// row-major order. Reads and writes reach the array's storage; views lead and follow in
-// forall / zip / reduce like arrays, and assignment between views and arrays of one shape
-// goes through the same cached transfer plans as `A = B`.
+// (Chapel's slices `A[r]`, rank-change slices `A[i, ..]` and `A.reindex(r)`; NumPy's
+// `transpose`, here `permute` and `transpose`). A view names the indices `base_indices()` of
+// its array (a rect with a single index along every dimension it drops) by the indices of its
+// own index set, dimension by dimension: view dimension n runs along array dimension
+// base_dims()[n], the k-th index along one naming the k-th along the other (with the kept
+// dimensions in increasing order, that names the k-th index by the k-th in row-major order; a
+// permuted view reorders them). Reads and writes reach the array's storage; views lead and
+// follow in forall / zip / reduce like arrays, and assignment between views and arrays of one
+// shape goes through the same cached transfer plans as `A = B`.
 #pragma once
 
 #include <array>
@@ -326,6 +329,57 @@ array_view<T, N, N> reindex(array<T, N>& a, const rect<N>& r) {
 template <class T, std::size_t N>
 array_view<const T, N, N> reindex(const array<T, N>& a, const rect<N>& r) {
   return reindex(view_of(a), r);
+}
+
+/// The view of `v` with its dimensions reordered (NumPy's `transpose(axes)`): dimension n of
+/// the result is dimension order[n] of v, with its indices, so the result's element
+/// (i_0, ..., i_{N-1}) is v's element whose index along dimension order[n] is i_n. No element
+/// moves: the result reads and writes v's storage with permuted strides, and leads, follows
+/// and is assigned like any view. argument_error unless `order` holds each of 0..N-1 once.
+template <class T, std::size_t N, std::size_t M>
+array_view<T, N, M> permute(const array_view<T, N, M>& v, const std::array<std::size_t, N>& order) {
+  std::array<bool, N> seen{};
+  rect<N> whole;
+  std::array<std::size_t, N> dims{};
+  for (std::size_t n = 0; n < N; ++n) {
+    if (order[n] >= N || seen[order[n]]) {
+      std::ostringstream s;
+      s << "dmap::permute: order[" << n << "] is " << order[n] << "; order must hold each of 0.." << N - 1 << " once";
+      throw argument_error(s.str());
+    }
+    seen[order[n]] = true;
+    whole.set_dim(n, v.indices().dim(order[n]));
+    dims[n] = v.base_dims()[order[n]];
+  }
+  return {v.base(), v.base_indices(), whole, dims};
+}
+/// An array with its dimensions reordered (see permute of a view).
+template <class T, std::size_t N>
+array_view<T, N, N> permute(array<T, N>& a, const std::array<std::size_t, N>& order) {
+  return permute(view_of(a), order);
+}
+/// A read-only array with its dimensions reordered.
+template <class T, std::size_t N>
+array_view<const T, N, N> permute(const array<T, N>& a, const std::array<std::size_t, N>& order) {
+  return permute(view_of(a), order);
+}
+/// The view of `v` with its dimensions reversed (NumPy's `.T`): element (j, i) of the result
+/// is v's element (i, j) in 2-D. A view, as permute's.
+template <class T, std::size_t N, std::size_t M>
+array_view<T, N, M> transpose(const array_view<T, N, M>& v) {
+  std::array<std::size_t, N> order{};
+  for (std::size_t n = 0; n < N; ++n) order[n] = N - 1 - n;
+  return permute(v, order);
+}
+/// An array with its dimensions reversed (see transpose of a view).
+template <class T, std::size_t N>
+array_view<T, N, N> transpose(array<T, N>& a) {
+  return transpose(view_of(a));
+}
+/// A read-only array with its dimensions reversed.
+template <class T, std::size_t N>
+array_view<const T, N, N> transpose(const array<T, N>& a) {
+  return transpose(view_of(a));
 }
 
 /// A rank-change slice of a view (Chapel's `A[i, ..]`): one argument per dimension, an

@@ -15,6 +15,7 @@
 #include "../local_domain.hpp"
 #include "../rect.hpp"
 #include "directory.hpp"
+#include "placement_query.hpp"
 
 namespace dmap::detail {
 
@@ -71,10 +72,21 @@ class directory_domain_base {
   /// Collective: builds the directory of the staged index set from what this locale stores
   /// (orders in storage order) and commits it.
   void commit(std::vector<index_t> stored, bool one_to_one, unlisted_indices rule) {
+    commit(std::move(stored), one_to_one, rule, nullptr);
+  }
+  /// As commit, with this locale's pieces given (`pieces`, stored one after the other, each
+  /// in row-major order: the orders of `stored`) instead of found as runs of `stored`.
+  void commit(std::vector<index_t> stored, bool one_to_one, unlisted_indices rule,
+              const std::vector<rect<N>>* pieces) {
     auto dir = std::make_shared<const detail::directory<N>>(staged_, std::move(stored), one_to_one, rule, who_);
     std::vector<rect<N>> owned;
     std::vector<dense_layout<N>> layouts;
-    agreed([&] { pieces_of_stored(*dir, owned, layouts); });
+    agreed([&] {
+      if (!pieces) return pieces_of_stored(*dir, owned, layouts);
+      for (const auto& r : *pieces)
+        if (!r.empty()) owned.push_back(r);
+      layouts = packed_layouts(owned);
+    });
     whole_ = staged_;
     local_ = directory_local_domain<N>(dir, std::move(owned), std::move(layouts));
     dir_ = std::move(dir);

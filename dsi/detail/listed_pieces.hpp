@@ -77,7 +77,9 @@ void listed_pieces_domain<N>::build() {
         orders.push_back(o);
       }
   });
-  this->commit(std::move(orders), true, unlisted_indices::refuse);
+  // The pieces as listed (a column of a transposed view stays one piece): runs of the
+  // stored orders would cut a piece that is not a run of rows into single indices.
+  this->commit(std::move(orders), true, unlisted_indices::refuse, &dist_.pieces());
 }
 
 /// The instantiations of this header the compiled library holds (runtime/precompiled.hpp).

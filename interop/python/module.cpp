@@ -324,6 +324,45 @@ into real arrays): dmap.ArgumentError on every locale, the array unchanged.
           },
           "For a view, the whole array it looks into; None for a whole array.")
       .def_property_readonly("is_view", [](const py_array& a) { return !a.s.whole; })
+      .def(
+          "transpose",
+          [](const py_array& a, py::args axes) {
+            // NumPy's forms: transpose(), transpose((1, 0)), transpose(1, 0); None is reversed.
+            py::object order = axes.size() == 1 ? py::object(axes[0]) : py::object(axes);
+            const std::size_t n = a.s.rank();
+            std::vector<std::size_t> perm(n);
+            if (order.is_none() || (axes.size() == 0)) {
+              for (std::size_t k = 0; k < n; ++k) perm[k] = n - 1 - k;
+            } else {
+              if (!py::isinstance<py::sequence>(order) || py::isinstance<py::str>(order))
+                throw dmap::argument_error("dmap.Array.transpose: axes is " + py::repr(order).cast<std::string>() +
+                                           "; it must be a tuple of ints");
+              const auto seq = py::reinterpret_borrow<py::sequence>(order);
+              if (seq.size() != n)
+                throw dmap::argument_error("dmap.Array.transpose: axes " + py::repr(order).cast<std::string>() +
+                                           " do not match an array of " + std::to_string(n) + " dimensions");
+              std::vector<bool> seen(n, false);
+              for (std::size_t k = 0; k < n; ++k) {
+                dmap::index_t x = to_index(seq[k], "dmap.Array.transpose: axes[" + std::to_string(k) + "]");
+                if (x < 0) x += static_cast<dmap::index_t>(n);
+                if (x < 0 || x >= static_cast<dmap::index_t>(n) || seen[static_cast<std::size_t>(x)])
+                  throw dmap::argument_error("dmap.Array.transpose: axes " + py::repr(order).cast<std::string>() +
+                                             " must name each of the " + std::to_string(n) +
+                                             " dimensions once");
+                seen[static_cast<std::size_t>(x)] = true;
+                perm[k] = static_cast<std::size_t>(x);
+              }
+            }
+            section t = a.s;
+            for (std::size_t k = 0; k < n; ++k) t.dims[k] = a.s.dims[perm[k]];
+            t.whole = a.s.whole && std::equal(t.dims.begin(), t.dims.end(), a.s.dims.begin());
+            return py_array{a.h, t};
+          },
+          "A view with the dimensions reordered, as NumPy's transpose (no axes: reversed): dimension k of the "
+          "view is dimension axes[k] of this one. No element moves (dmap::permute in C++). Not collective.")
+      .def_property_readonly(
+          "T", [](py::object self) { return self.attr("transpose")(); },
+          "The view with the dimensions reversed (NumPy's .T); see transpose.")
       .def("__len__", [](const py_array& a) { return a.s.shape().at(0); })
       .def("__getitem__",
            [](const py_array& a, py::handle key) -> py::object {

@@ -6,7 +6,7 @@
 // leading and following) and reduced; assigned between views and arrays of any two maps,
 // overlapping self-assignment included; errors; plan reuse and rebuilding after a resize;
 // exact communication of two assignments; empty views, 3-D planes and lines, views kept
-// across a resize.
+// across a resize; transposed and permuted views (dmap::transpose, dmap::permute).
 //
 // Oracle: arrays hold closed forms of their indices (the base array f(i) = 1000 i0 + i1, the
 // others h and c below). A view is modelled by two lists built by brute force from the tests'
@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -615,6 +616,106 @@ TEST_CASE("array views: assignment between views and arrays of every ordered pai
       INFO(from.name << " into " << to.name);
       CHECK_NO_FAILURE(check_assign(to, from));
     }
+}
+
+/// Collective: "" when the transposed view of an array of `m` reads, leads, follows, reduces and
+/// is assigned as the transposed elements: against arrays over `other` (shape 13 x 11, the
+/// transpose of base_rect's 11 x 13).
+std::string check_transposed(const maker& m, const maker& other) {
+  std::string fail;
+  const auto note = [&](const std::string& s) {
+    if (fail.empty()) fail = s;
+  };
+  auto D = m.make(base_rect);
+  array2 A(D);
+  fill(A, f_value);
+  if (m.name == "stencil(1)") dmap::update_halos(A);  // element reads see ghost cells
+  const auto V = dmap::transpose(A);
+  const rect<2> v_rect{base_rect.dim(1), base_rect.dim(0)};
+  if (V.indices() != v_rect) note("indices " + text(V.indices()));
+  const auto T = [](const idx<2>& j) { return f_value(idx<2>{j[1], j[0]}); };  // V's closed form
+  // Element access and local blocks, on every locale.
+  for (const auto& j : points_of(v_rect))
+    if (static_cast<double>(V[j]) != T(j)) note("V" + text(j) + " = " + text(static_cast<double>(V[j])));
+  const auto owned = V.local_subdomains();
+  const auto blocks = V.local_blocks();
+  for (std::size_t b = 0; b < owned.size(); ++b)
+    for (const auto& j : points_of(owned[b]))
+      if (blocks[b](j) != T(j)) note("local block at " + text(j) + ": " + text(blocks[b](j)));
+  // Gather: row-major over V's indices.
+  const auto all = V.gather();
+  if (dmap::here() == 0) {
+    const auto order = points_of(v_rect);
+    for (std::size_t k = 0; k < order.size() && k < all.size(); ++k)
+      if (all[k] != T(order[k])) note("gather at " + text(order[k]));
+  }
+  // B (13 x 11, another map) = V; zips both ways; the sum.
+  auto E = other.make(other_rect);
+  array2 B(E);
+  B = V;
+  const auto at_B = [&](const idx<2>& i) {  // B's k-th index names V's k-th
+    return T(v_rect.index_at(other_rect.order_of(i)));
+  };
+  const auto d = differences(B, values_of(other_rect, at_B));
+  if (!d.empty()) note("B = transpose(A): " + d);
+  std::atomic<long> wrong{0};  // the loops run on oneTBB threads
+  dmap::forall(dmap::zip(B, V), [&](const double& b, const double& v) { wrong += b != v; });
+  dmap::forall(dmap::zip(V, B), [&](const double& v, const double& b) { wrong += b != v; });
+  if (dmap::all_reduce_sum(wrong.load()) != 0) note("zips of B and V disagree");
+  const double sum = dmap::reduce(V, 0.0), want = dmap::reduce(A, 0.0);
+  if (sum != want) note("reduce(V) = " + text(sum) + ", reduce(A) = " + text(want));
+  // Writes through the transposed view: transpose(A2) = B makes A2 equal A; forall writes too.
+  array2 A2(D);
+  dmap::transpose(A2) = B;
+  const auto d2 = differences(A2, values_of(base_rect, f_value));
+  if (!d2.empty()) note("transpose(A2) = B: " + d2);
+  dmap::forall(dmap::zip(dmap::transpose(A2), B), [](double& a, const double& b) { a = -b; });
+  const auto d3 = differences(A2, values_of(base_rect, [](const idx<2>& i) { return -f_value(i); }));
+  if (!d3.empty()) note("forall over transpose(A2): " + d3);
+  // A slice of the transposed view, and the transpose of a slice: the same elements.
+  const rect<2> part{range(0, 9, 3), range(2, 10)};
+  const auto P = dmap::transpose(A)[part];
+  const auto Q = dmap::transpose(A[rect<2>{part.dim(1), part.dim(0)}]);
+  if (P.indices() != part || Q.indices() != part) note("slice indices");
+  for (const auto& j : points_of(part))
+    if (static_cast<double>(P[j]) != T(j) || static_cast<double>(Q[j]) != T(j)) note("slice at " + text(j));
+  return fail;
+}
+
+TEST_CASE("array views: transposed views read, lead, follow, reduce and are assigned, every map", "[array_view]") {
+  const auto all = makers();
+  for (const auto& m : all)
+    for (const auto& other : {all[0], all[3], all.back()}) {
+      INFO(m.name << ", the other array " << other.name);
+      CHECK_NO_FAILURE(check_transposed(m, other));
+    }
+}
+
+TEST_CASE("array views: permute reorders the dimensions of a 3-D array; a bad order throws", "[array_view]") {
+  const rect<3> r{range(0, 3), range(-1, 4), range(2, 6)};
+  dmap::domain<3> D{dmap::block<3>{}, r};
+  dmap::array<double, 3> A(D);
+  const auto g = [](const idx<3>& i) { return 100.0 * static_cast<double>(i[0]) + 10.0 * static_cast<double>(i[1]) + static_cast<double>(i[2]); };
+  dmap::forall(dmap::zip(A, D), [&](double& a, const idx<3>& i) { a = g(i); });
+  const auto V = dmap::permute(A, {2, 0, 1});
+  CHECK(V.indices() == rect<3>{r.dim(2), r.dim(0), r.dim(1)});
+  const rect<3> v_rect = V.indices();
+  dmap::domain<3> E{dmap::cyclic<3>{}, rect<3>{range(0, 4), range(0, 3), range(0, 5)}};
+  dmap::array<double, 3> B(E);
+  B = V;
+  long wrong = 0;
+  for (const auto& i : points_of(E.indices())) {
+    const idx<3> j = v_rect.index_at(E.indices().order_of(i));
+    wrong += static_cast<double>(B[i]) != g(idx<3>{j[1], j[2], j[0]});
+  }
+  DMAP_CHECK_ALL(wrong == 0);
+  const auto W = dmap::permute(dmap::permute(A, {2, 0, 1}), {1, 2, 0});  // back to A's order
+  CHECK(W.indices() == r);
+  long back = 0;
+  for (const auto& i : points_of(r)) back += static_cast<double>(W[i]) != g(i);
+  DMAP_CHECK_ALL(back == 0);
+  CHECK_THROWS_AS(dmap::permute(A, {0, 0, 1}), dmap::argument_error);
+  CHECK_THROWS_AS(dmap::permute(A, {0, 1, 3}), dmap::argument_error);
 }
 
 TEST_CASE("array views: rows and columns to and from 1-D Block and Cyclic arrays", "[array_view]") {

@@ -14,10 +14,23 @@ from . import _dmap
 DTYPES = ("float64", "float32", "int64", "int32", "complex128")
 
 
-def _agreed(who, parse, key=lambda value: repr(value).encode()):
+def _without_maps(value):
+    """`value` with each dmap map replaced by its kind: a map's description may differ between
+    locales by design (an Unstructured map's own indices, a Hashed mapper's address), and
+    dmap.Domain agrees maps its own way."""
+    from . import Map
+
+    if isinstance(value, Map):
+        return ("map", value.kind)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_without_maps(v) for v in value)
+    return value
+
+
+def _agreed(who, parse, key=lambda value: repr(_without_maps(value)).encode()):
     """Collective: ``parse()`` on every locale; its value when it succeeded everywhere with equal
-    keys (``key(value)``, bytes; by default its ``repr``), dmap.ArgumentError on every locale
-    otherwise."""
+    keys (``key(value)``, bytes; by default the ``repr`` of the value with each map replaced by
+    its kind), dmap.ArgumentError on every locale otherwise."""
     try:
         value, error = parse(), None
     except Exception as e:  # noqa: BLE001  (any bad argument: reported on every locale)

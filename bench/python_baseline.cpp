@@ -7,6 +7,10 @@
 //                  A[...] = B + 0.5 * T, dmap's element-wise operations, NumPy's loops per block)
 //   sum_axis0      dmap::partial_reduce<0>(M, S, 0.0): the column sums of an R x K Block array
 //                  (R = 2^ceil(log2_n/2), K = n/R) into a Block array of K (Python: M.sum(axis=0))
+//   transpose      MT = dmap::transpose(M): the transposed copy into a K x R Block array
+//                  (Python: MT[...] = M.T)
+//   stencil        one 5-point Jacobi sweep of an R x K Stencil grid and its halo update
+//                  (Python: NumPy on the local frames, dmap.update_halos)
 // Each is timed `repetitions` times after a warm-up, synchronised, by the slowest locale
 // (bench::timed). Prints, on locale 0, one machine-readable line per case for the driver,
 //   time <case> ranks=<P> threads=<T> n=<n> msgs=<sent by locale 0> bytes=<...> node_bytes=<...>
@@ -24,6 +28,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -123,5 +128,39 @@ int main(int argc, char** argv) {
   const auto c4 = bench::counters_of_repeat(column_sums);
   const auto t4 = times(column_sums);
   report("sum_axis0", n, t4, c4, 0, dmap::reduce(S, 0.0, std::plus<>{}, widen));
+
+  // The transposed copy B = M^T between two Block arrays (K x R from R x K): Python's
+  // B[...] = M.T. The checksum weights each element by its row (mod 7) + 1, so that a copy
+  // that is not transposed does not pass.
+  dmap::domain<2> DT{dmap::block<2>{}, dmap::rect<2>{dmap::range(0, cols), dmap::range(0, rows)}};
+  dmap::array<double, 2> MT(DT);
+  const auto transposed_copy = [&] { MT = dmap::transpose(M); };
+  const auto c5 = bench::counters_of_repeat(transposed_copy);
+  const auto t5 = times(transposed_copy);
+  const double check5 = dmap::reduce(dmap::zip(MT, DT), 0.0, std::plus<>{}, [](const double& b, const idx<2>& i) {
+    return b * static_cast<double>(i[0] % 7 + 1);
+  });
+  report("transpose", n, t5, c5, 0, check5);
+
+  // One 5-point sweep of an R x K grid over Stencil (one ghost layer, zero outside the grid):
+  // W = 0.25 * (U(-1,0) + U(1,0) + U(0,-1) + U(0,1)), W's ghost cells refreshed, U and W swapped,
+  // as the heat example does. U starts at 0.25 + (i*K + j) mod 7. Python runs the same sweeps
+  // with NumPy on the local frames (examples/python/heat.py's form).
+  dmap::domain<2> DG{dmap::stencil<2>{idx<2>{1, 1}}, dmap::rect<2>{dmap::range(0, rows), dmap::range(0, cols)}};
+  dmap::array<double, 2> U(DG), W(DG);
+  dmap::forall(dmap::zip(U, DG), [cols](double& u, const idx<2>& i) {
+    u = 0.25 + static_cast<double>((i[0] * cols + i[1]) % 7);
+  });
+  dmap::update_halos(U);
+  const auto sweep = [&] {
+    dmap::forall(dmap::zip(W, dmap::neighbors(std::as_const(U), 1)), [](double& w, const auto& u) {
+      w = 0.25 * (u(-1, 0) + u(1, 0) + u(0, -1) + u(0, 1));
+    });
+    dmap::update_halos(W);
+    std::swap(U, W);
+  };
+  const auto c6 = bench::counters_of_repeat(sweep);  // two sweeps: the counters' first run and the measured one
+  const auto t6 = times(sweep);
+  report("stencil", n, t6, c6, 0, dmap::reduce(U, 0.0, std::plus<>{}, widen));
   return 0;
 }

@@ -21,6 +21,14 @@ Cases (1-D, n = 2^log2n float64 elements, B over Block, C over Cyclic, B[i] = 0.
                                            Python: M.sum(axis=0)   C++: dmap::partial_reduce<0>(M, S, 0.0)
   python_sum_axis0_vs_numpy_2d             M.sum(axis=0) against mpi4py + NumPy: comm.Allreduce(m.sum(axis=0), out)
   python_sum_axis0_vs_dask_2d              M.sum(axis=0) against dask.array's m.sum(axis=0).compute()
+  python_transpose_copy_2d                 Python: MT[...] = M.T (Block to Block)   C++: MT = dmap::transpose(M)
+  python_transpose_copy_vs_numpy_2d        against mpi4py + NumPy: pack column blocks, one Alltoallv, place
+  python_transpose_copy_vs_dask_2d         against da.store(m.T, mt)
+  python_stencil_sweep_2d                  one 5-point sweep of an R x K Stencil grid and its halo update:
+                                           Python: NumPy on the local frames + dmap.update_halos
+                                           C++: forall over zip(W, neighbors(U, 1)) + update_halos
+  python_stencil_sweep_vs_numpy_2d         against mpi4py + NumPy: row slabs, Sendrecv of ghost rows
+  python_stencil_sweep_vs_dask_2d          against u.map_overlap(kernel, depth=1, boundary=0).compute()
 
 Dask (Debian's python3-dask) runs in this driver process, after each round's MPI runs, on the same
 values: the threaded scheduler with RANKS x THREADS threads (the cores the MPI runs use), one chunk
@@ -131,11 +139,99 @@ def worker(log2n, reps):
 
     # The mpi4py + NumPy user's column sums: this rank's rows, summed, then one Allreduce (the
     # result on every rank).
-    m_local = np.concatenate([b for b in M.local_blocks() if b.size]) if M.local_blocks() else np.zeros((0, cols))
+    comm, p, me = MPI.COMM_WORLD, dmap.num_locales(), dmap.here()
+    row_cut = [rows * q // p for q in range(p + 1)]  # the user's own rows per rank
+    col_cut = [cols * q // p for q in range(p + 1)]
+    my_i = np.arange(row_cut[me], row_cut[me + 1], dtype=np.int64)[:, None] * cols + np.arange(cols, dtype=np.int64)
+    m_local = 0.25 + (my_i % 1000003).astype(np.float64)
     col_local = np.empty(cols)
 
     def sum_axis0_numpy():
         MPI.COMM_WORLD.Allreduce(m_local.sum(axis=0), col_local)
+
+    # The transposed copy (as bench_python_baseline's transpose): MT[...] = M.T between Block arrays.
+    MT = dmap.Array(dmap.Domain(dmap.Block(), (cols, rows)), "float64")
+
+    def transposed_copy():
+        MT[...] = M.T
+
+    def weighted(blocks, slices):  # each element times its row (mod 7) + 1, summed on every rank
+        local = sum(float((b * (np.arange(s[0].start, s[0].stop) % 7 + 1)[:, None]).sum())
+                    for b, s in zip(blocks, slices) if b.size)
+        return MPI.COMM_WORLD.allreduce(local)
+
+    # The mpi4py + NumPy user's transpose of a row-distributed matrix: each rank cuts its rows
+    # into the column blocks the others will own, one Alltoallv, then places what arrived.
+    m_rows = m_local
+    mt_local = np.empty((col_cut[me + 1] - col_cut[me], rows))
+    send = np.empty(m_rows.size)
+    recv = np.empty(mt_local.size)
+    send_counts = [m_rows.shape[0] * (col_cut[q + 1] - col_cut[q]) for q in range(p)]
+    recv_counts = [(row_cut[q + 1] - row_cut[q]) * mt_local.shape[0] for q in range(p)]
+    send_displs = np.cumsum([0] + send_counts[:-1]).tolist()
+    recv_displs = np.cumsum([0] + recv_counts[:-1]).tolist()
+
+    def transposed_copy_numpy():
+        for q in range(p):  # block q: my rows, q's columns, packed transposed (q's rows, my columns)
+            c0, c1 = col_cut[q], col_cut[q + 1]
+            send[send_displs[q]:send_displs[q] + send_counts[q]] = m_rows[:, c0:c1].T.ravel()
+        comm.Alltoallv([send, (send_counts, send_displs), MPI.DOUBLE], [recv, (recv_counts, recv_displs), MPI.DOUBLE])
+        for q in range(p):  # from q: my rows of MT by q's rows of M
+            r0, r1 = row_cut[q], row_cut[q + 1]
+            mt_local[:, r0:r1] = recv[recv_displs[q]:recv_displs[q] + recv_counts[q]].reshape(mt_local.shape[0], r1 - r0)
+
+    # One 5-point sweep over a Stencil grid (as bench_python_baseline's stencil), NumPy on the
+    # local frames as examples/python/heat.py updates them.
+    DG = dmap.Domain(dmap.Stencil(fluff=1), (rows, cols))
+    grid = [dmap.Array(DG, "float64"), dmap.Array(DG, "float64")]
+    for block, where in zip(grid[0].local_blocks(), grid[0].local_slices()):
+        r, c = where
+        i = np.arange(r.start, r.stop, dtype=np.int64)[:, None] * cols + np.arange(c.start, c.stop, dtype=np.int64)
+        block[...] = 0.25 + (i % 7).astype(np.float64)
+    dmap.update_halos(grid[0])
+
+    def frames_of(X):
+        out = []
+        for b, (fr, fc), (r, c) in zip(X.local_blocks(), X.local_frame_indices(), X.local_slices()):
+            out.append((b, r.start - fr.start, c.start - fc.start, b.shape))
+        return out
+
+    frames = [list(zip(frames_of(X), X.local_frames())) for X in grid]
+
+    def sweep():
+        src, dst = frames[0], frames[1]
+        for ((_, o0, o1, (h, w)), a), ((b, _, _, _), _) in zip(src, dst):
+            np.add(a[o0 - 1:o0 - 1 + h, o1:o1 + w], a[o0 + 1:o0 + 1 + h, o1:o1 + w], out=b)
+            np.add(b, a[o0:o0 + h, o1 - 1:o1 - 1 + w], out=b)
+            np.add(b, a[o0:o0 + h, o1 + 1:o1 + 1 + w], out=b)
+            np.multiply(b, 0.25, out=b)
+        dmap.update_halos(grid[1])
+        grid.reverse()
+        frames.reverse()
+
+    # The mpi4py + NumPy user's sweep: rows per rank with one ghost row above and below (and a
+    # zero column each side), Sendrecv with the neighbours, the same NumPy passes.
+    h_me = row_cut[me + 1] - row_cut[me]
+    u = [np.zeros((h_me + 2, cols + 2)), np.zeros((h_me + 2, cols + 2))]
+    gi = np.arange(row_cut[me], row_cut[me + 1], dtype=np.int64)[:, None] * cols + np.arange(cols, dtype=np.int64)
+    u[0][1:-1, 1:-1] = 0.25 + (gi % 7).astype(np.float64)
+    up, down = (me - 1 if me > 0 else MPI.PROC_NULL), (me + 1 if me < p - 1 else MPI.PROC_NULL)
+
+    def halo(x):
+        comm.Sendrecv(x[1], dest=up, recvbuf=x[-1], source=down)
+        comm.Sendrecv(x[-2], dest=down, recvbuf=x[0], source=up)
+
+    halo(u[0])
+
+    def sweep_numpy():
+        a, b = u[0], u[1]
+        inner = b[1:-1, 1:-1]
+        np.add(a[:-2, 1:-1], a[2:, 1:-1], out=inner)
+        np.add(inner, a[1:-1, :-2], out=inner)
+        np.add(inner, a[1:-1, 2:], out=inner)
+        np.multiply(inner, 0.25, out=inner)
+        halo(b)
+        u.reverse()
 
     redistribute()  # as the C++ side: a first run before the timed ones (plans)
     t1 = times(redistribute)
@@ -154,10 +250,25 @@ def worker(log2n, reps):
     check6 = float(result["S"].sum())
     t7 = times(sum_axis0_numpy)
     check7 = float(col_local.sum())
+    transposed_copy()  # as the C++ side: a first run (its plan)
+    t8 = times(transposed_copy)
+    check8 = weighted(MT.local_blocks(), MT.local_slices())
+    t9 = times(transposed_copy_numpy)
+    check9 = weighted([mt_local], [(slice(col_cut[me], col_cut[me + 1]),)])
+    sweep()
+    sweep()  # as the C++ side: two sweeps before the timed ones
+    t10 = times(sweep)
+    check10 = float(grid[0].sum())
+    sweep_numpy()
+    sweep_numpy()
+    t11 = times(sweep_numpy)
+    check11 = comm.allreduce(float(u[0][1:-1, 1:-1].sum()))
     if dmap.here() == 0:
         for name, t, check in (("redistribute", t1, check1), ("reduce", t2, check2), ("triad", t3, check3),
                                ("triad_out", t4, check4), ("triad_numpy", t5, check5), ("sum_axis0", t6, check6),
-                               ("sum_axis0_numpy", t7, check7)):
+                               ("sum_axis0_numpy", t7, check7), ("transpose", t8, check8),
+                               ("transpose_numpy", t9, check9), ("stencil", t10, check10),
+                               ("stencil_numpy", t11, check11)):
             print(f"time {name} ranks={dmap.num_locales()} threads={dmap.num_threads()} n={n} check={check!r} "
                   f"seconds={','.join(f'{x:.6f}' for x in t)}", flush=True)
     return 0
@@ -165,7 +276,7 @@ def worker(log2n, reps):
 
 # ------------------------------------------------------------------------------------ dask
 def dask_times(log2n, reps, workers):
-    """dask.array's triad and column sums on the same values, in this process: the threaded
+    """dask.array's triad, column sums, transposed copy and stencil sweep on the same values, in this process: the threaded
     scheduler with `workers` threads (the cores the MPI runs use), one chunk per worker (rows for
     the 2-D array). Returns {case: [seconds]} and {case: checksum}."""
     import dask
@@ -188,9 +299,34 @@ def dask_times(log2n, reps, workers):
     def sum_axis0():
         result["S"] = m.sum(axis=0).compute()
 
+    cols = n // rows
+    mt_np = np.empty((cols, rows))
+
+    def transposed_copy():
+        da.store(m.T, mt_np, lock=False)
+
+    # The stencil grid: 0.25 + (i*K + j) mod 7, one sweep a map_overlap (zero outside the grid).
+    grid = {"u": 0.25 + (np.arange(n, dtype=np.int64) % 7).astype(np.float64).reshape(rows, cols)}
+
+    def kernel(x):
+        out = np.zeros_like(x)
+        inner = out[1:-1, 1:-1]
+        np.add(x[:-2, 1:-1], x[2:, 1:-1], out=inner)
+        np.add(inner, x[1:-1, :-2], out=inner)
+        np.add(inner, x[1:-1, 2:], out=inner)
+        np.multiply(inner, 0.25, out=inner)
+        return out
+
+    def sweep():
+        u = da.from_array(grid["u"], chunks=(-(-rows // workers), cols))
+        grid["u"] = u.map_overlap(kernel, depth=1, boundary=0, dtype=np.float64).compute()
+
     times, checks = {}, {}
     with dask.config.set(scheduler="threads", num_workers=workers):
-        for name, f in (("triad_dask", triad), ("sum_axis0_dask", sum_axis0)):
+        for name, f, first in (("triad_dask", triad, 1), ("sum_axis0_dask", sum_axis0, 1),
+                               ("transpose_dask", transposed_copy, 1), ("stencil_dask", sweep, 3)):
+            for _ in range(first - 1):  # as the C++ side: the stencil sweeps twice before the timed ones
+                f()
             seconds = []
             for _ in range(reps + 1):
                 t0 = time.perf_counter()
@@ -198,6 +334,8 @@ def dask_times(log2n, reps, workers):
                 seconds.append(time.perf_counter() - t0)
             times[name] = seconds[1:]
     checks["triad_dask"], checks["sum_axis0_dask"] = float(a_np.sum()), float(result["S"].sum())
+    checks["transpose_dask"] = float((mt_np * (np.arange(cols) % 7 + 1)[:, None]).sum())
+    checks["stencil_dask"] = float(grid["u"].sum())
     return times, checks
 
 
@@ -229,7 +367,8 @@ def driver(args):
     cpp, py, fields = {}, {}, {}
     # The C++ case each case's checksum and counters come from (its own when not listed).
     cpp_case = {"triad_out": "triad", "triad_numpy": "triad", "triad_out_numpy": "triad", "triad_dask": "triad",
-                "sum_axis0_numpy": "sum_axis0", "sum_axis0_dask": "sum_axis0"}
+                "sum_axis0_numpy": "sum_axis0", "sum_axis0_dask": "sum_axis0", "transpose_numpy": "transpose",
+                "transpose_dask": "transpose", "stencil_numpy": "stencil", "stencil_dask": "stencil"}
 
     def same_check(case, got):
         want = fields[cpp_case.get(case, case)]["check"]
@@ -254,11 +393,16 @@ def driver(args):
              "triad": "python_triad_1d", "triad_out": "python_triad_out_1d", "triad_numpy": "python_triad_vs_numpy_1d",
              "triad_out_numpy": "python_triad_out_vs_numpy_1d", "triad_dask": "python_triad_vs_dask_1d",
              "triad_out_dask": "python_triad_out_vs_dask_1d", "sum_axis0": "python_sum_axis0_2d",
-             "sum_axis0_numpy": "python_sum_axis0_vs_numpy_2d", "sum_axis0_dask": "python_sum_axis0_vs_dask_2d"}
+             "sum_axis0_numpy": "python_sum_axis0_vs_numpy_2d", "sum_axis0_dask": "python_sum_axis0_vs_dask_2d",
+             "transpose": "python_transpose_copy_2d", "transpose_numpy": "python_transpose_copy_vs_numpy_2d",
+             "transpose_dask": "python_transpose_copy_vs_dask_2d", "stencil": "python_stencil_sweep_2d",
+             "stencil_numpy": "python_stencil_sweep_vs_numpy_2d", "stencil_dask": "python_stencil_sweep_vs_dask_2d"}
     # A case against a peer (mpi4py + NumPy, Dask): dmap's form from Python, the peer's time.
     peers = {"triad_numpy": ("triad", "triad_numpy"), "triad_out_numpy": ("triad_out", "triad_numpy"),
              "triad_dask": ("triad", "triad_dask"), "triad_out_dask": ("triad_out", "triad_dask"),
-             "sum_axis0_numpy": ("sum_axis0", "sum_axis0_numpy"), "sum_axis0_dask": ("sum_axis0", "sum_axis0_dask")}
+             "sum_axis0_numpy": ("sum_axis0", "sum_axis0_numpy"), "sum_axis0_dask": ("sum_axis0", "sum_axis0_dask"),
+             "transpose_numpy": ("transpose", "transpose_numpy"), "transpose_dask": ("transpose", "transpose_dask"),
+             "stencil_numpy": ("stencil", "stencil_numpy"), "stencil_dask": ("stencil", "stencil_dask")}
     cpp_case.update({"triad_out_dask": "triad"})
     for case in names:
         f = fields[cpp_case.get(case, case)]

@@ -74,6 +74,7 @@ from ._dmap import (  # noqa: F401
 from ._constructors import arange, empty, empty_like, full, full_like, linspace, ones, ones_like, zeros, zeros_like
 from ._elementwise import install as _install_elementwise
 from ._reductions import install as _install_reductions
+from ._reshape import reshape, reshape_method as _reshape_method
 from ._printing import array_repr as _array_repr
 
 __all__ = [
@@ -82,7 +83,7 @@ __all__ = [
     "FileError", "FormatError", "init", "finalize", "started", "collect", "here", "num_locales",
     "num_threads", "barrier", "gather_limit", "set_gather_limit", "update_halos", "from_distarray",
     "from_partitioned", "locations", "empty", "zeros", "ones", "full", "arange", "linspace", "empty_like",
-    "zeros_like", "ones_like", "full_like",
+    "zeros_like", "ones_like", "full_like", "reshape",
 ]
 
 
@@ -239,6 +240,7 @@ Array.__partitioned__ = property(_partitioned)
 Array.__repr__ = _array_repr
 _install_elementwise(Array)
 _install_reductions(Array)
+Array.reshape = _reshape_method
 Array.itemsize = property(lambda self: self.dtype.itemsize, doc="The bytes of one element.")
 Array.nbytes = property(lambda self: self.size * self.dtype.itemsize, doc="The bytes of all elements (every locale's).")
 

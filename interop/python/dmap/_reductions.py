@@ -493,7 +493,7 @@ UFUNC_REDUCTIONS = {_np.add: "sum", _np.multiply: "prod", _np.minimum: "min", _n
 
 def array_function(self, func, types, args, kwargs):
     """``A.__array_function__``: NumPy's reductions (np.sum, np.mean, ...) as A's methods and
-    np.transpose as A.transpose (a view); any other NumPy function runs NumPy's own code, which converts dmap arrays as np.asarray does
+    np.transpose as A.transpose (a view), np.reshape as A.reshape (a copy); any other NumPy function runs NumPy's own code, which converts dmap arrays as np.asarray does
     (an allgather, refused above dmap.gather_limit())."""
     name = _FUNCTIONS.get(func)
     if name is not None and args and isinstance(args[0], _dmap.Array):
@@ -501,6 +501,9 @@ def array_function(self, func, types, args, kwargs):
     if func is _np.transpose and args and isinstance(args[0], _dmap.Array):  # np.transpose(a, axes=None)
         axes = args[1] if len(args) > 1 else kwargs.get("axes")
         return args[0].transpose(axes)
+    if func is _np.reshape and args and isinstance(args[0], _dmap.Array):  # np.reshape(a, newshape, order="C")
+        shape = args[1] if len(args) > 1 else kwargs.get("newshape")
+        return args[0].reshape(shape, order=args[2] if len(args) > 2 else kwargs.get("order", "C"))
     implementation = getattr(func, "_implementation", None)
     if implementation is None:
         return NotImplemented

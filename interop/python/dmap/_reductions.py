@@ -492,12 +492,20 @@ UFUNC_REDUCTIONS = {_np.add: "sum", _np.multiply: "prod", _np.minimum: "min", _n
 
 
 def array_function(self, func, types, args, kwargs):
-    """``A.__array_function__``: NumPy's reductions (np.sum, np.mean, ...) as A's methods and
-    np.transpose as A.transpose (a view), np.reshape as A.reshape (a copy); any other NumPy function runs NumPy's own code, which converts dmap arrays as np.asarray does
+    """``A.__array_function__``: NumPy's reductions (np.sum, np.mean, ...) as A's methods,
+    np.transpose as A.transpose (a view), np.reshape as A.reshape (a copy), and the functions of
+    _functions.py (np.dot, np.linalg.norm, np.allclose, np.copy, np.zeros_like, ...); any other NumPy function runs NumPy's own code, which converts dmap arrays as np.asarray does
     (an allgather, refused above dmap.gather_limit())."""
     name = _FUNCTIONS.get(func)
     if name is not None and args and isinstance(args[0], _dmap.Array):
         return getattr(args[0], name)(*args[1:], **kwargs)
+    from ._functions import FUNCTIONS
+
+    answer = FUNCTIONS.get(func)
+    if answer is not None:
+        result = answer(*args, **kwargs)
+        if result is not NotImplemented:
+            return result
     if func is _np.transpose and args and isinstance(args[0], _dmap.Array):  # np.transpose(a, axes=None)
         axes = args[1] if len(args) > 1 else kwargs.get("axes")
         return args[0].transpose(axes)

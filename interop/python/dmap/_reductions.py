@@ -18,7 +18,7 @@ import pickle
 import numpy as _np
 
 from . import _dmap
-from ._constructors import DTYPES, _agreed, _alive, _is_int, _map
+from ._constructors import _agreed, _alive, _dtype, _is_int, _map
 
 
 def _exchange(outgoing):
@@ -316,12 +316,7 @@ def _parse(A, fold, axis, dtype, out, keepdims, ddof, who):
     if dtype is not None:
         if not fold.takes_dtype:
             raise ValueError(f"{who}: dtype is not supported (only sum, prod and mean take one)")
-        try:
-            dtype = _np.dtype(dtype).name
-        except TypeError:
-            raise ValueError(f"{who}: dtype {dtype!r} is not a NumPy dtype") from None
-        if dtype not in DTYPES:
-            raise ValueError(f"{who}: dtype {dtype} is not one of dmap's: {', '.join(DTYPES)}")
+        dtype = _dtype(dtype, who)
     if not _is_int(ddof) or ddof < 0:
         raise ValueError(f"{who}: ddof is {ddof!r}; it must be an int >= 0")
     axes = _axes(axis, A.ndim, who, single=fold.name.startswith("arg"))

@@ -59,3 +59,25 @@ def test_left_to_numpy_under_the_gather_limit():
         raises_everywhere(dmap.ArgumentError, np.cumsum, X)  # a gather, refused above the limit
     finally:
         dmap.set_gather_limit(old)
+
+
+def test_where_chooses_elementwise_on_the_blocks():
+    old = dmap.set_gather_limit(0)
+    try:
+        x = np.arange(-6.0, 6.0).reshape(3, 4)
+        mask = (np.arange(12).reshape(3, 4) % 3 == 0).astype(np.int32)  # numbers: nonzero is true
+        X, M = _made(x), _made(mask, dmap.Cyclic())
+        Y = _made(-x * 10, dmap.BlockCyclic(2))
+        check_equal(np.where(M, X, Y).allgather(), np.where(mask, x, -x * 10), "three dmap arrays of three maps")
+        check_equal(dmap.where(M, X, 0.5).allgather(), np.where(mask, x, 0.5), "a scalar")
+        check_equal(np.where(mask.astype(bool), X, x[0]).allgather(), np.where(mask.astype(bool), x, x[0]),
+                    "a NumPy bool condition and a broadcast row")
+        ints = np.where(M, _made(mask * 7), 1)
+        check(ints.dtype == np.where(mask, mask * 7, 1).dtype, f"NumPy's result dtype, not {ints.dtype}")
+        out = dmap.zeros((3, 4), map=dmap.Cyclic())
+        dmap.where(M, X, Y, out=out)
+        check_equal(out.allgather(), np.where(mask, x, -x * 10), "out=")
+        raises_everywhere(dmap.ArgumentError, np.where, M, X, _made(np.zeros((4, 3))))
+    finally:
+        dmap.set_gather_limit(old)
+    check_equal(np.where(_made(np.array([0.0, 2.0, 0.0, 1.0])))[0], np.array([1, 3]), "one argument: NumPy's code")

@@ -139,6 +139,32 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     return out
 
 
+class _Where:
+    """np.where(cond, x, y) in the shape of a one-output ufunc, so that array_ufunc agrees its
+    operands and places them: cond is true where it is nonzero (dmap has no bool arrays; NumPy
+    bool arrays are fine), the result dtype is NumPy's for x and y."""
+
+    __name__ = "where"
+    nout = 1
+
+    def __call__(self, cond, x, y, out=None):
+        chosen = _np.where(_np.not_equal(cond, 0), x, y)
+        if out is None:
+            return chosen
+        _np.copyto(out, chosen, casting="same_kind")
+        return out
+
+
+_WHERE = _Where()
+
+
+def where(cond, x, y, *, out=None):
+    """Collective: NumPy's where(cond, x, y) on dmap arrays (any of the three; the others NumPy
+    arrays or scalars, broadcast), computed on every locale's blocks: x where cond is nonzero, y
+    elsewhere. The result is a new dmap array placed as for a ufunc, or `out`."""
+    return array_ufunc(None, _WHERE, "__call__", cond, x, y, **({} if out is None else {"out": out}))
+
+
 def astype(self, dtype):
     """Collective: a new array over the same domain (Block for a view) with the elements
     converted to `dtype` as NumPy's astype does (unsafe casting: floats truncate into integers)."""

@@ -1,5 +1,5 @@
 """NumPy functions that dmap arrays answer without gathering: the ``*_like`` constructors and
-``np.copy`` (new dmap arrays), ``np.clip`` (ufuncs), and the scalar answers ``np.dot`` / ``np.vdot`` /
+``np.copy`` (new dmap arrays), ``np.clip`` (ufuncs), ``np.where(cond, x, y)`` (element-wise), and the scalar answers ``np.dot`` / ``np.vdot`` /
 ``np.inner`` of two vectors, ``np.linalg.norm``, ``np.allclose`` and ``np.array_equal`` (element-wise
 operations and reductions, the same value on every locale). Collective. Other NumPy functions run
 NumPy's own code on the gathered array (``np.asarray``, refused above dmap.gather_limit())."""
@@ -8,6 +8,7 @@ import numpy as _np
 
 from . import _dmap
 from ._constructors import empty_like, full_like, ones_like, zeros_like
+from ._elementwise import where
 
 _INF = float("inf")
 
@@ -92,7 +93,16 @@ def _clip(a, a_min=None, a_max=None, out=None):
     return result
 
 
+def _where(condition, *xy):
+    """np.where(cond, x, y) (the one-argument form, positions of the nonzero elements, is left to
+    NumPy's code)."""
+    if len(xy) != 2:
+        return NotImplemented
+    return where(condition, *xy)
+
+
 FUNCTIONS = {
+    _np.where: _where,
     _np.empty_like: lambda a, dtype=None, *, map=None: empty_like(a, dtype, map=map),  # noqa: A002
     _np.zeros_like: lambda a, dtype=None, *, map=None: zeros_like(a, dtype, map=map),  # noqa: A002
     _np.ones_like: lambda a, dtype=None, *, map=None: ones_like(a, dtype, map=map),  # noqa: A002

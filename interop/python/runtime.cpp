@@ -1,16 +1,15 @@
-// The module's runtime: environment, registry of dmap objects, agreed releases, exceptions
-// (see runtime.h).
+// The module's runtime: environment, registry of dmap objects, agreed releases, the reuse
+// pool of dropped arrays' storage, exceptions (see runtime.h).
 #include "runtime.h"
 
 #include <mpi4py/mpi4py.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <vector>
 
 #include <dmap/runtime/agreement.hpp>
-#include <deque>
-
 #include <dmap/runtime/collectives.hpp>
 #include <dmap/runtime/environment.hpp>
 

@@ -162,11 +162,10 @@ def worker(log2n, reps):
 
     # The mpi4py + NumPy user's transpose of a row-distributed matrix: each rank cuts its rows
     # into the column blocks the others will own, one Alltoallv, then places what arrived.
-    m_rows = m_local
     mt_local = np.empty((col_cut[me + 1] - col_cut[me], rows))
-    send = np.empty(m_rows.size)
+    send = np.empty(m_local.size)
     recv = np.empty(mt_local.size)
-    send_counts = [m_rows.shape[0] * (col_cut[q + 1] - col_cut[q]) for q in range(p)]
+    send_counts = [m_local.shape[0] * (col_cut[q + 1] - col_cut[q]) for q in range(p)]
     recv_counts = [(row_cut[q + 1] - row_cut[q]) * mt_local.shape[0] for q in range(p)]
     send_displs = np.cumsum([0] + send_counts[:-1]).tolist()
     recv_displs = np.cumsum([0] + recv_counts[:-1]).tolist()
@@ -174,7 +173,7 @@ def worker(log2n, reps):
     def transposed_copy_numpy():
         for q in range(p):  # block q: my rows, q's columns, packed transposed (q's rows, my columns)
             c0, c1 = col_cut[q], col_cut[q + 1]
-            send[send_displs[q]:send_displs[q] + send_counts[q]] = m_rows[:, c0:c1].T.ravel()
+            send[send_displs[q]:send_displs[q] + send_counts[q]] = m_local[:, c0:c1].T.ravel()
         comm.Alltoallv([send, (send_counts, send_displs), MPI.DOUBLE], [recv, (recv_counts, recv_displs), MPI.DOUBLE])
         for q in range(p):  # from q: my rows of MT by q's rows of M
             r0, r1 = row_cut[q], row_cut[q + 1]

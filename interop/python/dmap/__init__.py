@@ -80,6 +80,7 @@ from ._elementwise import install as _install_elementwise
 from ._reductions import install as _install_reductions
 from ._reshape import reshape, reshape_method as _reshape_method
 from ._elementwise import where
+from ._functions import array_function as _array_function
 from ._printing import array_repr as _array_repr
 
 __all__ = [
@@ -246,6 +247,7 @@ Array.__repr__ = _array_repr
 _install_elementwise(Array)
 _install_reductions(Array)
 Array.reshape = _reshape_method
+Array.__array_function__ = _array_function
 Array.itemsize = property(lambda self: self.dtype.itemsize, doc="The bytes of one element.")
 Array.nbytes = property(lambda self: self.size * self.dtype.itemsize, doc="The bytes of all elements (every locale's).")
 

@@ -106,7 +106,8 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     every locale). The result is a new dmap array over the first whole dmap operand's domain
     (Block when the dmap operands are views), or `out`."""
     who = f"dmap: numpy.{ufunc.__name__}"
-    _alive(*inputs, *([kwargs["out"]] if isinstance(kwargs.get("out"), _dmap.Array) else kwargs.get("out") or ()))
+    out = kwargs.get("out")
+    _alive(*inputs, *(out if isinstance(out, tuple) else (out,)))
     if method == "reduce" and ufunc in UFUNC_REDUCTIONS and len(inputs) == 1 and isinstance(inputs[0], _dmap.Array):
         return getattr(inputs[0], UFUNC_REDUCTIONS[ufunc])(**{"axis": 0, **kwargs})
     shape, kind, out = _agreed(who, lambda: _check(ufunc, method, inputs, kwargs),

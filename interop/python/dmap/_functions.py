@@ -1,14 +1,19 @@
-"""NumPy functions that dmap arrays answer without gathering: the ``*_like`` constructors and
-``np.copy`` (new dmap arrays), ``np.clip`` (ufuncs), ``np.where(cond, x, y)`` (element-wise), and the scalar answers ``np.dot`` / ``np.vdot`` /
-``np.inner`` of two vectors, ``np.linalg.norm``, ``np.allclose`` and ``np.array_equal`` (element-wise
-operations and reductions, the same value on every locale). Collective. Other NumPy functions run
-NumPy's own code on the gathered array (``np.asarray``, refused above dmap.gather_limit())."""
+"""NumPy's functions on dmap arrays (``__array_function__``, dispatched by ``array_function``).
+
+Answered without gathering: the reductions (A's methods), ``np.transpose`` and ``np.reshape``
+(A.transpose, A.reshape), the ``*_like`` constructors and ``np.copy`` (new dmap arrays),
+``np.clip`` (ufuncs), ``np.where(cond, x, y)`` (element-wise), and the scalars ``np.dot`` /
+``np.vdot`` / ``np.inner`` of two vectors, ``np.linalg.norm``, ``np.allclose`` and
+``np.array_equal`` (element-wise operations and reductions, the same value on every locale).
+Collective. Other NumPy functions, and the cases above that return NotImplemented, run NumPy's
+own code on the gathered array (``np.asarray``, refused above dmap.gather_limit())."""
 
 import numpy as _np
 
 from . import _dmap
 from ._constructors import empty_like, full_like, ones_like, zeros_like
 from ._elementwise import where
+from ._reductions import REDUCTION_FUNCTIONS
 
 _INF = float("inf")
 
@@ -28,7 +33,7 @@ def _vdot(a, b):
     """np.vdot: the first argument conjugated, both flattened (dmap: 1-D arrays only)."""
     if _np.ndim(a) != 1 or _np.ndim(b) != 1:
         return NotImplemented
-    return _np.multiply(_np.conjugate(a) if _np.iscomplexobj(_np.empty(0, a.dtype)) else a, b).sum()
+    return _np.multiply(_np.conjugate(a) if a.dtype.kind == "c" else a, b).sum()
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002  (NumPy's name)
@@ -101,7 +106,19 @@ def _where(condition, *xy):
     return where(condition, *xy)
 
 
+def _transpose(a, axes=None):
+    """np.transpose(a, axes): A.transpose (a view)."""
+    return a.transpose(axes) if _is_dmap(a) else NotImplemented
+
+
+def _reshape(a, newshape, order="C"):
+    """np.reshape(a, newshape, order): A.reshape (a copy)."""
+    return a.reshape(newshape, order=order) if _is_dmap(a) else NotImplemented
+
+
 FUNCTIONS = {
+    _np.transpose: _transpose,
+    _np.reshape: _reshape,
     _np.where: _where,
     _np.empty_like: lambda a, dtype=None, *, map=None: empty_like(a, dtype, map=map),  # noqa: A002
     _np.zeros_like: lambda a, dtype=None, *, map=None: zeros_like(a, dtype, map=map),  # noqa: A002
@@ -116,3 +133,22 @@ FUNCTIONS = {
     _np.array_equal: _array_equal,
     _np.clip: _clip,
 }
+
+
+def array_function(self, func, types, args, kwargs):
+    """``A.__array_function__``: NumPy's reductions (np.sum, np.mean, ...) as A's methods, and the
+    functions above; any other NumPy function (or one above that leaves the case to NumPy) runs
+    NumPy's own code, which converts dmap arrays as np.asarray does (an allgather, refused above
+    dmap.gather_limit())."""
+    name = REDUCTION_FUNCTIONS.get(func)
+    if name is not None and args and _is_dmap(args[0]):
+        return getattr(args[0], name)(*args[1:], **kwargs)
+    answer = FUNCTIONS.get(func)
+    if answer is not None:
+        result = answer(*args, **kwargs)
+        if result is not NotImplemented:
+            return result
+    implementation = getattr(func, "_implementation", None)
+    if implementation is None:
+        return NotImplemented
+    return implementation(*args, **kwargs)

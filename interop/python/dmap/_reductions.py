@@ -44,14 +44,15 @@ class _Fold:
 
     ordered = False  # min, max, argmin, argmax: no identity; complex elements have no order
     takes_dtype = False
-    record = None  # the accumulator's dtype (set by bind)
-
     def __init__(self, name):
         self.name = name
 
-    def bind(self, dtype, requested, ndim, axes, ddof):
-        self.dtype, self.axes, self.ddof = dtype, axes, ddof
+    def bind(self, dtype, requested, shape, axes, ddof):
+        """Fixes the input's dtype and shape, the reduced axes and ddof, the result's dtype and
+        the accumulator's (`record`: the result's unless a fold keeps more)."""
+        self.dtype, self.shape, self.axes, self.ddof = dtype, shape, axes, ddof
         self.result = self.result_dtype(dtype, requested)
+        self.record = self.result
 
 
 class _Monoid(_Fold):
@@ -65,10 +66,6 @@ class _Monoid(_Fold):
 
     def result_dtype(self, dtype, requested):
         return _np.dtype(requested) if requested is not None else getattr(_np, self.name)(_np.ones(1, dtype)).dtype
-
-    def bind(self, *args):
-        super().bind(*args)
-        self.record = self.result
 
     def local(self, block, slices):
         return self.ufunc.reduce(block, axis=self.axes, dtype=self.result, keepdims=True)
@@ -94,10 +91,6 @@ class _Extreme(_Fold):
 
     def result_dtype(self, dtype, requested):
         return dtype
-
-    def bind(self, *args):
-        super().bind(*args)
-        self.record = self.result
 
     def local(self, block, slices):
         return self.ufunc.reduce(block, axis=self.axes, keepdims=True)
@@ -207,9 +200,9 @@ class _Arg(_Fold):
     def result_dtype(self, dtype, requested):
         return _np.dtype("int64")
 
-    def bind(self, dtype, requested, ndim, axes, ddof):
-        super().bind(dtype, requested, ndim, axes, ddof)
-        self.flat = len(axes) == ndim  # axis=None: positions in the flattened array
+    def bind(self, dtype, requested, shape, axes, ddof):
+        super().bind(dtype, requested, shape, axes, ddof)
+        self.flat = len(axes) == len(shape)  # axis=None: positions in the flattened array
         self.record = _np.dtype([("v", dtype), ("i", "int64")])
 
     def local(self, block, slices):
@@ -254,10 +247,6 @@ class _Truth(_Fold):
 
     def result_dtype(self, dtype, requested):
         return _np.dtype("bool")
-
-    def bind(self, *args):
-        super().bind(*args)
-        self.record = self.result
 
     def local(self, block, slices):
         return self.ufunc.reduce(block != 0, axis=self.axes, keepdims=True)
@@ -406,8 +395,7 @@ def reduce(A, name, axis=None, dtype=None, out=None, keepdims=False, ddof=0, uns
         raise _dmap.UnsupportedError(f"{who}: complex128 elements have no order; reduce the real or imaginary part")
     if not kept and requested is None and name in ("sum", "prod", "min", "max"):
         return A._reduce(name)  # in C++ over the blocks
-    fold.bind(A.dtype, requested, A.ndim, axes, ddof_)
-    fold.shape = tuple(A.shape)
+    fold.bind(A.dtype, requested, tuple(A.shape), axes, ddof_)
     count = math.prod(A.shape[a] for a in axes)
     kept_dims = [d for d in range(A.ndim) if keep or d not in axes]
     parts = _fold_blocks(A, fold, kept_dims)
@@ -476,45 +464,17 @@ _SIGNATURES = {
     "all": ("axis", "out", "keepdims"),
 }
 
-#: NumPy's functions that dmap arrays answer themselves (the rest convert, see array_function).
-_FUNCTIONS = {_np.sum: "sum", _np.prod: "prod", _np.min: "min", _np.amin: "min", _np.max: "max",
-              _np.amax: "max", _np.mean: "mean", _np.var: "var", _np.std: "std", _np.argmin: "argmin",
-              _np.argmax: "argmax", _np.any: "any", _np.all: "all"}
+#: NumPy's reduction functions, answered by the method of that name (see _functions.py).
+REDUCTION_FUNCTIONS = {_np.sum: "sum", _np.prod: "prod", _np.min: "min", _np.amin: "min", _np.max: "max",
+                       _np.amax: "max", _np.mean: "mean", _np.var: "var", _np.std: "std",
+                       _np.argmin: "argmin", _np.argmax: "argmax", _np.any: "any", _np.all: "all"}
 
 #: ufunc.reduce as a reduction (NumPy's default axis there is 0).
 UFUNC_REDUCTIONS = {_np.add: "sum", _np.multiply: "prod", _np.minimum: "min", _np.maximum: "max",
                     _np.logical_or: "any", _np.logical_and: "all"}
 
 
-def array_function(self, func, types, args, kwargs):
-    """``A.__array_function__``: NumPy's reductions (np.sum, np.mean, ...) as A's methods,
-    np.transpose as A.transpose (a view), np.reshape as A.reshape (a copy), and the functions of
-    _functions.py (np.dot, np.linalg.norm, np.allclose, np.copy, np.zeros_like, ...); any other NumPy function runs NumPy's own code, which converts dmap arrays as np.asarray does
-    (an allgather, refused above dmap.gather_limit())."""
-    name = _FUNCTIONS.get(func)
-    if name is not None and args and isinstance(args[0], _dmap.Array):
-        return getattr(args[0], name)(*args[1:], **kwargs)
-    from ._functions import FUNCTIONS
-
-    answer = FUNCTIONS.get(func)
-    if answer is not None:
-        result = answer(*args, **kwargs)
-        if result is not NotImplemented:
-            return result
-    if func is _np.transpose and args and isinstance(args[0], _dmap.Array):  # np.transpose(a, axes=None)
-        axes = args[1] if len(args) > 1 else kwargs.get("axes")
-        return args[0].transpose(axes)
-    if func is _np.reshape and args and isinstance(args[0], _dmap.Array):  # np.reshape(a, newshape, order="C")
-        shape = args[1] if len(args) > 1 else kwargs.get("newshape")
-        return args[0].reshape(shape, order=args[2] if len(args) > 2 else kwargs.get("order", "C"))
-    implementation = getattr(func, "_implementation", None)
-    if implementation is None:
-        return NotImplemented
-    return implementation(*args, **kwargs)
-
-
 def install(Array):
-    """Gives dmap.Array the reductions and NumPy's function protocol."""
+    """Gives dmap.Array the reductions as methods."""
     for name, signature in _SIGNATURES.items():
         setattr(Array, name, _method(name, signature))
-    Array.__array_function__ = array_function

@@ -539,7 +539,7 @@ class typed_array final : public array_handle {
   }
 
   std::shared_ptr<array_handle> copy() override {
-    auto made = std::make_shared<typed_array<T, M>>(dom_);
+    auto made = std::make_shared<typed_array<T, M>>(dom_, false);  // every element assigned next
     made->arr() = arr();
     return made;
   }

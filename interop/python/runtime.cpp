@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include <dmap/runtime/agreement.hpp>
@@ -23,8 +24,11 @@ struct state_t {
   std::unique_ptr<dmap::environment> env;
   std::uint64_t next_serial = 1;
   std::map<std::uint64_t, releasable*> live;                // by serial
-  std::map<std::uint64_t, std::shared_ptr<void>> dead;      // dropped by Python here, not yet freed
-  std::map<std::uint64_t, reuse_key> reusable;              // of the dead: those that may be pooled
+  struct dropped {
+    std::shared_ptr<void> payload;
+    std::optional<reuse_key> reuse;  // set when the state may serve a later array (the pool)
+  };
+  std::map<std::uint64_t, dropped> dead;                    // dropped by Python here, not yet freed
   struct pooled {
     std::uint64_t serial;
     std::shared_ptr<void> payload;
@@ -97,18 +101,13 @@ std::size_t free_serials(const std::vector<std::uint64_t>& serials, bool drain) 
   for (std::uint64_t serial : serials) {
     auto it = s.dead.find(serial);
     if (it == s.dead.end()) continue;
-    std::shared_ptr<void> doomed = std::move(it->second);
+    auto doomed = std::move(it->second);
     s.dead.erase(it);
-    const auto key = s.reusable.find(serial);
-    if (key != s.reusable.end()) {
-      reuse_key k = std::move(key->second);
-      s.reusable.erase(key);
-      if (!drain) {
-        s.pool.push_back({serial, std::move(doomed), std::move(k)});
-        continue;
-      }
+    if (doomed.reuse && !drain) {
+      s.pool.push_back({serial, std::move(doomed.payload), std::move(*doomed.reuse)});
+      continue;
     }
-    doomed.reset();
+    doomed.payload.reset();
     ++freed;
   }
   const std::size_t keep = drain ? 0 : reuse_pool_limit;
@@ -133,7 +132,7 @@ void releasable::bury() noexcept {
   if (!payload) return;
   if (!state().env) return;  // dmap is gone: nothing collective left to do
   try {
-    state().dead.emplace(serial_, std::move(payload));
+    state().dead.emplace(serial_, state_t::dropped{std::move(payload), std::nullopt});
   } catch (...) {
   }
 }
@@ -142,10 +141,8 @@ void releasable::bury_reusable(reuse_key key) noexcept {
   std::shared_ptr<void> payload = take();
   if (!payload || !state().env) return;
   try {
-    state().reusable.emplace(serial_, std::move(key));
-    state().dead.emplace(serial_, std::move(payload));
+    state().dead.emplace(serial_, state_t::dropped{std::move(payload), std::move(key)});
   } catch (...) {
-    state().reusable.erase(serial_);
   }
 }
 
@@ -205,7 +202,7 @@ std::size_t sweep(bool drain) {
   const std::uint64_t most = dmap::all_reduce_max(count);
   std::vector<std::uint64_t> mine(static_cast<std::size_t>(most), 0);  // 0: no serial
   std::size_t k = 0;
-  for (const auto& [serial, payload] : s.dead) mine[k++] = serial;
+  for (const auto& [serial, entry] : s.dead) mine[k++] = serial;
   const auto all = dmap::all_gather_fixed<std::uint64_t>(std::span<const std::uint64_t>(mine));
   std::vector<std::uint64_t> common;
   const int p = dmap::num_locales();
@@ -238,10 +235,9 @@ void finalize() {
   // Every object, live or dead, in reverse creation order: the same set on every locale.
   std::vector<std::pair<std::uint64_t, std::shared_ptr<void>>> all;
   for (auto& [serial, obj] : s.live) all.emplace_back(serial, obj->take());
-  for (auto& [serial, payload] : s.dead) all.emplace_back(serial, std::move(payload));
+  for (auto& [serial, entry] : s.dead) all.emplace_back(serial, std::move(entry.payload));
   for (auto& entry : s.pool) all.emplace_back(entry.serial, std::move(entry.payload));
   s.dead.clear();
-  s.reusable.clear();
   s.pool.clear();  // the domains they kept were live: released above
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (auto& entry : all) entry.second.reset();

@@ -46,6 +46,33 @@ def test_reads_after_a_collective_write_are_never_stale(writer):
     check(stale == 0, f"{stale} stale reads of element {i} in {ROUNDS} rounds ({writer})")
 
 
+@pytest.mark.parametrize("maker", ["sum_axis", "reshape", "where", "transpose_copy"])
+def test_new_arrays_read_right_after_they_are_made_are_never_stale(maker):
+    """Results that are new arrays (reductions along an axis, reshape, where, a transposed copy)
+    may take over the storage of earlier, dropped results: a remote element read right after the
+    call returns this round's value, never an earlier round's or the zero of a fresh array."""
+    n, p = 240, dmap.num_locales()
+    A = dmap.Array(dmap.Domain(dmap.Cyclic(), (4, n)), "float64")
+    stale = 0
+    for k in range(1, 41):
+        A.fill(float(k))
+        if maker == "sum_axis":
+            X, want = A.sum(axis=0), 4.0 * k
+        elif maker == "reshape":
+            X, want = A.reshape(4 * n), float(k)
+        elif maker == "where":
+            X, want = np.where(A, A, -1.0), float(k)
+        else:
+            X = dmap.zeros((n, 4))
+            X[...] = A.T
+            want = float(k)
+        last = X.shape[0] - 1
+        i = (X.shape[0] * ((dmap.here() + 1) % p + 1)) // p - 1  # in the next rank's Block chunk
+        got = X[min(i, last)] if X.ndim == 1 else X[min(i, last), 3]
+        stale += got != want
+    check(stale == 0, f"{stale} stale reads in 40 rounds ({maker})")
+
+
 def test_fill_value_that_differs_per_rank_fails_everywhere():
     A = dmap.Array(dmap.Domain(dmap.Block(), (7, 5)), "float64")
     A.fill(1.0)

@@ -57,6 +57,12 @@ inline bool dap_in_cyclic_class(const range& r, index_t block, int parts, int k)
   throw unsupported_error("dmap::dap_export: " + why);
 }
 
+/// A type of two floating-point parts (std::complex): the array interface's kind 'c'. A concept,
+/// so that a type without value_type is simply not one (a plain && would name U::value_type).
+template <class U>
+concept dap_complex_like = requires { typename U::value_type; } && std::is_floating_point_v<typename U::value_type> &&
+                           sizeof(U) == 2 * sizeof(typename U::value_type);
+
 /// The element type as a NumPy array-interface typestr: byte order, kind, size ("<f8",
 /// "<i4", "|u1", "|b1", "<c16"); "|V<size>" for other trivially copyable types.
 template <class T>
@@ -68,9 +74,7 @@ std::string dap_typestr() {
   else if constexpr (std::is_floating_point_v<U>) return order + "f" + size;
   else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>) return order + "i" + size;
   else if constexpr (std::is_integral_v<U>) return order + "u" + size;
-  else if constexpr (requires { typename U::value_type; } && sizeof(U) == 2 * sizeof(typename U::value_type) &&
-                     std::is_floating_point_v<typename U::value_type>)
-    return order + "c" + size;
+  else if constexpr (dap_complex_like<U>) return order + "c" + size;
   else return "|V" + size;
 }
 

@@ -3,6 +3,9 @@
 #include "../support.hpp"
 
 #include <array>
+#include <bit>
+#include <complex>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -369,6 +372,20 @@ TEST_CASE("DAP: exports of const arrays are read-only descriptions", "[dap]") {
   DMAP_CHECK_ALL(dmap::to_json(x) == dmap::to_json(y));
   CHECK_NO_FAILURE(invalid(x));
   DMAP_CHECK_ALL((x.buffer == nullptr || x.buffer[0] == 2.0));
+}
+
+// An element type of the user's own: a struct with no value_type.
+struct rgb {
+  unsigned char r, g, b;
+};
+
+TEST_CASE("DAP: the typestr of each element type; a struct of the user's is '|V<size>'", "[dap]") {
+  const dmap::domain<1> D{dmap::block<1>{}, dmap::rect<1>{dmap::range{0, 7}}};
+  DMAP_CHECK_ALL(dmap::dap_export(dmap::array<rgb, 1>{D}).typestr == "|V3");
+  DMAP_CHECK_ALL(dmap::dap_export(dmap::array<std::uint8_t, 1>{D}).typestr == "|u1");
+  const bool little = std::endian::native == std::endian::little;
+  DMAP_CHECK_ALL(dmap::dap_export(dmap::array<std::complex<double>, 1>{D}).typestr == (little ? "<c16" : ">c16"));
+  DMAP_CHECK_ALL(dmap::dap_export(dmap::array<std::int32_t, 1>{D}).typestr == (little ? "<i4" : ">i4"));
 }
 
 }  // namespace test_dap

@@ -63,7 +63,7 @@ set_target_properties(dmap_python PROPERTIES
 target_link_libraries(dmap_python PRIVATE dmap::dmap)
 target_include_directories(dmap_python SYSTEM PRIVATE "${_dmap_mpi4py_include}")
 dmap_project_options(dmap_python)
-# The five element types' files (array_<dtype>.cpp) compile as one unit: they instantiate the
+# The six element types' files (array_<dtype>.cpp) compile as one unit: they instantiate the
 # same library templates, so together they compile in 51 s against 93 s one by one (-Og, 2-core
 # VM, 2026-11-28). The other files, each with its own anonymous namespace, compile alone.
 file(GLOB _dmap_py_array_sources "${PROJECT_SOURCE_DIR}/interop/python/array_*.cpp")

@@ -1,4 +1,4 @@
-// The arrays behind dmap.Array: one dmap::array<T, M> per Python array (T one of the five
+// The arrays behind dmap.Array: one dmap::array<T, M> per Python array (T one of the six
 // dtypes, M = 1..3) behind a virtual interface, so that the bindings (module.cpp) name no
 // element type. Every operation takes the section the Python object looks at (common.h).
 // The implementations are instantiated one dtype per translation unit (array_<dtype>.cpp).
@@ -125,6 +125,7 @@ DMAP_PYTHON_IMPORTERS(f32)
 DMAP_PYTHON_IMPORTERS(i64)
 DMAP_PYTHON_IMPORTERS(i32)
 DMAP_PYTHON_IMPORTERS(c128)
+DMAP_PYTHON_IMPORTERS(b1)
 #undef DMAP_PYTHON_IMPORTERS
 
 /// Collective: a new array of `dtype` over `domain`, every element zero; with `zeroed` false,
@@ -139,5 +140,6 @@ std::shared_ptr<array_handle> make_array_f32(const std::shared_ptr<domain_handle
 std::shared_ptr<array_handle> make_array_i64(const std::shared_ptr<domain_handle>& domain, bool zeroed);
 std::shared_ptr<array_handle> make_array_i32(const std::shared_ptr<domain_handle>& domain, bool zeroed);
 std::shared_ptr<array_handle> make_array_c128(const std::shared_ptr<domain_handle>& domain, bool zeroed);
+std::shared_ptr<array_handle> make_array_b1(const std::shared_ptr<domain_handle>& domain, bool zeroed);
 
 }  // namespace dmap::python

@@ -1,5 +1,5 @@
 // dmap.Array of dtype int32: typed_array<std::int32_t, M> for M = 1, 2, 3.
-// The build compiles the five dtypes' files as one unit (cmake/dmapPython.cmake).
+// The build compiles the six dtypes' files as one unit (cmake/dmapPython.cmake).
 #include "array_impl.h"
 
 namespace dmap::python {

@@ -60,11 +60,11 @@ T checked_scalar(S x, E&& refuse) {
   return static_cast<T>(x);
 }
 
-/// A Python number, NumPy scalar or 0-d NumPy array as a T, converted as NumPy converts it
-/// except what conversions.h refuses (argument_error naming `who`, the value and the rule):
+/// A Python number, NumPy scalar or 0-d NumPy array as a T (a number type), converted as NumPy
+/// converts it except what conversions.h refuses (argument_error naming `who`, the value and the rule):
 /// the same rules as a NumPy array assigned in bulk (checked_array).
 template <class T>
-T scalar_of(py::handle v, const std::string& who) {
+T number_of(py::handle v, const std::string& who) {
   using R = part_t<T>;
   const std::string target = dtype_name(dtype_of<T>::value);
   const auto refuse = [&](const std::string& rule) {
@@ -77,7 +77,7 @@ T scalar_of(py::handle v, const std::string& who) {
       throw argument_error(who + ": the value is a NumPy array of shape " +
                            py::str(a.attr("shape")).cast<std::string>() +
                            "; one number is expected here (A[...] = array assigns an array)");
-    if (a.dtype().kind() == 'O') return scalar_of<T>(a.attr("item")(), who);  // one Python object
+    if (a.dtype().kind() == 'O') return number_of<T>(a.attr("item")(), who);  // one Python object
     return *checked_array<T>(a, who, "the value").data();
   }
   if (PyBool_Check(v.ptr())) return static_cast<T>(v.ptr() == Py_True ? 1 : 0);
@@ -132,10 +132,49 @@ T scalar_of(py::handle v, const std::string& who) {
   }
 }
 
+/// A Python number, NumPy scalar or 0-d NumPy array as a bool: NumPy's truth of the number
+/// (nonzero is true, NaN too); argument_error naming `who` for anything that is not a number.
+inline boolean truth_of(py::handle v, const std::string& who) {
+  const auto refuse = [&](const std::string& rule) {
+    return argument_error(who + ": the value is " + shortened(py::repr(v).cast<std::string>()) + "; " + rule);
+  };
+  const py::module_ np = py::module_::import("numpy");
+  if (py::isinstance<py::array>(v) || py::isinstance(v, np.attr("generic"))) {
+    const py::array a = np.attr("asarray")(v);
+    if (a.ndim() != 0)
+      throw argument_error(who + ": the value is a NumPy array of shape " +
+                           py::str(a.attr("shape")).cast<std::string>() +
+                           "; one number is expected here (A[...] = array assigns an array)");
+    if (a.dtype().kind() == 'O') return truth_of(a.attr("item")(), who);
+    return *checked_array<boolean>(a, who, "the value").data();
+  }
+  if (PyNumber_Check(v.ptr())) {  // Python's numbers and anything with __index__, __int__ or __float__
+    const int truth = PyObject_IsTrue(v.ptr());
+    if (truth < 0) {
+      PyErr_Clear();
+      throw refuse("it is not a number");
+    }
+    return boolean{truth == 1};
+  }
+  throw refuse("it is not a number");
+}
+
+/// A Python number, NumPy scalar or 0-d NumPy array as a T: number_of, or truth_of for bool.
+template <class T>
+T scalar_of(py::handle v, const std::string& who) {
+  if constexpr (std::is_same_v<T, boolean>)
+    return truth_of(v, who);
+  else
+    return number_of<T>(v, who);
+}
+
 /// A T as a NumPy scalar of dtype `code`.
 template <class T>
 py::object numpy_scalar(const T& v, dtype_code code) {
-  return numpy_dtype(code).attr("type")(py::cast(v));
+  if constexpr (std::is_same_v<T, boolean>)
+    return numpy_dtype(code).attr("type")(py::bool_(v.value));
+  else
+    return numpy_dtype(code).attr("type")(py::cast(v));
 }
 
 /// Calls f(offset_a, offset_b) for every element of a block of `ext` elements, in row-major
@@ -191,9 +230,12 @@ piece<T, K> piece_of(const rect<K>& owned, const local_block<T, K>& block, const
 
 template <class T, std::size_t M>
 class typed_array final : public array_handle {
+  // Sums and products accumulate as NumPy's do: float32 in float64 (then float32), int32 and
+  // bool in int64 (NumPy's sum of bools counts them).
+  static constexpr bool widened_to_int64 = std::is_same_v<T, std::int32_t> || std::is_same_v<T, boolean>;
   using acc_sum_t = std::conditional_t<std::is_same_v<T, float>, double,
-                                       std::conditional_t<std::is_same_v<T, std::int32_t>, std::int64_t, T>>;
-  using out_sum_t = std::conditional_t<std::is_same_v<T, std::int32_t>, std::int64_t, T>;
+                                       std::conditional_t<widened_to_int64, std::int64_t, T>>;
+  using out_sum_t = std::conditional_t<widened_to_int64, std::int64_t, T>;
 
  public:
   /// A new array over `d`, every element zero: the storage of a released array of the same
@@ -375,7 +417,20 @@ class typed_array final : public array_handle {
     if ((r == reduction::min || r == reduction::max) && s.size() == 0)
       throw argument_error(std::string("dmap.Array.") + (r == reduction::min ? "min" : "max") +
                            ": the array is empty; an empty array has no minimum or maximum");
-    const auto widen = [](const T& v) { return static_cast<acc_sum_t>(v); };
+    const auto widen = [](const T& v) {
+      if constexpr (std::is_same_v<T, boolean>)
+        return static_cast<acc_sum_t>(v.value);
+      else
+        return static_cast<acc_sum_t>(v);
+    };
+    if constexpr (std::is_same_v<T, boolean>) {  // min: all, max: any (NumPy's bool order)
+      if (r == reduction::min || r == reduction::max) {
+        const bool low = r == reduction::min;
+        const auto pick = [low](const T& a, const T& b) { return T{low ? (a.value && b.value) : (a.value || b.value)}; };
+        const T v = visit(s, [&](auto&& x) { return dmap::reduce(x, T{low}, pick); });
+        return numpy_scalar(v, dtype());
+      }
+    }
     switch (r) {
       case reduction::sum: {
         const acc_sum_t v = visit(s, [&](auto&& x) { return dmap::reduce(x, acc_sum_t{}, std::plus<>{}, widen); });
@@ -388,7 +443,7 @@ class typed_array final : public array_handle {
       }
       case reduction::min:
       case reduction::max:
-        if constexpr (!is_complex_v<T>) {
+        if constexpr (!is_complex_v<T> && !std::is_same_v<T, boolean>) {
           const bool low = r == reduction::min;
           // NaN wins, as in NumPy.
           const auto pick = [low](const T& a, const T& b) -> T {

@@ -8,7 +8,7 @@
 namespace dmap::python {
 
 namespace {
-const char* const names[dtype_count] = {"float64", "float32", "int64", "int32", "complex128"};
+const char* const names[dtype_count] = {"float64", "float32", "int64", "int32", "complex128", "bool"};
 }
 
 dtype_code parse_dtype(py::handle dtype) {
@@ -18,13 +18,13 @@ dtype_code parse_dtype(py::handle dtype) {
     d = np.attr("dtype")(dtype);
   } catch (py::error_already_set& e) {
     throw argument_error(std::string("dmap.Array: dtype ") + py::repr(dtype).cast<std::string>() +
-                         " is not a NumPy dtype (" + e.what() + "); use one of float64, float32, int64, int32, complex128");
+                         " is not a NumPy dtype (" + e.what() + "); use one of " + dtype_list);
   }
   const auto name = d.attr("name").cast<std::string>();
   for (int k = 0; k < dtype_count; ++k)
     if (name == names[k]) return static_cast<dtype_code>(k);
   throw argument_error("dmap.Array: dtype " + name +
-                       " is not supported; use one of float64, float32, int64, int32, complex128");
+                       " is not supported; use one of " + dtype_list);
 }
 
 py::dtype numpy_dtype(dtype_code code) { return py::dtype(std::string(dtype_name(code))); }

@@ -8,7 +8,8 @@
 //     which the cast would make infinite (NaN and infinities themselves convert);
 //   - into a real dtype: complex values, whatever their imaginary part;
 //   - object arrays and anything that is not a number.
-// Bools convert to 0 and 1. Arrays are checked element by element in C++ before NumPy casts
+// Bools convert to 0 and 1; into bool, every number converts (nonzero is true, NaN too, as in
+// NumPy). Arrays are checked element by element in C++ before NumPy casts
 // them (a vectorised scan, skipped when the source dtype's every value fits, as float64 into
 // float64 or int32 into int64), so a refused array leaves its target untouched.
 #pragma once
@@ -24,9 +25,18 @@
 #include <utility>
 #include <vector>
 
+#include <dmap/io/npy_format.hpp>
+
 #include "common.h"
 
 namespace dmap::python {
+
+/// NumPy's bool element: one byte holding 0 or 1. A type of its own (not bool) so that dmap
+/// stores, gathers and sends it as bytes, which std::vector<bool> would pack into bits.
+struct boolean {
+  bool value = false;
+  friend bool operator==(boolean, boolean) = default;
+};
 
 /// The dtype code of an element type.
 template <class T>
@@ -41,6 +51,8 @@ template <>
 struct dtype_of<std::int32_t> : std::integral_constant<dtype_code, dtype_code::i32> {};
 template <>
 struct dtype_of<std::complex<double>> : std::integral_constant<dtype_code, dtype_code::c128> {};
+template <>
+struct dtype_of<boolean> : std::integral_constant<dtype_code, dtype_code::b1> {};
 
 /// True for std::complex types.
 template <class T>
@@ -67,7 +79,7 @@ struct half {};
 /// so that no check is needed.
 template <class S, class R>
 constexpr bool always_fits() {
-  if constexpr (std::is_same_v<S, bool>) {
+  if constexpr (std::is_same_v<S, bool> || std::is_same_v<R, boolean>) {
     return true;
   } else if constexpr (std::is_integral_v<R>) {
     if constexpr (std::is_integral_v<S>)
@@ -217,7 +229,7 @@ void check_dtype(const py::dtype& dt, const std::string& who, const std::string&
                          (kind == 'O' ? " (NumPy makes an object array of a list holding anything but numbers, "
                                         "or an integer beyond 64 bits)"
                                       : ""));
-  if (kind == 'c' && !is_complex_v<T>)
+  if (kind == 'c' && !is_complex_v<T> && !std::is_same_v<T, boolean>)
     throw argument_error(who + ": " + what + " has dtype " + text() + "; complex values do not convert to " +
                          dtype_name(dtype_of<T>::value) + " (dmap drops no imaginary parts: pass the real part)");
 }
@@ -267,3 +279,20 @@ py::array_t<T, py::array::c_style | py::array::forcecast> checked_array(py::arra
 }
 
 }  // namespace dmap::python
+
+// boolean is NumPy's bool to pybind11 (py::array_t<boolean>) and to .npy files ('|b1').
+namespace pybind11::detail {
+template <>
+struct npy_format_descriptor<dmap::python::boolean> {
+  static constexpr auto name = const_name("bool");
+  static pybind11::dtype dtype() { return pybind11::dtype("bool"); }
+};
+}  // namespace pybind11::detail
+
+namespace dmap::detail {
+template <>
+struct npy_type<dmap::python::boolean> {
+  static constexpr bool known = true;
+  static std::string descr() { return "|b1"; }
+};
+}  // namespace dmap::detail

@@ -30,6 +30,7 @@ std::shared_ptr<array_handle> make_array(const std::shared_ptr<domain_handle>& d
     case dtype_code::i64: return make_array_i64(domain, zeroed);
     case dtype_code::i32: return make_array_i32(domain, zeroed);
     case dtype_code::c128: return make_array_c128(domain, zeroed);
+    case dtype_code::b1: return make_array_b1(domain, zeroed);
   }
   throw argument_error("dmap.Array: unknown dtype");
 }
@@ -288,7 +289,7 @@ shape_or_bounds: an int n (1-D, indices 0..n-1), or a tuple with one entry per d
   py::class_<py_array>(m, "Array", R"doc(
 A distributed array: Array(domain, dtype='float64'). Collective; every element 0.
 
-dtype: float64, float32, int64, int32 or complex128. Indexing follows NumPy (positions 0..n-1
+dtype: float64, float32, int64, int32, complex128 or bool. Indexing follows NumPy (positions 0..n-1
 per dimension whatever the domain's bounds; slices with steps; integers drop dimensions): a
 subscript with a slice gives a view (a dmap.Array over the same elements); one with only
 integers reads or writes one element (not collective: any locale may do it alone).

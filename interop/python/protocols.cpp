@@ -74,12 +74,12 @@ local_buffer buffer_of(py::handle obj, const std::string& who) {
   const py::dtype dt = b.array.dtype();
   if (!dt.attr("isnative").cast<bool>())
     throw unsupported_error(who + " holds elements of non-native byte order (" + shown(dt) +
-                            "); dmap adopts native float64, float32, int64, int32 or complex128 elements");
+                            "); dmap adopts native " + dtype_list + " elements");
   try {
     b.code = parse_dtype(dt);
   } catch (const argument_error&) {
     throw unsupported_error(who + " holds elements of dtype " + py::str(py::handle(dt)).cast<std::string>() +
-                            "; dmap adopts float64, float32, int64, int32 or complex128 elements");
+                            "; dmap adopts " + dtype_list + " elements");
   }
   if (!b.array.writeable())
     throw argument_error(who + " is read-only; dmap adopts writable buffers (its arrays write their elements)");
@@ -186,6 +186,7 @@ std::shared_ptr<array_handle> by_dtype_dap(const dap_input& in, dtype_code code)
     case dtype_code::i64: return import_dap_i64(in);
     case dtype_code::i32: return import_dap_i32(in);
     case dtype_code::c128: return import_dap_c128(in);
+    case dtype_code::b1: return import_dap_b1(in);
   }
   throw argument_error("dmap.from_distarray: unknown dtype");
 }
@@ -197,6 +198,7 @@ std::shared_ptr<array_handle> by_dtype_partitioned(const partitioned_input& in, 
     case dtype_code::i64: return import_partitioned_i64(in);
     case dtype_code::i32: return import_partitioned_i32(in);
     case dtype_code::c128: return import_partitioned_c128(in);
+    case dtype_code::b1: return import_partitioned_b1(in);
   }
   throw argument_error("dmap.from_partitioned: unknown dtype");
 }

@@ -172,7 +172,6 @@ def test_bad_operations_fail_on_every_locale():
     cases = [
         (lambda: A + B, "do not broadcast"),
         (lambda: A + made(values("float64", (7,))), "dmap operand of shape (7,)"),
-        (lambda: np.equal(A, A), "bool"),
         (lambda: np.add.accumulate(A), "accumulate"),
         (lambda: np.subtract.reduce(A), "reduce"),
         (lambda: np.add(A, 1, where=True), "where"),
@@ -180,7 +179,7 @@ def test_bad_operations_fail_on_every_locale():
         (lambda: A + np.zeros((5, 7), "U1"), "dtype <U1"),
         (lambda: A + 2**70, ""),
         (lambda: np.add(A, 1, out=np.zeros(SHAPE)), "must be a dmap array"),
-        (lambda: A.astype(bool), "not one of dmap's"),
+        (lambda: A.astype("uint8"), "not one of dmap's"),
         (lambda: A.astype("no such dtype"), "not a NumPy dtype"),
     ]
     for fn, words in cases:

@@ -25,10 +25,12 @@ def workdir():
         os.rmdir(d)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32", "complex128"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32", "complex128", "bool"])
 def test_write_then_numpy_load(workdir, dtype):
     shape = (7, 5)
     ref = (np.arange(35).reshape(shape) * 2 - 9).astype(dtype)
+    if dtype == "bool":  # trues and falses
+        ref = np.arange(35).reshape(shape) % 3 == 1
     for name, m in maps(shape).items():
         A = dmap.Array(dmap.Domain(m, shape), dtype)
         A[...] = ref

@@ -28,6 +28,8 @@ def full_of(shape, dtype="float64"):
         return (base + 0.5j * base).astype(dtype)
     if np.dtype(dtype).kind == "f":
         return (base * 0.25 - 3).astype(dtype)
+    if np.dtype(dtype).kind == "b":
+        return base % 3 == 1
     return (base * 3 - 7).astype(dtype)
 
 
@@ -103,7 +105,7 @@ def test_distarray_unstructured_1d(name):
     check_equal(dap.to_global(A), full, name)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "int32", "complex128"])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "complex128", "bool"])
 def test_distarray_dtypes(dtype):
     shape = (6, 5)
     A = dmap.Array(dmap.Domain(dmap.Block(), shape), dtype)

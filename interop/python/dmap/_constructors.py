@@ -11,7 +11,7 @@ import numpy as _np
 from . import _dmap
 
 #: The element types of dmap arrays (NumPy's names).
-DTYPES = ("float64", "float32", "int64", "int32", "complex128")
+DTYPES = ("float64", "float32", "int64", "int32", "complex128", "bool")
 
 
 def _without_maps(value):
@@ -115,7 +115,7 @@ def ones(shape, dtype="float64", *, map=None):  # noqa: A002
 
 def full(shape, fill_value, dtype=None, *, map=None):  # noqa: A002
     """Collective: a new array of `shape` over `map` (Block by default) with every element
-    `fill_value`; `dtype` None takes NumPy's for the value (int64, float64 or complex128)."""
+    `fill_value`; `dtype` None takes NumPy's for the value (bool, int64, float64 or complex128)."""
     who = "dmap.full"
 
     def parse():

@@ -142,8 +142,8 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
 
 class _Where:
     """np.where(cond, x, y) in the shape of a one-output ufunc, so that array_ufunc agrees its
-    operands and places them: cond is true where it is nonzero (dmap has no bool arrays; NumPy
-    bool arrays are fine), the result dtype is NumPy's for x and y."""
+    operands and places them: cond is true where it is nonzero (a bool array, dmap's or NumPy's,
+    or numbers), the result dtype is NumPy's for x and y."""
 
     __name__ = "where"
     nout = 1
@@ -183,6 +183,20 @@ def astype(self, dtype):
     return out
 
 
+def _copier(whole_copy):
+    def copy(self):
+        """Collective: a new array with the same elements: over the same domain, or for a view a
+        Block array of the view's shape (as NumPy's copy of a view is an array of its own)."""
+        if self.domain is not None:
+            return whole_copy(self)
+        _alive(self)
+        out = _dmap.Array._scratch(_dmap.Domain(_map(None, "dmap.Array.copy"), tuple(self.shape)), self.dtype.name)
+        out[...] = self  # every element is written
+        return out
+
+    return copy
+
+
 def _operator(ufunc, reflected=False):
     def binary(self, other):
         return ufunc(other, self) if reflected else ufunc(self, other)
@@ -197,15 +211,36 @@ def _in_place(ufunc):
     return binary
 
 
+def truth(self):
+    """``bool(A)``: as NumPy, the truth of the one element of a one-element array; any other
+    size raises ValueError (``if A == B`` must say any() or all())."""
+    _alive(self)
+    if self.size != 1:
+        raise ValueError(f"dmap: the truth value of an array of {self.size} elements is ambiguous; "
+                         "use A.any() or A.all()")
+    return bool(self[(0,) * self.ndim])
+
+
 def install(Array):
-    """Gives the dmap.Array class NumPy's ufunc protocol, its arithmetic operators and astype."""
+    """Gives the dmap.Array class NumPy's ufunc protocol, its arithmetic, bitwise, logical and
+    comparison operators (comparisons give bool arrays, as NumPy's do), truth and astype."""
     Array.__array_ufunc__ = array_ufunc
     Array.astype = astype
+    Array.copy = _copier(Array.copy)
     for name, ufunc in [("add", _np.add), ("sub", _np.subtract), ("mul", _np.multiply), ("truediv", _np.true_divide),
-                        ("floordiv", _np.floor_divide), ("mod", _np.remainder), ("pow", _np.power)]:
+                        ("floordiv", _np.floor_divide), ("mod", _np.remainder), ("pow", _np.power),
+                        ("and", _np.bitwise_and), ("or", _np.bitwise_or), ("xor", _np.bitwise_xor),
+                        ("lshift", _np.left_shift), ("rshift", _np.right_shift)]:
         setattr(Array, f"__{name}__", _operator(ufunc))
         setattr(Array, f"__r{name}__", _operator(ufunc, reflected=True))
         setattr(Array, f"__i{name}__", _in_place(ufunc))
+    # Python tries the reflected comparison itself (a < b, then b > a): no __r*__ forms.
+    for name, ufunc in [("eq", _np.equal), ("ne", _np.not_equal), ("lt", _np.less), ("le", _np.less_equal),
+                        ("gt", _np.greater), ("ge", _np.greater_equal)]:
+        setattr(Array, f"__{name}__", _operator(ufunc))
+    Array.__hash__ = None  # as NumPy's arrays: == compares elements, so arrays are no dict keys
+    Array.__bool__ = truth
     Array.__neg__ = lambda self: _np.negative(self)
     Array.__pos__ = lambda self: _np.positive(self)
     Array.__abs__ = lambda self: _np.absolute(self)
+    Array.__invert__ = lambda self: _np.invert(self)

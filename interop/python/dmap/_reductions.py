@@ -96,6 +96,8 @@ class _Extreme(_Fold):
         return self.ufunc.reduce(block, axis=self.axes, keepdims=True)
 
     def identity(self, shape):
+        if self.result.kind == "b":  # min of bools is all, max is any
+            return _np.full(shape, self.low, bool)
         if self.result.kind == "f":
             return _np.full(shape, _np.inf if self.low else -_np.inf, self.result)
         info = _np.iinfo(self.result)
@@ -121,7 +123,7 @@ class _Mean(_Fold):
     def result_dtype(self, dtype, requested):
         if requested is not None:
             return _np.dtype(requested)
-        return _np.dtype("float64") if dtype.kind in "iu" else dtype
+        return _np.dtype("float64") if dtype.kind in "biu" else dtype
 
     def bind(self, *args):
         super().bind(*args)
@@ -312,9 +314,6 @@ def _parse(A, fold, axis, dtype, out, keepdims, ddof, who):
     if fold.ordered and any(A.shape[a] == 0 for a in axes):
         raise ValueError(f"{who}: a reduced dimension has no elements; {fold.name} of no elements has no value")
     kept = tuple(1 if d in axes else n for d, n in enumerate(A.shape) if keepdims or d not in axes)
-    if kept and fold.name in ("any", "all"):
-        raise ValueError(f"{who}: along some dimensions the result would hold bools, which dmap arrays do not; "
-                         "reduce every dimension (axis=None) or compare with a NumPy result")
     return axes, bool(keepdims), dtype, int(ddof), kept
 
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <type_traits>
 #include <utility>
@@ -60,6 +61,18 @@ T checked_scalar(S x, E&& refuse) {
   return static_cast<T>(x);
 }
 
+/// v as a 0-d NumPy array when it is a NumPy scalar or array (argument_error naming `who` for
+/// an array of one or more dimensions); nothing for any other object.
+inline std::optional<py::array> numpy_value(py::handle v, const std::string& who) {
+  const py::module_ np = py::module_::import("numpy");
+  if (!py::isinstance<py::array>(v) && !py::isinstance(v, np.attr("generic"))) return std::nullopt;
+  py::array a = np.attr("asarray")(v);
+  if (a.ndim() != 0)
+    throw argument_error(who + ": the value is a NumPy array of shape " + py::str(a.attr("shape")).cast<std::string>() +
+                         "; one number is expected here (A[...] = array assigns an array)");
+  return a;
+}
+
 /// A Python number, NumPy scalar or 0-d NumPy array as a T (a number type), converted as NumPy
 /// converts it except what conversions.h refuses (argument_error naming `who`, the value and the rule):
 /// the same rules as a NumPy array assigned in bulk (checked_array).
@@ -70,15 +83,9 @@ T number_of(py::handle v, const std::string& who) {
   const auto refuse = [&](const std::string& rule) {
     return argument_error(who + ": the value is " + shortened(py::repr(v).cast<std::string>()) + "; " + rule);
   };
-  const py::module_ np = py::module_::import("numpy");
-  if (py::isinstance<py::array>(v) || py::isinstance(v, np.attr("generic"))) {
-    const py::array a = np.attr("asarray")(v);
-    if (a.ndim() != 0)
-      throw argument_error(who + ": the value is a NumPy array of shape " +
-                           py::str(a.attr("shape")).cast<std::string>() +
-                           "; one number is expected here (A[...] = array assigns an array)");
-    if (a.dtype().kind() == 'O') return number_of<T>(a.attr("item")(), who);  // one Python object
-    return *checked_array<T>(a, who, "the value").data();
+  if (const auto a = numpy_value(v, who)) {
+    if (a->dtype().kind() == 'O') return number_of<T>(a->attr("item")(), who);  // one Python object
+    return *checked_array<T>(*a, who, "the value").data();
   }
   if (PyBool_Check(v.ptr())) return static_cast<T>(v.ptr() == Py_True ? 1 : 0);
   if (PyComplex_Check(v.ptr())) {
@@ -138,15 +145,9 @@ inline boolean truth_of(py::handle v, const std::string& who) {
   const auto refuse = [&](const std::string& rule) {
     return argument_error(who + ": the value is " + shortened(py::repr(v).cast<std::string>()) + "; " + rule);
   };
-  const py::module_ np = py::module_::import("numpy");
-  if (py::isinstance<py::array>(v) || py::isinstance(v, np.attr("generic"))) {
-    const py::array a = np.attr("asarray")(v);
-    if (a.ndim() != 0)
-      throw argument_error(who + ": the value is a NumPy array of shape " +
-                           py::str(a.attr("shape")).cast<std::string>() +
-                           "; one number is expected here (A[...] = array assigns an array)");
-    if (a.dtype().kind() == 'O') return truth_of(a.attr("item")(), who);
-    return *checked_array<boolean>(a, who, "the value").data();
+  if (const auto a = numpy_value(v, who)) {
+    if (a->dtype().kind() == 'O') return truth_of(a->attr("item")(), who);  // one Python object
+    return *checked_array<boolean>(*a, who, "the value").data();
   }
   if (PyNumber_Check(v.ptr())) {  // Python's numbers and anything with __index__, __int__ or __float__
     const int truth = PyObject_IsTrue(v.ptr());

@@ -263,3 +263,27 @@ def test_every_source_dtype_converts_as_numpy_converts(dtype):
     big_endian = np.arange(42.0).reshape(6, 7).astype(">f8")
     A[...] = big_endian
     check_equal(A.allgather(), big_endian.astype(dtype), f">f8 into {dtype}")
+
+
+def test_results_of_a_shape_reuse_storage():
+    """dmap's own results over Block (reductions along axes, copies of views, reshapes) share one
+    domain per shape, so a result takes the storage of a dropped result of its shape; the values
+    are this call's."""
+    dmap.collect()
+    x = np.arange(60.0).reshape(6, 10)
+    A = dmap.Array(dmap.Domain(dmap.Cyclic(), x.shape), "float64")
+    A[...] = x
+    S = A.sum(axis=0)
+    check(S.domain.map == dmap.Block(), "a reduction's result is Block")
+    before = _addresses(S)
+    del S
+    T = (2 * A).sum(axis=0)
+    check(_addresses(T) == before, "the next result of that shape took the dropped one's storage")
+    check_equal(T.allgather(), (2 * x).sum(axis=0), "with this call's values")
+    V = A[1:4, ::2].copy()
+    check(V.domain is A[0:3, 1::2].copy().domain, "copies of views of one shape share their Block domain")
+    check_equal(V.allgather(), x[1:4, ::2], "the copy")
+    check_equal(A.reshape(10, 6).allgather(), x.reshape(10, 6), "a reshape")
+    del T, V
+    check(dmap.collect() > 0, "collect frees the results' domains and pooled storage")
+    check_equal(A.sum(axis=1).allgather(), x.sum(axis=1), "results after collect")

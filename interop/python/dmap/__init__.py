@@ -61,9 +61,7 @@ from ._dmap import (  # noqa: F401
     FileError,
     FormatError,
     init,
-    finalize,
     started,
-    collect,
     here,
     num_locales,
     num_threads,
@@ -76,6 +74,7 @@ from ._dmap import (  # noqa: F401
     locations,
 )
 from ._constructors import arange, empty, empty_like, full, full_like, linspace, ones, ones_like, zeros, zeros_like
+from ._constructors import forget_result_domains as _forget_result_domains
 from ._elementwise import install as _install_elementwise
 from ._reductions import install as _install_reductions
 from ._reshape import reshape, reshape_method as _reshape_method
@@ -260,6 +259,23 @@ Array.nbytes = property(lambda self: self.size * self.dtype.itemsize, doc="The b
 abort_on_uncaught_exception = True
 
 
+def finalize():
+    """Collective: releases every dmap domain and array (Python objects left over raise
+    dmap.RuntimeError when used) and ends dmap's environment. MPI stays mpi4py's. Runs by itself
+    at interpreter exit."""
+    _forget_result_domains()
+    _dmap.finalize()
+
+
+def collect():
+    """Collective: frees the dmap objects Python dropped on every locale now, and the arrays
+    whose storage waits for reuse (dmap also frees dropped objects whenever a domain or array is
+    made, keeping the newest few dropped arrays for new arrays of the same domain and dtype).
+    Returns how many were freed."""
+    _forget_result_domains()
+    return _dmap.collect()
+
+
 def _shutdown():
     uncaught = getattr(_sys, "last_exc", None) or getattr(_sys, "last_value", None)
     if uncaught is not None and abort_on_uncaught_exception and _dmap.started():
@@ -267,7 +283,7 @@ def _shutdown():
             _sys.stderr.flush()
             MPI.COMM_WORLD.Abort(1)
     try:
-        _dmap.finalize()
+        finalize()
     except Exception:  # the interpreter is going away; nothing is left to report to
         pass
 

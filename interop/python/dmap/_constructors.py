@@ -91,6 +91,32 @@ def _map(mapping, who):
     return mapping
 
 
+#: The Block domains of dmap's own results (reductions along axes, reshapes, copies of views), by
+#: shape, the newest eight. dmap reuses a dropped array's storage for a new array over the same
+#: domain object, so a result over the domain of an earlier result of its shape takes that
+#: storage instead of registering new storage with MPI. Every locale makes the same collective
+#: calls in the same order, so every locale holds the same domains. Domains cannot change, so
+#: results may share one. Emptied by dmap.collect() and dmap.finalize().
+_RESULT_DOMAINS = {}
+
+
+def result_domain(shape):
+    """Collective: the Block domain of `shape` for a result of dmap's own (see _RESULT_DOMAINS)."""
+    shape = tuple(shape)
+    domain = _RESULT_DOMAINS.pop(shape, None)
+    if domain is None:
+        domain = _dmap.Domain(_map(None, "dmap"), shape)
+        if len(_RESULT_DOMAINS) >= 8:
+            del _RESULT_DOMAINS[next(iter(_RESULT_DOMAINS))]  # the oldest
+    _RESULT_DOMAINS[shape] = domain  # the newest last
+    return domain
+
+
+def forget_result_domains():
+    """Drops the result domains (before dmap frees what it pools, or stops)."""
+    _RESULT_DOMAINS.clear()
+
+
 def _new(shape, dtype, mapping):
     return _dmap.Array(_dmap.Domain(mapping, shape), dtype)
 

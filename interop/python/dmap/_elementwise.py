@@ -9,7 +9,7 @@ import numbers
 import numpy as _np
 
 from . import _dmap
-from ._constructors import DTYPES, _agreed, _alive, _dtype, _map
+from ._constructors import DTYPES, _agreed, _alive, _dtype, result_domain
 from ._reductions import UFUNC_REDUCTIONS
 
 
@@ -114,7 +114,7 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
                                key=lambda _: _key(ufunc, inputs, kwargs))
     if out is None:
         model = next((x for x in inputs if isinstance(x, _dmap.Array) and x.domain is not None), None)
-        domain = model.domain if model is not None else _dmap.Domain(_map(None, who), shape)
+        domain = model.domain if model is not None else result_domain(shape)
         out = _dmap.Array._scratch(domain, kind)  # every element is written below
     elif out.domain is None:  # a view: computed in an array of its own, then assigned
         result = array_ufunc(self, ufunc, method, *inputs)
@@ -174,7 +174,7 @@ def astype(self, dtype):
     kind = _agreed(who, lambda: _dtype(dtype, who))
     source = self
     if self.domain is None:  # a view: its elements in an array of their own first
-        source = _dmap.Array._scratch(_dmap.Domain(_map(None, who), tuple(self.shape)), self.dtype.name)
+        source = _dmap.Array._scratch(result_domain(self.shape), self.dtype.name)
         source[...] = self
     out = _dmap.Array._scratch(source.domain, kind)  # every block is written below
     for target, block in zip(out.local_blocks(), source.local_blocks()):
@@ -190,7 +190,7 @@ def _copier(whole_copy):
         if self.domain is not None:
             return whole_copy(self)
         _alive(self)
-        out = _dmap.Array._scratch(_dmap.Domain(_map(None, "dmap.Array.copy"), tuple(self.shape)), self.dtype.name)
+        out = _dmap.Array._scratch(result_domain(self.shape), self.dtype.name)
         out[...] = self  # every element is written
         return out
 

@@ -18,7 +18,7 @@ import pickle
 import numpy as _np
 
 from . import _dmap
-from ._constructors import _agreed, _alive, _dtype, _is_int, _map
+from ._constructors import _agreed, _alive, _dtype, _is_int, result_domain
 
 
 def _exchange(outgoing):
@@ -406,7 +406,7 @@ def reduce(A, name, axis=None, dtype=None, out=None, keepdims=False, ddof=0, uns
         for part in _allgather(acc):
             total = fold.combine(total, part)
         return _np.asarray(fold.finish(total, count)).astype(fold.result)[()]
-    result = _dmap.Array._scratch(_dmap.Domain(_map(None, who), kept), fold.result.name)  # every block written below
+    result = _dmap.Array._scratch(result_domain(kept), fold.result.name)  # every block written below
     blocks, places = result.local_blocks(), result.local_slices()
     accs = [fold.identity(b.shape) for b in blocks]
     for box, values in _route(result, parts, fold.record):

@@ -12,7 +12,7 @@ import math
 import numpy as _np
 
 from . import _dmap
-from ._constructors import _agreed, _alive, _is_int, _map
+from ._constructors import _agreed, _alive, _is_int, _map, result_domain
 from ._reductions import _exchange
 
 
@@ -55,7 +55,7 @@ def reshape(A, shape, order="C", *, map=None):  # noqa: A002  (dmap's map keywor
     # The elements go to a Block array, whose owners every locale can compute; another map gets
     # them from there by dmap's redistribution (a map kept in a directory tells owners only
     # through collective lookups).
-    out = _dmap.Array._scratch(_dmap.Domain(_map(None, who), new_shape), A.dtype.name)
+    out = _dmap.Array._scratch(result_domain(new_shape), A.dtype.name)
     p = _dmap.num_locales()
     # Every locale's pieces of the result (not collective for maps given by formulas); a
     # position's owner is the locale whose piece holds it.

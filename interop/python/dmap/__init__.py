@@ -16,11 +16,11 @@ The surface:
   :class:`BlockCyclic`, :class:`Stencil`, :class:`Irregular`, :class:`Unstructured`,
   :class:`Hashed`;
 * ``Domain(map, shape_or_bounds)`` and ``Array(domain, dtype)`` (float64, float32, int64, int32,
-  complex128), NumPy-style indexing and views, ``A.T`` / ``transpose`` (views), ``reshape``
+  complex128, bool), NumPy-style indexing and views, ``A.T`` / ``transpose`` (views), ``reshape``
   (a copy), ``B[...] = A`` between any maps, ``fill``, the reductions ``sum``, ``prod``, ``min``,
   ``max``, ``mean``, ``var``, ``std``, ``argmin``, ``argmax``, ``any``, ``all`` with ``axis`` and
-  ``keepdims`` (also as ``np.sum(A, axis=0)``), element-wise operators and NumPy's ufuncs (staying
-  distributed), ``np.dot`` / ``np.linalg.norm`` / ``np.allclose`` without a gather,
+  ``keepdims`` (also as ``np.sum(A, axis=0)``), element-wise operators, comparisons (bool
+  arrays) and NumPy's ufuncs (staying distributed), ``np.dot`` / ``np.linalg.norm`` / ``np.allclose`` without a gather,
   ``gather`` (to root 0, as mpi4py's) and ``allgather``, ``np.asarray(A)``
   (an allgather, refused above ``gather_limit()`` bytes), ``local_blocks`` (NumPy views of dmap's
   storage), ``local_frames`` (with ghost cells), ``update_halos``, ``write_npy/read_npy``;

@@ -424,14 +424,6 @@ class typed_array final : public array_handle {
       else
         return static_cast<acc_sum_t>(v);
     };
-    if constexpr (std::is_same_v<T, boolean>) {  // min: all, max: any (NumPy's bool order)
-      if (r == reduction::min || r == reduction::max) {
-        const bool low = r == reduction::min;
-        const auto pick = [low](const T& a, const T& b) { return T{low ? (a.value && b.value) : (a.value || b.value)}; };
-        const T v = visit(s, [&](auto&& x) { return dmap::reduce(x, T{low}, pick); });
-        return numpy_scalar(v, dtype());
-      }
-    }
     switch (r) {
       case reduction::sum: {
         const acc_sum_t v = visit(s, [&](auto&& x) { return dmap::reduce(x, acc_sum_t{}, std::plus<>{}, widen); });
@@ -444,7 +436,12 @@ class typed_array final : public array_handle {
       }
       case reduction::min:
       case reduction::max:
-        if constexpr (!is_complex_v<T> && !std::is_same_v<T, boolean>) {
+        if constexpr (std::is_same_v<T, boolean>) {  // min is all, max is any (NumPy's order of bools)
+          const bool low = r == reduction::min;
+          const auto pick = [low](const T& a, const T& b) { return T{low ? (a.value && b.value) : (a.value || b.value)}; };
+          const T v = visit(s, [&](auto&& x) { return dmap::reduce(x, T{low}, pick); });
+          return numpy_scalar(v, dtype());
+        } else if constexpr (!is_complex_v<T>) {
           const bool low = r == reduction::min;
           // NaN wins, as in NumPy.
           const auto pick = [low](const T& a, const T& b) -> T {

@@ -18,18 +18,24 @@ dtype_code parse_dtype(py::handle dtype) {
     d = np.attr("dtype")(dtype);
   } catch (py::error_already_set& e) {
     throw argument_error(std::string("dmap.Array: dtype ") + py::repr(dtype).cast<std::string>() +
-                         " is not a NumPy dtype (" + e.what() + "); use one of " + dtype_list);
+                         " is not a NumPy dtype (" + e.what() + "); use one of " + dtype_list());
   }
   const auto name = d.attr("name").cast<std::string>();
   for (int k = 0; k < dtype_count; ++k)
     if (name == names[k]) return static_cast<dtype_code>(k);
   throw argument_error("dmap.Array: dtype " + name +
-                       " is not supported; use one of " + dtype_list);
+                       " is not supported; use one of " + dtype_list());
 }
 
 py::dtype numpy_dtype(dtype_code code) { return py::dtype(std::string(dtype_name(code))); }
 
 const char* dtype_name(dtype_code code) { return names[static_cast<int>(code)]; }
+
+std::string dtype_list() {
+  std::string out = names[0];
+  for (int k = 1; k < dtype_count; ++k) out += (k + 1 < dtype_count ? ", " : " or ") + std::string(names[k]);
+  return out;
+}
 
 index_t to_index(py::handle value, const std::string& what) {
   if (PyBool_Check(value.ptr()))

@@ -30,8 +30,6 @@ namespace py = pybind11;
 /// The element types a Python array may have.
 enum class dtype_code : int { f64 = 0, f32 = 1, i64 = 2, i32 = 3, c128 = 4, b1 = 5 };
 inline constexpr int dtype_count = 6;
-/// The dtypes' names, for messages: "float64, float32, int64, int32, complex128 or bool".
-inline constexpr const char* dtype_list = "float64, float32, int64, int32, complex128 or bool";
 /// The largest rank the module instantiates.
 inline constexpr std::size_t max_rank = 3;
 
@@ -42,6 +40,8 @@ dtype_code parse_dtype(py::handle dtype);
 py::dtype numpy_dtype(dtype_code code);
 /// "float64", "float32", "int64", "int32", "complex128", "bool".
 const char* dtype_name(dtype_code code);
+/// Every dtype's name, for messages: "float64, float32, int64, int32, complex128 or bool".
+std::string dtype_list();
 
 /// A Python integer (or NumPy integer) as an int64; argument_error naming `what` when it is
 /// not an integer (bool included) or does not fit int64.

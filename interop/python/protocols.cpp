@@ -74,12 +74,12 @@ local_buffer buffer_of(py::handle obj, const std::string& who) {
   const py::dtype dt = b.array.dtype();
   if (!dt.attr("isnative").cast<bool>())
     throw unsupported_error(who + " holds elements of non-native byte order (" + shown(dt) +
-                            "); dmap adopts native " + dtype_list + " elements");
+                            "); dmap adopts native " + dtype_list() + " elements");
   try {
     b.code = parse_dtype(dt);
   } catch (const argument_error&) {
     throw unsupported_error(who + " holds elements of dtype " + py::str(py::handle(dt)).cast<std::string>() +
-                            "; dmap adopts " + dtype_list + " elements");
+                            "; dmap adopts " + dtype_list() + " elements");
   }
   if (!b.array.writeable())
     throw argument_error(who + " is read-only; dmap adopts writable buffers (its arrays write their elements)");

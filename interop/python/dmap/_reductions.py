@@ -44,6 +44,7 @@ class _Fold:
 
     ordered = False  # min, max, argmin, argmax: no identity; complex elements have no order
     takes_dtype = False
+
     def __init__(self, name):
         self.name = name
 

@@ -72,21 +72,26 @@ class block {
   /// The cut interval [first, last) of part k of p over the bounds [lo, hi); the edge
   /// parts extend to the whole integer line.
   static std::pair<index_t, index_t> chunk(index_t lo, index_t hi, int p, int k) noexcept {
-    const detail::wide_int n = hi > lo ? static_cast<detail::wide_int>(hi) - lo : 0;
-    const auto cut = [&](int j) {
-      return static_cast<index_t>(lo + (n * j + p - 1) / p);
-    };
-    const index_t first = k == 0 ? std::numeric_limits<index_t>::min() : cut(k);
-    const index_t last = k == p - 1 ? std::numeric_limits<index_t>::max() : cut(k + 1);
-    return {first, last};
+    return {k == 0 ? std::numeric_limits<index_t>::min() : cut(lo, hi, p, k),
+            k == p - 1 ? std::numeric_limits<index_t>::max() : cut(lo, hi, p, k + 1)};
   }
   /// The indices of `whole` in part k of p of the bounds [lo, hi): chunk's interval kept
   /// within whole's bounds (an edge part's interval, the whole integer line on one side, is
   /// not a valid range).
   static range chunk_indices(const range& whole, index_t lo, index_t hi, int p, int k) {
     const auto [first, last] = chunk(lo, hi, p, k);
-    const index_t low = whole.lo(), high = std::max(whole.lo(), whole.hi());
-    return whole.intersect(range(std::max(first, low), std::min(last, high)));
+    return within(whole, first, last);
+  }
+  /// Calls f(k, chunk_indices(whole, lo, hi, p, k)) for k = k0 .. k1 in order, each cut
+  /// computed once (plans that meet every part ask for all of them).
+  template <class F>
+  static void for_each_chunk_indices(const range& whole, index_t lo, index_t hi, int p, int k0, int k1, F&& f) {
+    index_t first = k0 == 0 ? std::numeric_limits<index_t>::min() : cut(lo, hi, p, k0);
+    for (int k = k0; k <= k1; ++k) {
+      const index_t last = k == p - 1 ? std::numeric_limits<index_t>::max() : cut(lo, hi, p, k + 1);
+      f(k, within(whole, first, last));
+      first = last;
+    }
   }
   /// The part (0 <= part < p) owning index i for the bounds [lo, hi).
   static int owner(index_t lo, index_t hi, int p, index_t i) noexcept {
@@ -99,6 +104,20 @@ class block {
   friend bool operator==(const block&, const block&) = default;
 
  private:
+  // Boundary j (0 < j < p) between the parts of [lo, hi).
+  static index_t cut(index_t lo, index_t hi, int p, int j) noexcept {
+    const detail::wide_int n = hi > lo ? static_cast<detail::wide_int>(hi) - lo : 0;
+    // n * p + p fits in 64 bits for every array that fits in memory: a 64-bit division then
+    // (a 128-bit one is a library call, several times slower, and plans ask per chunk).
+    if (n <= (std::numeric_limits<index_t>::max() - p) / p)
+      return static_cast<index_t>(lo + (static_cast<index_t>(n) * j + p - 1) / p);
+    return static_cast<index_t>(lo + (n * j + p - 1) / p);
+  }
+  // The indices of `whole` in the interval [first, last), which may reach past int64's ends.
+  static range within(const range& whole, index_t first, index_t last) {
+    const index_t low = whole.lo(), high = std::max(whole.lo(), whole.hi());
+    return whole.intersect(range(std::max(first, low), std::min(last, high)));
+  }
   target_grid<N> grid_{};
   std::optional<rect<N>> box_{};
   storage_order order_ = storage_order::row_major;
@@ -197,6 +216,9 @@ class block_domain {
   /// Every locale's rect meeting `r`, as (locale, rect) pairs by locale: locales_meeting and
   /// local_subdomains in one question, for plans that meet many locales.
   std::vector<std::pair<int, rect<N>>> subdomains_meeting(const rect<N>& r) const;
+  /// Calls f(locale, rect) for each pair subdomains_meeting(r) lists, in its order, without
+  /// listing them.
+  void for_each_subdomain_meeting(const rect<N>& r, detail::function_ref<void(int, const rect<N>&)> f) const;
   /// How locale `locale` stores its rect.
   std::vector<dense_layout<N>> local_layouts(int locale) const;
   /// This locale's local domain descriptor.
@@ -215,6 +237,9 @@ class block_domain {
   // The first and last grid coordinates along d whose chunks lie between r's bounds there
   // (nothing when r misses the domain along d).
   std::optional<std::pair<int, int>> coordinates_meeting(std::size_t d, const range& r) const;
+  // Per dimension, the (coordinate, chunk) pairs meeting r's bounds there (none when r
+  // misses the domain).
+  std::optional<std::array<std::vector<std::pair<int, range>>, N>> chunks_meeting(const rect<N>& r) const;
   dense_layout<N> layout_of(const rect<N>& mine) const {
     return dist_.layout().of(mine);
   }
@@ -281,15 +306,62 @@ std::vector<int> block_domain<N>::locales_meeting(const rect<N>& r) const {
 }
 
 template <std::size_t N>
-std::vector<std::pair<int, rect<N>>> block_domain<N>::subdomains_meeting(const rect<N>& r) const {
+auto block_domain<N>::chunks_meeting(const rect<N>& r) const
+    -> std::optional<std::array<std::vector<std::pair<int, range>>, N>> {
   std::array<std::vector<std::pair<int, range>>, N> chunks;
   for (std::size_t d = 0; d < N; ++d) {
     const auto between = coordinates_meeting(d, r.dim(d));
-    if (!between) return {};
-    for (int k = between->first; k <= between->second; ++k)
-      if (const range c = chunk_range(d, k); !c.empty()) chunks[d].emplace_back(k, c);
+    if (!between) return std::nullopt;
+    block<N>::for_each_chunk_indices(whole_.dim(d), bounds_[d].first, bounds_[d].second, targets().extent(d),
+                                     between->first, between->second, [&](int k, const range& c) {
+                                       if (!c.empty()) chunks[d].emplace_back(k, c);
+                                     });
   }
-  return detail::rects_of_product(targets(), chunks);
+  return chunks;
+}
+
+template <std::size_t N>
+std::vector<std::pair<int, rect<N>>> block_domain<N>::subdomains_meeting(const rect<N>& r) const {
+  const auto chunks = chunks_meeting(r);
+  return chunks ? detail::rects_of_product(targets(), *chunks) : std::vector<std::pair<int, rect<N>>>{};
+}
+
+template <std::size_t N>
+void block_domain<N>::for_each_subdomain_meeting(const rect<N>& r,
+                                                 detail::function_ref<void(int, const rect<N>&)> f) const {
+  // When every dimension before the last meets one coordinate (always in 1-D; a row of
+  // blocks), the chunks along the last come straight from its cuts, in locale order (a
+  // contiguous grid, or one chunk): no lists.
+  std::array<int, N> c{};
+  rect<N> chunk;
+  bool one_row = true;
+  for (std::size_t d = 0; d + 1 < N && one_row; ++d) {
+    const auto between = coordinates_meeting(d, r.dim(d));
+    if (!between) return;
+    one_row = between->first == between->second;
+    c[d] = between->first;
+    if (one_row) {
+      chunk.set_dim(d, chunk_range(d, c[d]));
+      if (chunk.dim(d).empty()) return;
+    }
+  }
+  if (one_row) {
+    constexpr std::size_t last = N - 1;
+    const auto between = coordinates_meeting(last, r.dim(last));
+    if (!between) return;
+    if (between->first == between->second || targets().contiguous()) {
+      block<N>::for_each_chunk_indices(whole_.dim(last), bounds_[last].first, bounds_[last].second,
+                                       targets().extent(last), between->first, between->second,
+                                       [&](int k, const range& piece) {
+                                         if (piece.empty()) return;
+                                         c[last] = k;
+                                         chunk.set_dim(last, piece);
+                                         f(targets().locale_at(c), chunk);
+                                       });
+      return;
+    }
+  }
+  if (const auto chunks = chunks_meeting(r)) detail::for_each_rect_of_product(targets(), *chunks, f);
 }
 
 template <std::size_t N>

@@ -349,6 +349,9 @@ class dimensional_domain {
   /// local_subdomains(locale, r) lists them: the two questions above in one, for plans that
   /// meet many locales.
   std::vector<std::pair<int, rect<N>>> subdomains_meeting(const rect<N>& r) const;
+  /// Calls f(locale, rect) for each pair subdomains_meeting(r) lists, in its order, without
+  /// listing them.
+  void for_each_subdomain_meeting(const rect<N>& r, detail::function_ref<void(int, const rect<N>&)> f) const;
   /// This locale's local domain descriptor.
   const dimensional_local_domain<N>& local() const noexcept { return local_; }
   /// How each dimension is dealt (the DSI's optional `dimension_kinds()`): block, irregular and
@@ -501,12 +504,20 @@ std::vector<int> dimensional_domain<N>::locales_meeting(const rect<N>& r) const 
 
 template <std::size_t N>
 std::vector<std::pair<int, rect<N>>> dimensional_domain<N>::subdomains_meeting(const rect<N>& r) const {
+  std::vector<std::pair<int, rect<N>>> out;
+  for_each_subdomain_meeting(r, [&](int q, const rect<N>& s) { out.emplace_back(q, s); });
+  return out;
+}
+
+template <std::size_t N>
+void dimensional_domain<N>::for_each_subdomain_meeting(const rect<N>& r,
+                                                       detail::function_ref<void(int, const rect<N>&)> f) const {
   std::array<std::vector<std::pair<int, range>>, N> pieces;
   for (std::size_t d = 0; d < N; ++d) {
     pieces[d] = cuts_[d].pieces_meeting(r.dim(d));
-    if (pieces[d].empty()) return {};
+    if (pieces[d].empty()) return;
   }
-  return detail::rects_of_product(targets(), pieces);
+  detail::for_each_rect_of_product(targets(), pieces, f);
 }
 
 template <std::size_t N>

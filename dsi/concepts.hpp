@@ -82,6 +82,7 @@ concept local_domain_descriptor = requires(const L& l, const idx<N>& i) {
 /// | `locales_meeting(r)` | the locales that may own an index of rect `r` (sorted; plans ask it instead of all P) |
 /// | `local_subdomains(q, r)` | locale q's rects meeting `r`, as `local_subdomains(q)` lists them               |
 /// | `subdomains_meeting(r)` | every locale's rects meeting `r`: (locale, rect) pairs by locale, one question for all |
+/// | `for_each_subdomain_meeting(r, f)` | the same pairs handed to `f(locale, rect)` one by one, in that order, with no list |
 /// | `ghost_reach()` | the widest ghost frame per dimension (index units), for halo plans                          |
 /// | `dimension_kinds()` | `std::array<dimension_kind, N>`: how each dimension is dealt, for exports naming a kind |
 template <class G, std::size_t N>

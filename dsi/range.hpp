@@ -87,6 +87,7 @@ class range {
   /// range is not empty; of an empty range it may lie below INT64_MIN and then wraps).
   constexpr index_t aligned_high() const noexcept {
     const index_t m = abs_stride();
+    if (m == 1) return detail::wrapping_sub(hi_, 1);
     index_t last_minus_align = 0;  // (hi - 1) - alignment, when it fits
     if (hi_ != std::numeric_limits<index_t>::min() && !__builtin_sub_overflow(hi_ - 1, align_, &last_minus_align))
       return detail::wrapping_sub(hi_ - 1, detail::floor_mod(last_minus_align, m));
@@ -214,6 +215,7 @@ class range {
   // How far the smallest aligned integer >= lo lies above lo, in [0, |stride|).
   constexpr index_t skip_low() const noexcept {
     const index_t m = abs_stride();
+    if (m == 1) return 0;  // every integer is aligned (and no division)
     index_t align_minus_lo = 0;
     if (!__builtin_sub_overflow(align_, lo_, &align_minus_lo)) return detail::floor_mod(align_minus_lo, m);
     return detail::floor_mod(align_ - detail::floor_mod(lo_, m), m);

@@ -79,6 +79,9 @@ class target_grid {
   bool holds(int locale) const noexcept { return position_of(locale) >= 0; }
   /// The locale ids at each position, in C order.
   std::vector<int> locales() const;
+  /// True when the grid holds the locales first .. first + size - 1 in C order (it keeps no
+  /// list): locale ids increase with row-major coordinates.
+  bool contiguous() const noexcept { return ids_.empty(); }
   /// The largest locale id in the grid.
   int max_locale() const noexcept { return ids_.empty() ? first_ + size() - 1 : index_.back().first; }
 

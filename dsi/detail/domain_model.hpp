@@ -23,17 +23,13 @@
 
 namespace dmap::detail {
 
-/// Every combination of one piece per dimension of `pieces` (per dimension, (grid
-/// coordinate, range) pairs grouped by coordinate) as (locale, rect) pairs of `grid`, sorted
-/// by locale; each locale's rects in row-major order of its pieces.
-template <std::size_t N>
-std::vector<std::pair<int, rect<N>>> rects_of_product(const target_grid<N>& grid,
-                                                      const std::array<std::vector<std::pair<int, range>>, N>& pieces) {
-  std::vector<std::pair<int, rect<N>>> out;
+/// Calls f(locale, rect) for every combination of one piece per dimension of `pieces` (per
+/// dimension, (grid coordinate, range) pairs), in row-major order of the pieces.
+template <std::size_t N, class F>
+void for_each_combined_piece(const target_grid<N>& grid, const std::array<std::vector<std::pair<int, range>>, N>& pieces,
+                             F&& f) {
   std::array<std::size_t, N> counts{};
-  std::size_t total = 1;
-  for (std::size_t d = 0; d < N; ++d) total *= counts[d] = pieces[d].size();
-  out.reserve(total);
+  for (std::size_t d = 0; d < N; ++d) counts[d] = pieces[d].size();
   for_each_combination<N>(counts, [&](const std::array<std::size_t, N>& k) {
     std::array<int, N> c{};
     rect<N> r;
@@ -41,11 +37,41 @@ std::vector<std::pair<int, rect<N>>> rects_of_product(const target_grid<N>& grid
       c[d] = pieces[d][k[d]].first;
       r.set_dim(d, pieces[d][k[d]].second);
     }
-    out.emplace_back(grid.locale_at(c), r);
+    f(grid.locale_at(c), r);
   });
+}
+
+/// Every combination of one piece per dimension of `pieces` (per dimension, (grid
+/// coordinate, range) pairs grouped by coordinate) as (locale, rect) pairs of `grid`, sorted
+/// by locale; each locale's rects in row-major order of its pieces.
+template <std::size_t N>
+std::vector<std::pair<int, rect<N>>> rects_of_product(const target_grid<N>& grid,
+                                                      const std::array<std::vector<std::pair<int, range>>, N>& pieces) {
+  std::vector<std::pair<int, rect<N>>> out;
+  std::size_t total = 1;
+  for (std::size_t d = 0; d < N; ++d) total *= pieces[d].size();
+  out.reserve(total);
+  for_each_combined_piece(grid, pieces, [&](int q, const rect<N>& r) { out.emplace_back(q, r); });
   const auto by_locale = [](const auto& a, const auto& b) { return a.first < b.first; };
   if (!std::is_sorted(out.begin(), out.end(), by_locale)) std::stable_sort(out.begin(), out.end(), by_locale);
   return out;
+}
+
+/// Calls f(locale, rect) for each pair rects_of_product(grid, pieces) lists, in its order. It
+/// lists them only when that order needs a sort: on a grid of listed locales, or when a
+/// dimension before the last has two pieces of one coordinate.
+template <std::size_t N, class F>
+void for_each_rect_of_product(const target_grid<N>& grid,
+                              const std::array<std::vector<std::pair<int, range>>, N>& pieces, F&& f) {
+  bool in_order = grid.contiguous();  // then row-major coordinates come in locale order
+  for (std::size_t d = 0; d < N && in_order; ++d)
+    for (std::size_t k = 1; k < pieces[d].size() && in_order; ++k)
+      in_order = d + 1 == N ? pieces[d][k - 1].first <= pieces[d][k].first : pieces[d][k - 1].first < pieces[d][k].first;
+  if (in_order) {
+    for_each_combined_piece(grid, pieces, f);
+    return;
+  }
+  for (const auto& [q, r] : rects_of_product(grid, pieces)) f(q, r);
 }
 
 /// A global domain descriptor seen through virtual calls.
@@ -88,6 +114,9 @@ class domain_model_base {
   /// subdomains_meeting(locale, r) lists them. The descriptor's `subdomains_meeting(r)`, else
   /// the two questions above.
   virtual std::vector<std::pair<int, rect<N>>> all_subdomains_meeting(const rect<N>& r) const = 0;
+  /// Calls f(locale, rect) for each pair all_subdomains_meeting(r) lists, in its order: the
+  /// descriptor's `for_each_subdomain_meeting(r, f)`, else that list.
+  virtual void for_each_subdomain_meeting(const rect<N>& r, detail::function_ref<void(int, const rect<N>&)> f) const = 0;
   /// Per dimension, how far any locale's layouts reach beyond its pieces (index units): the
   /// descriptor's `ghost_reach()`; nothing when it has none.
   virtual std::optional<std::array<index_t, N>> ghost_reach() const = 0;
@@ -119,6 +148,7 @@ class domain_model final : public domain_model_base<N> {
   std::vector<int> locales_meeting(const rect<N>& r) const override;
   std::vector<rect<N>> subdomains_meeting(int locale, const rect<N>& r) const override;
   std::vector<std::pair<int, rect<N>>> all_subdomains_meeting(const rect<N>& r) const override;
+  void for_each_subdomain_meeting(const rect<N>& r, detail::function_ref<void(int, const rect<N>&)> f) const override;
   std::optional<std::array<index_t, N>> ghost_reach() const override;
   std::optional<std::array<dimension_kind, N>> dimension_kinds() const override;
   std::optional<target_grid<N>> grid() const override;
@@ -242,6 +272,15 @@ std::vector<std::pair<int, rect<N>>> domain_model<N, Dist, Desc>::all_subdomains
 }
 
 template <std::size_t N, class Dist, class Desc>
+void domain_model<N, Dist, Desc>::for_each_subdomain_meeting(const rect<N>& r,
+                                                             detail::function_ref<void(int, const rect<N>&)> f) const {
+  if constexpr (requires(const Desc& d) { d.for_each_subdomain_meeting(r, f); })
+    desc_.for_each_subdomain_meeting(r, f);
+  else
+    for (const auto& [q, s] : all_subdomains_meeting(r)) f(q, s);
+}
+
+template <std::size_t N, class Dist, class Desc>
 std::optional<std::array<index_t, N>> domain_model<N, Dist, Desc>::ghost_reach() const {
   if constexpr (requires(const Desc& d) {
                   { d.ghost_reach() } -> std::convertible_to<std::array<index_t, N>>;
@@ -280,6 +319,8 @@ class model_query final : public placement_query<N> {
   std::vector<int> meeting(const rect<N>& r) const override;
   std::vector<held_region<N>> regions(int locale, const rect<N>& r) const override;
   std::vector<std::pair<int, held_region<N>>> regions_meeting(const rect<N>& r) const override;
+  void for_each_region_meeting(const rect<N>& r,
+                               function_ref<void(int, const held_region<N>&)> f) const override;
   std::vector<placed_block<N>> blocks(int locale) const override;
   idx<N> period() const override;
 
@@ -319,6 +360,12 @@ std::vector<std::pair<int, held_region<N>>> model_query<N>::regions_meeting(cons
   out.reserve(found.size());
   for (const auto& [q, s] : found) out.push_back({q, {s, {}}});
   return out;
+}
+
+template <std::size_t N>
+void model_query<N>::for_each_region_meeting(const rect<N>& r,
+                                             function_ref<void(int, const held_region<N>&)> f) const {
+  model_->for_each_subdomain_meeting(r, [&](int q, const rect<N>& s) { f(q, held_region<N>{s, {}}); });
 }
 
 template <std::size_t N>

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../runtime/detail/function_ref.hpp"
 #include "../../runtime/environment.hpp"
 #include "../layout.hpp"
 #include "../rect.hpp"
@@ -69,6 +70,12 @@ class placement_query {
     for (int q : meeting(r))
       for (const auto& g : regions(q, r)) out.push_back({q, g});
     return out;
+  }
+  /// Calls f(locale, region) for each pair regions_meeting(r) lists, in its order, without
+  /// listing them (a plan whose block meets every locale writes nothing per locale).
+  virtual void for_each_region_meeting(const rect<N>& r,
+                                       function_ref<void(int, const held_region<N>&)> f) const {
+    for (const auto& [q, g] : regions_meeting(r)) f(q, g);
   }
   /// All blocks of locale `locale`, with their storage (for the few uses that read another
   /// locale's storage offsets: remote element access, copies read from a layer).

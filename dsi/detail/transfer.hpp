@@ -557,6 +557,18 @@ void for_each_meeting(const std::vector<placed_block<N>>& as, const std::vector<
   }
 }
 
+/// The indices of `r` moved by `by` (each dimension's first index, count and step: a part's
+/// bounds may reach past its indices, up to int64's ends, where rect::translated would throw).
+template <std::size_t N>
+rect<N> moved_indices(const rect<N>& r, const idx<N>& by) {
+  rect<N> out;
+  for (std::size_t d = 0; d < N; ++d) {
+    const range& x = r.dim(d);
+    out.set_dim(d, range::counted(x.first() + by[d], x.size(), x.stride()));
+  }
+  return out;
+}
+
 /// Calls f(offset, step, count) for each run of a plan's part (indices, block and repeats),
 /// in message order; a part of one run repeated is one tight loop.
 template <class Part, class F>
@@ -707,13 +719,36 @@ class transfer_plan {
   }
 
  private:
-  // One part found while building, before the parts are put in message order.
+  // One part found while building, before the parts are put in message order. It may stand
+  // for a run of parts found one after another (an all-to-all finds one per peer): the k-th
+  // of `count` goes to peer `peer + k * peer_step`, its indices moved by `k * step`.
   struct entry {
     int peer;
     rect<N> part;
     idx<N> to_shift, from_shift;
     std::size_t block;  // this locale's block
+    index_t count = 1;
+    int peer_step = 0;
+    idx<N> step{};
+    int last_peer() const noexcept { return peer + static_cast<int>(count - 1) * peer_step; }
   };
+  // Folds `e` (one part) into the run that ends `found` when it is the run's next member: the
+  // same block and shifts, a later peer, and the same shape moved by the run's step. A peer
+  // with several parts starts no run (its parts are grouped one by one anyway).
+  static bool extend_run(std::vector<entry>& found, const entry& e);
+  // Calls f(member) for each part `run` stands for, in order.
+  template <class F>
+  static void for_each_member(const entry& run, F&& f) {
+    entry one = run;
+    one.count = 1;
+    for (index_t k = 0; k < run.count; ++k) {
+      if (k > 0) {
+        one.peer += run.peer_step;
+        one.part = moved_indices(one.part, run.step);
+      }
+      f(one);
+    }
+  }
   transfer_plan() = default;
   // Appends the copy of `part` from `from` to `to`, joined with the last copy of `copies` when
   // the two are adjacent in both storages.
@@ -748,6 +783,13 @@ class transfer_plan {
   // The messages' parts go to `parts`, naming blocks of `mine` or joined ones (in blocks_).
   std::vector<message> group(std::vector<entry> entries, const std::vector<placed_block<N>>& mine,
                              const idx<N>& period, std::vector<part>& parts);
+  // group() when each peer has one part: a message per run of parts (their runs of peers).
+  static std::optional<std::vector<message>> runs_as_messages(const std::vector<entry>& runs, const std::vector<placed_block<N>>& mine,
+                                               std::vector<part>& parts);
+  // Folds the messages of a run (first peer `peer`, repeats `after`, one part: `indices` of
+  // `block`) into `before` (one part, `first`) when they continue its run of peers.
+  static bool join_runs(message& before, const part& first, int peer, const peer_repeats& after,
+                        const rect<N>& indices, const placed_block<N>& block);
   // Keeps in blocks_ exactly the blocks the parts name, and points the parts at them.
   void keep_blocks();
   static std::vector<message> listed_messages(std::vector<std::vector<index_t>> lists) {
@@ -786,16 +828,13 @@ transfer_plan<N>::transfer_plan(int me, const std::vector<placed_block<N>>& my_f
     for (std::size_t k = 0; k < mine.size(); ++k) {
       const rect<N>& own = mine[k].owned;
       if (own.empty()) continue;
-      const auto regions = peers.regions_meeting(own);
-      if (found.capacity() < found.size() + regions.size())  // one allocation for one big answer
-        found.reserve(std::max(found.size() + regions.size(), 2 * found.capacity()));
-      for (const auto& [q, r] : regions) {
-        if (q == me || !same_layer(q)) continue;
+      peers.for_each_region_meeting(own, [&](int q, const held_region<N>& r) {
+        if (q == me || !same_layer(q)) return;
         const rect<N> common = sending ? own.intersect(r.owned) : r.owned.intersect(own);
-        if (common.empty()) continue;
-        if (sending) found.push_back({q, common, r.shift, mine[k].shift, k});
-        else found.push_back({q, common, mine[k].shift, r.shift, k});
-      }
+        if (common.empty()) return;
+        const entry e = sending ? entry{q, common, r.shift, mine[k].shift, k} : entry{q, common, mine[k].shift, r.shift, k};
+        if (!extend_run(found, e)) found.push_back(e);
+      });
     }
     return found;
   };
@@ -835,16 +874,18 @@ auto transfer_plan<N>::direct_copies(const std::vector<entry>& sent, const std::
     -> std::map<int, std::vector<copy>> {
   std::map<int, std::vector<copy>> out;
   if (simulated || env().largest_node() < 2) return out;
-  std::map<int, std::vector<std::size_t>> by_peer;
-  for (std::size_t k = 0; k < sent.size(); ++k)
-    if (env().node_rank_of(sent[k].peer) >= 0) by_peer[sent[k].peer].push_back(k);
+  std::map<int, std::vector<entry>> by_peer;  // the parts sent to each node peer, one by one
+  for (const entry& run : sent)
+    for_each_member(run, [&](const entry& e) {
+      if (env().node_rank_of(e.peer) >= 0) by_peer[e.peer].push_back(e);
+    });
   for (const auto& [q, entries] : by_peer) {
     std::vector<placed_block<N>> parts;  // each part with this locale's block, named as sent
-    for (std::size_t k : entries) parts.push_back({sent[k].part, mine[sent[k].block].layout, sent[k].from_shift});
+    for (const entry& e : entries) parts.push_back({e.part, mine[e.block].layout, e.from_shift});
     const std::vector<placed_block<N>> theirs = to.blocks(q);
     std::vector<copy> found;
     for_each_meeting<N>(parts, theirs, [&](std::size_t a, std::size_t b, const rect<N>& common) {
-      if (theirs[b].shift == sent[entries[a]].to_shift) found.push_back({common, parts[a], theirs[b]});
+      if (theirs[b].shift == entries[a].to_shift) found.push_back({common, parts[a], theirs[b]});
     });
     out[q] = compact_copies(std::move(found), period);
   }
@@ -871,9 +912,104 @@ void transfer_plan<N>::keep_blocks() {
 }
 
 template <std::size_t N>
+bool transfer_plan<N>::extend_run(std::vector<entry>& found, const entry& e) {
+  if (found.empty()) return false;
+  entry& last = found.back();
+  if (last.block != e.block || e.peer <= last.last_peer() ||
+      (last.count == 1 && found.size() > 1 && found[found.size() - 2].last_peer() == last.peer))
+    return false;
+  for (std::size_t d = 0; d < N; ++d) {  // (a loop: std::array's == calls memcmp here)
+    const range &a = last.part.dim(d), &b = e.part.dim(d);
+    if (last.to_shift[d] != e.to_shift[d] || last.from_shift[d] != e.from_shift[d] || a.size() != b.size() ||
+        (a.size() > 1 && a.stride() != b.stride()))
+      return false;
+  }
+  const idx<N> a = last.part.first(), b = e.part.first();
+  idx<N> step{};
+  for (std::size_t d = 0; d < N; ++d)
+    if (__builtin_sub_overflow(b[d], a[d], &step[d])) return false;
+  const int peer_step = e.peer - last.peer;
+  if (last.count == 1) {
+    last.count = 2;
+    last.peer_step = peer_step;
+    last.step = step;
+    return true;
+  }
+  // The next member is the first moved by count steps (products that overflow never match).
+  index_t peers = 0;
+  if (__builtin_mul_overflow(last.count, static_cast<index_t>(last.peer_step), &peers) || peers != peer_step)
+    return false;
+  for (std::size_t d = 0; d < N; ++d) {
+    index_t moved = 0;
+    if (__builtin_mul_overflow(last.count, last.step[d], &moved) || moved != step[d]) return false;
+  }
+  ++last.count;
+  return true;
+}
+
+template <std::size_t N>
+bool transfer_plan<N>::join_runs(message& before, const part& first, int peer, const peer_repeats& after,
+                                 const rect<N>& indices, const placed_block<N>& block) {
+  const auto moved = translation<N>(first.indices, *first.block, nullptr, indices, block, nullptr);
+  if (!moved) return false;
+  peer_repeats& r = before.again;
+  const index_t k = r.count;
+  // The common steps: a run's own, or (two single messages) the distance between them.
+  const int peer_step = k > 1 ? r.peer_step : after.count > 1 ? after.peer_step : peer - before.peer;
+  const index_t storage_step = k > 1 ? r.storage_step : after.count > 1 ? after.storage_step : moved->storage;
+  if (after.count > 1 && (after.peer_step != peer_step || after.storage_step != storage_step)) return false;
+  index_t peers = 0, storage = 0, total = 0;
+  if (peer_step <= 0 || __builtin_mul_overflow(k, static_cast<index_t>(peer_step), &peers) ||
+      peers != static_cast<index_t>(peer) - before.peer || __builtin_mul_overflow(k, storage_step, &storage) ||
+      storage != moved->storage || __builtin_add_overflow(k, after.count, &total))
+    return false;
+  r = {total, peer_step, storage_step};
+  return true;
+}
+
+template <std::size_t N>
+auto transfer_plan<N>::runs_as_messages(const std::vector<entry>& runs, const std::vector<placed_block<N>>& mine,
+                                        std::vector<part>& parts) -> std::optional<std::vector<message>> {
+  std::vector<message> out;
+  parts.clear();
+  for (const entry& run : runs) {
+    const placed_block<N>& block = mine[run.block];
+    peer_repeats again;
+    if (run.count > 1) {
+      // Both members lie in one affine block: one step moves every element alike.
+      const auto moved = translation<N>(run.part, block, nullptr, moved_indices(run.part, run.step), block, nullptr);
+      if (!moved) return std::nullopt;
+      again = {run.count, run.peer_step, moved->storage};
+    }
+    const index_t count = run.part.size();
+    if (!out.empty() && out.back().count == count && join_runs(out.back(), parts.back(), run.peer, again, run.part, block))
+      continue;
+    parts.push_back({run.part, &block});
+    out.push_back({run.peer, {}, {}, count, {}, again});
+  }
+  for (std::size_t m = 0; m < out.size(); ++m) {
+    out[m].parts = std::span<const part>(parts.data() + m, 1);
+    out[m].line = single_run(out[m].parts);
+  }
+  return out;
+}
+
+template <std::size_t N>
 std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vector<entry> entries,
                                                                          const std::vector<placed_block<N>>& mine,
                                                                          const idx<N>& period, std::vector<part>& parts) {
+  const auto by_peer = [](const entry& a, const entry& b) { return a.peer < b.peer; };
+  if (!std::is_sorted(entries.begin(), entries.end(), by_peer)) std::stable_sort(entries.begin(), entries.end(), by_peer);
+  bool one_part_each = true;  // each peer has one part: each run of parts is a run of messages
+  for (std::size_t k = 1; k < entries.size() && one_part_each; ++k)
+    one_part_each = entries[k - 1].last_peer() < entries[k].peer;
+  if (one_part_each)
+    if (auto out = runs_as_messages(entries, mine, parts)) return std::move(*out);
+  if (std::any_of(entries.begin(), entries.end(), [](const entry& e) { return e.count > 1; })) {
+    std::vector<entry> each;  // the runs one part after another
+    for (const entry& run : entries) for_each_member(run, [&](const entry& e) { each.push_back(e); });
+    entries = std::move(each);
+  }
   const auto by_first = [](const entry& a, const entry& b) {
     if (a.peer != b.peer) return a.peer < b.peer;
     const idx<N> fa = a.part.first(), fb = b.part.first();

@@ -5,10 +5,14 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
+#include <limits>
+#include <map>
 #include <numeric>
 #include <vector>
 
 #include "../../algorithms/assignment_plan.hpp"
+#include "../../algorithms/detail/plan_model.hpp"
 #include "../../algorithms/plan_model.hpp"
 #include "../../dmap.hpp"
 #include "../support.hpp"
@@ -247,6 +251,107 @@ TEST_CASE("simulated all-to-all plans keep one message per run of peers", "[scal
   }
 }
 
+namespace {
+
+// Each peer's storage offsets in `messages` (a plan's sends or receives), every run of peers
+// and every repeated part expanded, sorted.
+template <class Messages>
+std::map<int, std::vector<index_t>> offsets_by_peer(const Messages& messages) {
+  std::map<int, std::vector<index_t>> out;
+  for (const auto& m : messages)
+    detail::for_each_peer_of(m, [&](int peer, index_t moved) {
+      for (const auto& pc : m.parts)
+        detail::for_each_part_run(pc, [&](index_t offset, index_t step, index_t count) {
+          for (index_t k = 0; k < count; ++k) out[peer].push_back(offset + moved + k * step);
+        });
+    });
+  for (auto& entry : out) std::sort(entry.second.begin(), entry.second.end());
+  return out;
+}
+
+// The same by brute force: for every pair of this locale's blocks `mine` and peer q's blocks
+// (`blocks_of(q)`), the storage offsets in `mine` of their common indices.
+template <std::size_t N, class BlocksOf>
+std::map<int, std::vector<index_t>> expected_offsets(const std::vector<detail::placed_block<N>>& mine, int me, int p,
+                                                     BlocksOf&& blocks_of) {
+  std::map<int, std::vector<index_t>> out;
+  for (int q = 0; q < p; ++q) {
+    if (q == me) continue;
+    for (const auto& b : mine)
+      for (const auto& c : blocks_of(q)) {
+        const rect<N> common = b.owned.intersect(c.owned);
+        if (common.empty()) continue;
+        std::array<std::size_t, N> counts{};
+        for (std::size_t d = 0; d < N; ++d) counts[d] = static_cast<std::size_t>(common.dim(d).size());
+        detail::for_each_combination<N>(counts, [&](const std::array<std::size_t, N>& k) {
+          idx<N> i;
+          for (std::size_t d = 0; d < N; ++d) i[d] = common.dim(d).first() + static_cast<index_t>(k[d]) * common.dim(d).stride();
+          out[q].push_back(b.layout.offset_of(i));
+        });
+      }
+  }
+  for (auto& entry : out) std::sort(entry.second.begin(), entry.second.end());
+  return out;
+}
+
+// Locale `me`'s plan of `to = from` on a simulated machine of p locales, through the maps'
+// own answers (as model_assignment plans), against every pair of blocks intersected.
+template <std::size_t N, class ToDist, class FromDist>
+void check_plan_offsets(const ToDist& to, const FromDist& from, const rect<N>& indices, int me, int p) {
+  const detail::simulating as({me, p});
+  const auto [to_model, to_where] = detail::modelled(to, indices, "test");
+  const auto [from_model, from_where] = detail::modelled(from, indices, "test");
+  const detail::transfer_plan<N> plan(me, from_where.mine, *from_where.peers, to_where.mine, *to_where.peers);
+  const auto blocks = [](const auto& model) {
+    return [&model](int q) {
+      std::vector<detail::placed_block<N>> out;
+      const auto owned = model->local_subdomains(q);
+      const auto layouts = model->local_layouts(q);
+      for (std::size_t k = 0; k < owned.size(); ++k) out.push_back({owned[k], layouts[k], {}});
+      return out;
+    };
+  };
+  INFO("locale " << me << " of " << p);
+  CHECK(offsets_by_peer(plan.sends()) == expected_offsets<N>(from_where.mine, me, p, blocks(to_model)));
+  CHECK(offsets_by_peer(plan.receives()) == expected_offsets<N>(to_where.mine, me, p, blocks(from_model)));
+}
+
+}  // namespace
+
+TEST_CASE("plans found in runs of peers give each peer exactly its elements", "[scale]") {
+  if (here() != 0) return;  // serial: simulated locales
+  for (int p : {3, 5, 37}) {
+    const target_grid<1> grid({p}, p);
+    for (index_t n : {index_t{3} * p + 2, index_t{101} * p + 5, index_t{8} * p * p + 9}) {
+      const rect<1> line{range(-3, n - 3)};
+      INFO("n " << n);
+      for (int me : {0, 1, p / 2, p - 1}) {
+        check_plan_offsets<1>(cyclic<1>(std::nullopt, grid), block<1>(grid), line, me, p);
+        check_plan_offsets<1>(block<1>(grid), cyclic<1>(std::nullopt, grid), line, me, p);
+        check_plan_offsets<1>(block<1>(grid), block_cyclic<1>(idx<1>{3}, grid), line, me, p);
+        check_plan_offsets<1>(block_cyclic<1>(idx<1>{8}, grid), cyclic<1>(std::nullopt, grid), line, me, p);
+      }
+    }
+    // Index sets at both ends of int64: parts' bounds reach past their indices there, so a
+    // run's members are moved by index, never by bound.
+    const index_t lowest = std::numeric_limits<index_t>::min(), highest = std::numeric_limits<index_t>::max();
+    for (const rect<1>& edge : {rect<1>{range(highest - 3 * p - 2, highest)}, rect<1>{range(lowest, lowest + 3 * p + 2)}})
+      for (int me : {0, 1, p - 1}) {
+        INFO("edge " << edge);
+        check_plan_offsets<1>(cyclic<1>(std::nullopt, grid), block<1>(grid), edge, me, p);
+        check_plan_offsets<1>(block<1>(grid), cyclic<1>(std::nullopt, grid), edge, me, p);
+        check_plan_offsets<1>(block<1>(grid), block_cyclic<1>(idx<1>{2}, grid), edge, me, p);
+        check_plan_offsets<1>(block_cyclic<1>(idx<1>{2}, grid), block<1>(grid), edge, me, p);
+      }
+    const rect<2> square{range(0, 2 * index_t{p} + 3), range(1, 3 * index_t{p} + 2)};
+    const block<2> by_rows(target_grid<2>({p, 1}, p)), by_cols(target_grid<2>({1, p}, p));
+    for (int me : {0, 2, p - 1}) {
+      check_plan_offsets<2>(by_cols, by_rows, square, me, p);
+      check_plan_offsets<2>(dimensional<2>({block_dim{}, cyclic_dim{}}, target_grid<2>({1, p}, p)), by_rows, square, me, p);
+    }
+  }
+}
+
 TEST_CASE("all-to-all transfers in runs of peers deliver every element, both paths", "[scale]") {
   {
     const int p = num_locales();
@@ -330,16 +435,28 @@ TEST_CASE("domains: every locale's rects meeting a rect, asked at once, are the 
     std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     return out;
   };
+  // The same pairs handed over one by one (for_each_subdomain_meeting: listed only when the
+  // grid's order or a first dimension with several pieces per coordinate needs a sort).
+  const auto streamed = [](const auto& domain, const rect<2>& r) {
+    std::vector<std::pair<int, rect<2>>> out;
+    domain.for_each_subdomain_meeting(r, [&](int q, const rect<2>& s) { out.emplace_back(q, s); });
+    return out;
+  };
   for (const auto& grid : grids)
     for (const auto& r : asked) {
       INFO("grid " << grid << " r " << r);
       const block_domain<2> blocks(block<2>(grid), whole);
-      CHECK(blocks.subdomains_meeting(r) == per_locale(blocks, r));
+      const auto want = per_locale(blocks, r);
+      CHECK(blocks.subdomains_meeting(r) == want);
+      CHECK(streamed(blocks, r) == want);
       for (const auto& specs : {std::array<dim_spec, 2>{cyclic_dim{}, block_cyclic_dim{4, index_t{1}}},
                                 std::array<dim_spec, 2>{block_dim{}, cyclic_dim{index_t{-3}}},
-                                std::array<dim_spec, 2>{block_cyclic_dim{1}, block_dim{}}}) {
+                                std::array<dim_spec, 2>{block_cyclic_dim{1}, block_dim{}},
+                                std::array<dim_spec, 2>{block_cyclic_dim{3, index_t{0}}, cyclic_dim{}}}) {
         const dimensional_domain<2> dealt(dimensional<2>(specs, grid), whole);
-        CHECK(dealt.subdomains_meeting(r) == per_locale(dealt, r));
+        const auto dealt_want = per_locale(dealt, r);
+        CHECK(dealt.subdomains_meeting(r) == dealt_want);
+        CHECK(streamed(dealt, r) == dealt_want);
       }
     }
 }

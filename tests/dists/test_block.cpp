@@ -501,6 +501,32 @@ TEST_CASE("Block cut: chunk and owner formulas", "[block][serial]") {
           CHECK(first <= i);
           CHECK(i < last);
         }
+  // Spans next to the largest whose cuts take a 64-bit division (n * p + p fits): both sides
+  // of that limit against a 128-bit oracle.
+  for (int p : {2, 3, 7, 1000, 65536}) {
+    const index_t limit = (highest - p) / p;
+    for (const index_t n : {limit - 1, limit, limit + 1, limit + p}) {
+      INFO("n " << n << " p " << p);
+      for (int k : {1, p / 2, p - 1}) {
+        if (k < 1) continue;
+        const auto cut = static_cast<index_t>(-7 + (static_cast<i128>(n) * k + p - 1) / p);
+        CHECK(B::chunk(-7, -7 + n, p, k).first == cut);
+      }
+    }
+  }
+  // Every chunk in one pass, each cut computed once, equals the chunks one by one.
+  for (const range& whole : {range(-3, 40), range(-3, 40, 3), range(5, 5)})
+    for (int p : {1, 4, 7})
+      for (int k0 = 0; k0 < p; ++k0)
+        for (int k1 = k0; k1 < p; ++k1) {
+          std::vector<range> one_by_one, at_once;
+          for (int k = k0; k <= k1; ++k) one_by_one.push_back(B::chunk_indices(whole, -1, 37, p, k));
+          B::for_each_chunk_indices(whole, -1, 37, p, k0, k1, [&](int k, const range& r) {
+            CHECK(k == k0 + static_cast<int>(at_once.size()));
+            at_once.push_back(r);
+          });
+          CHECK(at_once == one_by_one);
+        }
   // Overflow-safe: spans of about 3 * 2^61 indices (n * k overflows 64 bits), anywhere in
   // the 64-bit range, including next to its ends.
   const index_t span = index_t{3} << 61;

@@ -3,30 +3,16 @@
 #pragma once
 
 #include <cstddef>
-#include <memory>
-#include <type_traits>
 
 #include "../environment.hpp"
+#include "function_ref.hpp"
 
 namespace dmap::detail {
 
 /// A reference to a callable `void(std::size_t)` that the caller keeps alive: the loop engine's
 /// tasks cross into the compiled library through it, one indirect call per task (a chunk of
 /// indices), so that oneTBB's parallel_for is instantiated once, not per loop body.
-class task_ref {
- public:
-  template <class F>
-    requires(!std::is_same_v<std::remove_cvref_t<F>, task_ref>)
-  task_ref(F& task) noexcept  // NOLINT: implicit, like std::function_ref
-      : object_(const_cast<void*>(static_cast<const void*>(std::addressof(task)))),
-        call_([](void* o, std::size_t i) { (*static_cast<F*>(o))(i); }) {}
-  /// Runs task `i`.
-  void operator()(std::size_t i) const { call_(object_, i); }
-
- private:
-  void* object_;
-  void (*call_)(void*, std::size_t);
-};
+using task_ref = function_ref<void(std::size_t)>;
 
 /// Runs `task(i)` for every i in [0, count) on this locale's oneTBB arena, statically split
 /// over its threads in contiguous runs; exceptions propagate (the first one wins). Defined in

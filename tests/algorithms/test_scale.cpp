@@ -302,18 +302,10 @@ void check_plan_offsets(const ToDist& to, const FromDist& from, const rect<N>& i
   const auto [to_model, to_where] = detail::modelled(to, indices, "test");
   const auto [from_model, from_where] = detail::modelled(from, indices, "test");
   const detail::transfer_plan<N> plan(me, from_where.mine, *from_where.peers, to_where.mine, *to_where.peers);
-  const auto blocks = [](const auto& model) {
-    return [&model](int q) {
-      std::vector<detail::placed_block<N>> out;
-      const auto owned = model->local_subdomains(q);
-      const auto layouts = model->local_layouts(q);
-      for (std::size_t k = 0; k < owned.size(); ++k) out.push_back({owned[k], layouts[k], {}});
-      return out;
-    };
-  };
+  const auto blocks = [](const auto& query) { return [&query](int q) { return query.blocks(q); }; };
   INFO("locale " << me << " of " << p);
-  CHECK(offsets_by_peer(plan.sends()) == expected_offsets<N>(from_where.mine, me, p, blocks(to_model)));
-  CHECK(offsets_by_peer(plan.receives()) == expected_offsets<N>(to_where.mine, me, p, blocks(from_model)));
+  CHECK(offsets_by_peer(plan.sends()) == expected_offsets<N>(from_where.mine, me, p, blocks(*to_where.peers)));
+  CHECK(offsets_by_peer(plan.receives()) == expected_offsets<N>(to_where.mine, me, p, blocks(*from_where.peers)));
 }
 
 }  // namespace

@@ -107,9 +107,10 @@ class block {
   // Boundary j (0 < j < p) between the parts of [lo, hi).
   static index_t cut(index_t lo, index_t hi, int p, int j) noexcept {
     const detail::wide_int n = hi > lo ? static_cast<detail::wide_int>(hi) - lo : 0;
-    // n * p + p fits in 64 bits for every array that fits in memory: a 64-bit division then
+    // n * j + p fits in 64 bits for every array that fits in memory (0 <= j <= p; other j, of
+    // a k outside [0, p), keep 128 bits): a 64-bit division then
     // (a 128-bit one is a library call, several times slower, and plans ask per chunk).
-    if (n <= (std::numeric_limits<index_t>::max() - p) / p)
+    if (j >= 0 && j <= p && n <= (std::numeric_limits<index_t>::max() - p) / p)
       return static_cast<index_t>(lo + (static_cast<index_t>(n) * j + p - 1) / p);
     return static_cast<index_t>(lo + (n * j + p - 1) / p);
   }

@@ -512,6 +512,9 @@ TEST_CASE("Block cut: chunk and owner formulas", "[block][serial]") {
         const auto cut = static_cast<index_t>(-7 + (static_cast<i128>(n) * k + p - 1) / p);
         CHECK(B::chunk(-7, -7 + n, p, k).first == cut);
       }
+      // A part past the last (k = p) is computed in 128 bits, as before (no 64-bit overflow).
+      const i128 beyond = -7 + (static_cast<i128>(n) * (p + 1) + p - 1) / p;
+      CHECK(B::chunk(-7, -7 + n, p, p).second == static_cast<index_t>(beyond));
     }
   }
   // Every chunk in one pass, each cut computed once, equals the chunks one by one.

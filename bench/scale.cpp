@@ -125,7 +125,7 @@ void weak_block_cyclic_to_block() {
       for (; k < end_block; k += p, in += 8) std::copy(in, in + 8, placed.data() + (k - first_block) * 8);
     }
   };
-  const auto [dmap_s, base_s] = bench::median_times(5, [&] { plan->run(); }, baseline);
+  const auto [dmap_s, base_s] = bench::median_batch_times(7, 40, [&] { plan->run(); }, baseline);
   const auto c = bench::counters_of_repeat([&] { plan->run(); });
   print_weak("scale_weak_bc8_to_block", n, dmap_s, base_s, c, 0, plan_cpu, plan_bytes, domain_cpu);
 }
@@ -158,7 +158,7 @@ void weak_rows_to_columns() {
     MPI_Alltoallv(packed.data(), sc.data(), sd.data(), MPI_DOUBLE, got.data(), sc.data(), sd.data(), MPI_DOUBLE,
                   MPI_COMM_WORLD);
   };
-  const auto [dmap_s, base_s] = bench::median_times(5, [&] { plan->run(); }, baseline);
+  const auto [dmap_s, base_s] = bench::median_batch_times(7, 40, [&] { plan->run(); }, baseline);
   const auto c = bench::counters_of_repeat([&] { plan->run(); });
   print_weak("scale_weak_rows_to_columns", square.size(), dmap_s, base_s, c, 0, plan_cpu, plan_bytes, domain_cpu);
 }

@@ -36,6 +36,16 @@ std::pair<double, double> median_times(int reps, A&& a, B&& b) {
   return {ta[ta.size() / 2], tb[tb.size() / 2]};
 }
 
+/// Per-run medians of `reps` timings of `batch` back-to-back runs of `a` and of `b`,
+/// alternating, one warm-up round first: for operations of a few hundred microseconds, whose
+/// single timings measure the synchronisation around them more than the operation.
+template <class A, class B>
+std::pair<double, double> median_batch_times(int reps, int batch, A&& a, B&& b) {
+  const auto [ta, tb] = median_times(
+      reps, [&] { for (int i = 0; i < batch; ++i) a(); }, [&] { for (int i = 0; i < batch; ++i) b(); });
+  return {ta / batch, tb / batch};
+}
+
 /// The library's communication counters of one run of `f`, after a first run that builds
 /// whatever plans and staging `f` keeps (what each later run costs).
 template <class F>

@@ -59,6 +59,8 @@ class stencil {
   /// The local layout of each locale's chunk: framed by the ghost widths, in the base's
   /// storage order, rows padded as the policy says.
   ghost_frame_layout<N> layout() const { return ghost_frame_layout<N>(fluff_, block_.order(), padding_); }
+  /// How every locale stores its elements (the DSI's optional distribution member `order()`).
+  storage_order order() const noexcept { return block_.order(); }
   /// "stencil(grid 2x2, fluff (1, 1), periodic (0, 1))", with ", row padding none" (or
   /// "<k> elements") when the padding is not the default.
   std::string name() const {

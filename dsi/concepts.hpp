@@ -106,6 +106,10 @@ concept domain_descriptor =
 /// | dsiClone / dsiEqualDMaps         | copy / `operator==`     | equal maps place equal indices alike       |
 /// | dsiTargetLocales                 | `targets()`             | the locales it maps onto (a target grid)   |
 /// | dsiDisplayRepresentation         | `name()`                | description and fingerprint: every parameter |
+///
+/// Optional member: `order()` (a `storage_order`), how every locale's layouts store its
+/// elements; transfer plans into the map pack their messages in that order (a hint: any
+/// answer is correct, a true one makes each message a few long runs on both sides).
 template <class D, std::size_t N>
 concept distribution =
     std::copy_constructible<D> && std::equality_comparable<D> &&

@@ -30,7 +30,7 @@ plan_summary summarize(const transfer_plan<N>& plan) {
       index_t runs = static_cast<index_t>(m.offsets.size());
       for (const auto& pc : m.parts)
         if constexpr (N == 1) runs += pc.again.total();  // a 1-D part is one run
-        else runs += run_cursor<N>(pc.indices, pc.block->layout, pc.block->shift).runs() * pc.again.total();
+        else runs += run_cursor<N>(pc.indices, pc.block->layout, pc.block->shift, m.order).runs() * pc.again.total();
       s.message_runs += runs * m.again.count;
       s.plan_bytes += sizeof(m) + m.offsets.capacity() * sizeof(index_t);
     }

@@ -76,6 +76,8 @@ class ghost_query final : public placement_query<N> {
     return out;
   }
   std::vector<placed_block<N>> blocks(int locale) const override { return ghosts_of(owners_->blocks(locale)); }
+  /// Ghost cells lie in the owners' layouts.
+  dimension_order<N> storage_order_hint() const override { return owners_->storage_order_hint(); }
   /// The ghost blocks of the given owned blocks (one locale's).
   std::vector<placed_block<N>> ghosts_of(const std::vector<placed_block<N>>& owned) const {
     std::vector<placed_block<N>> out;

@@ -123,6 +123,9 @@ class domain_model_base {
   /// Per dimension, how the map deals it: the descriptor's `dimension_kinds()`; nothing when
   /// it declares none.
   virtual std::optional<std::array<dimension_kind, N>> dimension_kinds() const = 0;
+  /// The order in which every locale stores its elements: the distribution's `order()`;
+  /// row-major when it declares none.
+  virtual dimension_order<N> storage_order_hint() const = 0;
 };
 
 /// The model of descriptor `Desc` made by distribution `Dist`.
@@ -152,6 +155,7 @@ class domain_model final : public domain_model_base<N> {
   std::optional<std::array<index_t, N>> ghost_reach() const override;
   std::optional<std::array<dimension_kind, N>> dimension_kinds() const override;
   std::optional<target_grid<N>> grid() const override;
+  dimension_order<N> storage_order_hint() const override;
 
  private:
   Dist dist_;
@@ -301,6 +305,16 @@ std::optional<std::array<dimension_kind, N>> domain_model<N, Dist, Desc>::dimens
 }
 
 template <std::size_t N, class Dist, class Desc>
+dimension_order<N> domain_model<N, Dist, Desc>::storage_order_hint() const {
+  if constexpr (requires(const Dist& d) {
+                  { d.order() } -> std::convertible_to<storage_order>;
+                })
+    return order_of<N>(dist_.order());
+  else
+    return row_major_order<N>();
+}
+
+template <std::size_t N, class Dist, class Desc>
 std::optional<target_grid<N>> domain_model<N, Dist, Desc>::grid() const {
   if constexpr (std::is_convertible_v<decltype(desc_.targets()), target_grid<N>>) return desc_.targets();
   else return std::nullopt;
@@ -323,6 +337,7 @@ class model_query final : public placement_query<N> {
                                function_ref<void(int, const held_region<N>&)> f) const override;
   std::vector<placed_block<N>> blocks(int locale) const override;
   idx<N> period() const override;
+  dimension_order<N> storage_order_hint() const override { return model_->storage_order_hint(); }
 
  private:
   std::shared_ptr<const domain_model_base<N>> model_;

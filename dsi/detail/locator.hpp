@@ -170,6 +170,7 @@ class reindexed_query final : public placement_query<N> {
     for (auto& b : out) b = reindexed_block(b, from_, to_);
     return out;
   }
+  dimension_order<N> storage_order_hint() const override { return base_->storage_order_hint(); }
 
  private:
   std::shared_ptr<const placement_query<N>> base_;
@@ -220,6 +221,8 @@ class sectioned_query final : public placement_query<N> {
   std::vector<int> meeting(const rect<N>& r) const override;
   std::vector<held_region<N>> regions(int locale, const rect<N>& r) const override;
   std::vector<placed_block<N>> blocks(int locale) const override;
+  /// The base's order among the dimensions the view keeps.
+  dimension_order<N> storage_order_hint() const override;
 
  private:
   // The indices of `target_` that the view's indices `r` name.
@@ -255,6 +258,17 @@ auto sectioned_query<N, M>::blocks(int locale) const -> std::vector<placed_block
   placed_block<N> v;
   for (const auto& b : base_->blocks(locale))
     if (sectioned_block(b, target_, whole_, dims_, v)) out.push_back(v);
+  return out;
+}
+
+template <std::size_t N, std::size_t M>
+dimension_order<N> sectioned_query<N, M>::storage_order_hint() const {
+  const dimension_order<M> base = base_->storage_order_hint();
+  std::array<std::size_t, M> position{};  // of each base dimension in the base's order
+  for (std::size_t k = 0; k < M; ++k) position[base[k]] = k;
+  dimension_order<N> out = row_major_order<N>();
+  std::stable_sort(out.begin(), out.end(),
+                   [&](std::size_t a, std::size_t b) { return position[dims_[a]] < position[dims_[b]]; });
   return out;
 }
 

@@ -27,6 +27,37 @@ struct placed_block {
   idx<N> shift{};
 };
 
+/// An order of the N dimensions, the last one fastest (identity: row-major).
+template <std::size_t N>
+using dimension_order = std::array<std::size_t, N>;
+
+/// The identity order: row-major.
+template <std::size_t N>
+constexpr dimension_order<N> row_major_order() noexcept {
+  dimension_order<N> o{};
+  for (std::size_t d = 0; d < N; ++d) o[d] = d;
+  return o;
+}
+
+/// The order in which `layout` stores its elements: dimensions by decreasing |stride|.
+template <std::size_t N>
+dimension_order<N> storage_order_of(const dense_layout<N>& layout) {
+  dimension_order<N> o = row_major_order<N>();
+  std::stable_sort(o.begin(), o.end(), [&](std::size_t a, std::size_t b) {
+    return abs_index(layout.strides[a]) > abs_index(layout.strides[b]);
+  });
+  return o;
+}
+
+/// The order of the dimensions in which storage of `order` keeps its elements.
+template <std::size_t N>
+constexpr dimension_order<N> order_of(storage_order order) noexcept {
+  dimension_order<N> o = row_major_order<N>();
+  if (order == storage_order::column_major)
+    for (std::size_t d = 0; d < N; ++d) o[d] = N - 1 - d;
+  return o;
+}
+
 /// Row-major layouts of `pieces` stored one after another from offset 0: how a locale keeps
 /// its pieces when it stores them compactly, in the order given.
 template <std::size_t N>
@@ -84,6 +115,11 @@ class placement_query {
   /// cyclic deal: block size x locales along it), 0 when none is known. Only a hint, the
   /// same on every locale: plans list parts that repeat one another together.
   virtual idx<N> period() const { return {}; }
+  /// The order in which the placement's blocks store their indices, where its map declares
+  /// one for every locale (row-major otherwise). Only a hint, the same on every locale: plans
+  /// put the elements of their messages in the destination's order, so that both sides walk
+  /// storage of that order in runs.
+  virtual dimension_order<N> storage_order_hint() const { return row_major_order<N>(); }
 };
 
 /// A placement listed in full (small placements: a gather's target, tests). Answers by
@@ -110,6 +146,12 @@ class listed_query final : public placement_query<N> {
   }
   std::vector<placed_block<N>> blocks(int locale) const override {
     return (*all_)[static_cast<std::size_t>(locale)];
+  }
+  /// The order of the first block listed.
+  dimension_order<N> storage_order_hint() const override {
+    for (const auto& blocks : *all_)
+      if (!blocks.empty()) return storage_order_of(blocks.front().layout);
+    return row_major_order<N>();
   }
 
  private:

@@ -32,28 +32,6 @@
 
 namespace dmap::detail {
 
-/// An order of the N dimensions, the last one fastest (identity: row-major).
-template <std::size_t N>
-using dimension_order = std::array<std::size_t, N>;
-
-/// The identity order: row-major.
-template <std::size_t N>
-constexpr dimension_order<N> row_major_order() noexcept {
-  dimension_order<N> o{};
-  for (std::size_t d = 0; d < N; ++d) o[d] = d;
-  return o;
-}
-
-/// The order in which `layout` stores its elements: dimensions by decreasing |stride|.
-template <std::size_t N>
-dimension_order<N> storage_order_of(const dense_layout<N>& layout) {
-  dimension_order<N> o = row_major_order<N>();
-  std::stable_sort(o.begin(), o.end(), [&](std::size_t a, std::size_t b) {
-    return abs_index(layout.strides[a]) > abs_index(layout.strides[b]);
-  });
-  return o;
-}
-
 /// The runs of `part` (a subset of `layout.indices`, moved by `shift`) in `layout`, in
 /// row-major order of `part` (or in `order`): each run is `count()` elements at `offset()`,
 /// `offset() + step()`, ... Successive rows that continue one another with the same step
@@ -434,12 +412,12 @@ inline std::pair<index_t, index_t> bounds_of(const range& r) {
 
 /// Part `a` of block `in_a` followed by part `b` of block `in_b` as one part of one block,
 /// when they are adjacent along one dimension and equal in the others, and one layout
-/// extending `in_a`'s places b's elements where `in_b` does. With `keep_order`, only when
-/// the row-major order of the union is a's then b's (messages keep their element order).
+/// extending `in_a`'s places b's elements where `in_b` does. With `message_order`, only when
+/// the union taken in that order is a's elements then b's (messages keep their element order).
 template <std::size_t N>
 std::optional<std::pair<rect<N>, placed_block<N>>> joined_part(const rect<N>& a, const placed_block<N>& in_a,
                                                                const rect<N>& b, const placed_block<N>& in_b,
-                                                               bool keep_order) {
+                                                               std::type_identity_t<const dimension_order<N>*> message_order) {
   if (a.empty() || b.empty() || in_a.shift != in_b.shift || in_a.layout.strides != in_b.layout.strides)
     return std::nullopt;
   std::size_t along = N;
@@ -449,9 +427,9 @@ std::optional<std::pair<rect<N>, placed_block<N>>> joined_part(const rect<N>& a,
       along = d;
     }
   if (along == N) return std::nullopt;
-  if (keep_order)
-    for (std::size_t d = 0; d < along; ++d)
-      if (a.dim(d).size() != 1) return std::nullopt;
+  if (message_order)  // every dimension slower than `along` has one index
+    for (std::size_t k = 0; (*message_order)[k] != along; ++k)
+      if (a.dim((*message_order)[k]).size() != 1) return std::nullopt;
   const range &ra = a.dim(along), &rb = b.dim(along);
   index_t step = 0, next = 0;
   if (ra.size() > 1) step = ra.stride();
@@ -570,15 +548,17 @@ rect<N> moved_indices(const rect<N>& r, const idx<N>& by) {
 }
 
 /// Calls f(offset, step, count) for each run of a plan's part (indices, block and repeats),
-/// in message order; a part of one run repeated is one tight loop.
-template <class Part, class F>
-void for_each_part_run(const Part& pc, F&& f) {
+/// in message order (the part's indices in the dimension order `order`); a part of one run
+/// repeated is one tight loop.
+template <class Part, std::size_t N, class F>
+void for_each_part_run(const Part& pc, const dimension_order<N>& order, F&& f) {
+  using cursor = run_cursor<N>;
   if (pc.again.levels.empty()) {
-    for_each_run(pc.indices, pc.block->layout, pc.block->shift, f);
+    for (cursor c(pc.indices, pc.block->layout, pc.block->shift, order); !c.done(); c.next())
+      f(c.offset(), c.step(), c.count());
     return;
   }
-  using cursor = run_cursor<std::tuple_size_v<std::remove_cvref_t<decltype(pc.indices.first())>>>;
-  const cursor c(pc.indices, pc.block->layout, pc.block->shift);
+  const cursor c(pc.indices, pc.block->layout, pc.block->shift, order);
   if (c.runs() == 1) {
     const index_t offset = c.offset(), step = c.step(), count = c.count();
     for_each_repeat(pc.again, [&](index_t moved, index_t) { f(offset + moved, step, count); });
@@ -586,23 +566,22 @@ void for_each_part_run(const Part& pc, F&& f) {
   }
   std::vector<std::array<index_t, 3>> runs;  // the first copy's, moved for each copy
   runs.reserve(static_cast<std::size_t>(c.runs()));
-  for_each_run(pc.indices, pc.block->layout, pc.block->shift,
-               [&](index_t offset, index_t step, index_t count) { runs.push_back({offset, step, count}); });
+  for (cursor r = c; !r.done(); r.next()) runs.push_back({r.offset(), r.step(), r.count()});
   for_each_repeat(pc.again, [&](index_t moved, index_t) {
     for (const auto& [offset, step, count] : runs) f(offset + moved, step, count);
   });
 }
 
-/// The offset of the one contiguous run (in message order) that a message's parts occupy in
-/// this locale's storage, if they do: such a message is sent from, or received into, the
-/// storage itself.
-template <class Parts>
-std::optional<index_t> single_run(const Parts& parts) {
+/// The offset of the one contiguous run (in message order: `order`) that a message's parts
+/// occupy in this locale's storage, if they do: such a message is sent from, or received
+/// into, the storage itself.
+template <class Parts, std::size_t N>
+std::optional<index_t> single_run(const Parts& parts, const dimension_order<N>& order) {
   std::optional<index_t> first;
   index_t next = 0;
   bool line = true;
   for (const auto& pc : parts)
-    for_each_part_run(pc, [&](index_t offset, index_t step, index_t count) {
+    for_each_part_run(pc, order, [&](index_t offset, index_t step, index_t count) {
       if (!first) first = offset, next = offset;
       line = line && offset == next && (step == 1 || count == 1);
       next = offset + count;
@@ -657,6 +636,10 @@ class transfer_plan {
     /// message order, if they do (single_run): sent from, or received into, the storage itself.
     std::optional<index_t> line;
     peer_repeats again{};  ///< the message stands for these copies of itself at other peers
+    /// The order in which each part's elements follow one another (dimensions, slowest
+    /// first): the destination's storage order (placement_query::storage_order_hint), the same
+    /// on both sides.
+    dimension_order<N> order = row_major_order<N>();
   };
 
   /// The plan of locale `me` for moving placement `from` to placement `to`: `my_from` and
@@ -756,8 +739,8 @@ class transfer_plan {
                        const placed_block<N>& to) {
     if (!copies.empty()) {
       copy& last = copies.back();
-      const auto joined_from = joined_part(last.part, last.from, part, from, false);
-      const auto joined_to = joined_part(last.part, last.to, part, to, false);
+      const auto joined_from = joined_part(last.part, last.from, part, from, nullptr);
+      const auto joined_to = joined_part(last.part, last.to, part, to, nullptr);
       if (joined_from && joined_to) {
         last = {joined_from->first, joined_from->second, joined_to->second};
         return;
@@ -782,10 +765,11 @@ class transfer_plan {
   // by peer, then in families (sort_by_family). Parts that repeat one another are folded.
   // The messages' parts go to `parts`, naming blocks of `mine` or joined ones (in blocks_).
   std::vector<message> group(std::vector<entry> entries, const std::vector<placed_block<N>>& mine,
-                             const idx<N>& period, std::vector<part>& parts);
+                             const idx<N>& period, const dimension_order<N>& order, std::vector<part>& parts);
   // group() when each peer has one part: a message per run of parts (their runs of peers).
-  static std::optional<std::vector<message>> runs_as_messages(const std::vector<entry>& runs, const std::vector<placed_block<N>>& mine,
-                                               std::vector<part>& parts);
+  static std::optional<std::vector<message>> runs_as_messages(const std::vector<entry>& runs,
+                                                              const std::vector<placed_block<N>>& mine,
+                                                              const dimension_order<N>& order, std::vector<part>& parts);
   // Folds the messages of a run (first peer `peer`, repeats `after`, one part: `indices` of
   // `block`) into `before` (one part, `first`) when they continue its run of peers.
   static bool join_runs(message& before, const part& first, int peer, const peer_repeats& after,
@@ -841,8 +825,9 @@ transfer_plan<N>::transfer_plan(int me, const std::vector<placed_block<N>>& my_f
   const idx<N> period = common_period(from.period(), to.period());
   std::vector<entry> out = parts_with(my_from, to, true);
   direct_ = direct_copies(out, my_from, to, period);
-  sends_ = group(std::move(out), my_from, period, send_parts_);
-  receives_ = group(parts_with(my_to, from, false), my_to, period, receive_parts_);  // found now: reuses the sends' memory
+  const dimension_order<N> order = to.storage_order_hint();
+  sends_ = group(std::move(out), my_from, period, order, send_parts_);
+  receives_ = group(parts_with(my_to, from, false), my_to, period, order, receive_parts_);  // found now: reuses the sends' memory
   keep_blocks();
   std::vector<copy> found;
   for_each_meeting<N>(my_from, my_to, [&](std::size_t f, std::size_t t, const rect<N>& common) {
@@ -969,7 +954,8 @@ bool transfer_plan<N>::join_runs(message& before, const part& first, int peer, c
 
 template <std::size_t N>
 auto transfer_plan<N>::runs_as_messages(const std::vector<entry>& runs, const std::vector<placed_block<N>>& mine,
-                                        std::vector<part>& parts) -> std::optional<std::vector<message>> {
+                                        const dimension_order<N>& order, std::vector<part>& parts)
+    -> std::optional<std::vector<message>> {
   std::vector<message> out;
   parts.clear();
   for (const entry& run : runs) {
@@ -989,7 +975,8 @@ auto transfer_plan<N>::runs_as_messages(const std::vector<entry>& runs, const st
   }
   for (std::size_t m = 0; m < out.size(); ++m) {
     out[m].parts = std::span<const part>(parts.data() + m, 1);
-    out[m].line = single_run(out[m].parts);
+    out[m].order = order;
+    out[m].line = single_run(out[m].parts, order);
   }
   return out;
 }
@@ -997,14 +984,16 @@ auto transfer_plan<N>::runs_as_messages(const std::vector<entry>& runs, const st
 template <std::size_t N>
 std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vector<entry> entries,
                                                                          const std::vector<placed_block<N>>& mine,
-                                                                         const idx<N>& period, std::vector<part>& parts) {
+                                                                         const idx<N>& period,
+                                                                         const dimension_order<N>& order,
+                                                                         std::vector<part>& parts) {
   const auto by_peer = [](const entry& a, const entry& b) { return a.peer < b.peer; };
   if (!std::is_sorted(entries.begin(), entries.end(), by_peer)) std::stable_sort(entries.begin(), entries.end(), by_peer);
   bool one_part_each = true;  // each peer has one part: each run of parts is a run of messages
   for (std::size_t k = 1; k < entries.size() && one_part_each; ++k)
     one_part_each = entries[k - 1].last_peer() < entries[k].peer;
   if (one_part_each)
-    if (auto out = runs_as_messages(entries, mine, parts)) return std::move(*out);
+    if (auto out = runs_as_messages(entries, mine, order, parts)) return std::move(*out);
   if (std::any_of(entries.begin(), entries.end(), [](const entry& e) { return e.count > 1; })) {
     std::vector<entry> each;  // the runs one part after another
     for (const entry& run : entries) for_each_member(run, [&](const entry& e) { each.push_back(e); });
@@ -1092,7 +1081,7 @@ std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vec
     out.back().count += e.part.size();
     // A part that continues the previous one in both order and storage joins it.
     if (parts.size() > where.back().first)
-      if (auto both = joined_part(parts.back().indices, *parts.back().block, e.part, mine[e.block], true)) {
+      if (auto both = joined_part(parts.back().indices, *parts.back().block, e.part, mine[e.block], &order)) {
         if (!blocks_.empty() && parts.back().block == &blocks_.back()) blocks_.back() = std::move(both->second);
         else blocks_.push_back(std::move(both->second));  // the previous part's block joined: kept by the plan
         parts.back() = {both->first, &blocks_.back()};
@@ -1105,7 +1094,8 @@ std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vec
   parts.shrink_to_fit();
   for (std::size_t m = 0; m < out.size(); ++m) {
     out[m].parts = std::span<const part>(parts.data() + where[m].first, where[m].second);
-    out[m].line = single_run(out[m].parts);
+    out[m].order = order;
+    out[m].line = single_run(out[m].parts, order);
   }
   return out;
 }
@@ -1142,7 +1132,7 @@ template <class T, class Message>
 void pack_message(const Message& msg, const T* base, T* out, index_t moved = 0) {
   std::size_t at = 0;
   for (const auto& pc : msg.parts)
-    for_each_part_run(pc, [&](index_t offset, index_t step, index_t count) {
+    for_each_part_run(pc, msg.order, [&](index_t offset, index_t step, index_t count) {
       const T* in = base + (offset + moved);
       if (step == 1) {
         copy_elements(in, out + at, count);
@@ -1162,7 +1152,7 @@ template <class T, class Message, class Store = assign_element>
 void unpack_message(const Message& msg, const T* in, T* base, Store&& store = {}, index_t moved = 0) {
   std::size_t at = 0;
   for (const auto& pc : msg.parts)
-    for_each_part_run(pc, [&](index_t offset, index_t step, index_t count) {
+    for_each_part_run(pc, msg.order, [&](index_t offset, index_t step, index_t count) {
       T* out = base + (offset + moved);
       if constexpr (std::is_same_v<std::remove_cvref_t<Store>, assign_element>) {
         if (step == 1) {

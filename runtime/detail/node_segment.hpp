@@ -22,9 +22,14 @@ namespace dmap::detail {
 /// locales' buffers of the same segment. Making and freeing one is collective over the node.
 class node_segment {
  public:
+  /// Where every part starts: a cache line, so that pieces of one line that different
+  /// locales write never share a line (MPI's shared windows start a part wherever the
+  /// implementation puts it: Open MPI 4.1's at 8 bytes past a line).
+  static constexpr std::size_t alignment = 64;
+
   /// Collective (every locale makes one at the same point; see create_node_window), over this
-  /// locale's node: allocates `bytes` bytes here (aligned for any
-  /// element type) and learns where each node peer's part lies in this process.
+  /// locale's node: allocates `bytes` bytes here (aligned to a cache line, `alignment`) and
+  /// learns where each node peer's part lies in this process.
   explicit node_segment(std::size_t bytes) {
     auto& e = env();
     MPI_Info info;
@@ -34,7 +39,8 @@ class node_segment {
     int code = MPI_SUCCESS;
     create_node_window(e.comm(), e.node_comm(), e.node_locales().front() == e.rank(), e.machine_leader(),
                        e.node_turns(), e.node_turn(), [&] {
-      code = MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, info, e.node_comm(), &base, &win_);
+      code = MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes > 0 ? bytes + alignment - 1 : 0), 1, info,
+                                     e.node_comm(), &base, &win_);
     });
     MPI_Info_free(&info);
     check_mpi(code, "MPI_Win_allocate_shared");
@@ -45,9 +51,9 @@ class node_segment {
       int unit = 0;
       void* peer = nullptr;
       check_mpi(MPI_Win_shared_query(win_, static_cast<int>(r), &size, &unit, &peer), "MPI_Win_shared_query");
-      bases_[r] = size > 0 ? static_cast<std::byte*>(peer) : nullptr;
+      bases_[r] = size > 0 ? aligned(peer) : nullptr;
     }
-    mine_ = static_cast<std::byte*>(base);
+    mine_ = bytes > 0 ? aligned(base) : static_cast<std::byte*>(base);
   }
   node_segment(const node_segment&) = delete;
   node_segment& operator=(const node_segment&) = delete;
@@ -68,6 +74,13 @@ class node_segment {
   }
 
  private:
+  // The first cache line at or after `p`. Shared memory is mapped by whole pages in every
+  // process, so a part's offset within its line is the same in each of them.
+  static std::byte* aligned(void* p) noexcept {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    return reinterpret_cast<std::byte*>((a + alignment - 1) / alignment * alignment);
+  }
+
   MPI_Win win_ = MPI_WIN_NULL;
   std::byte* mine_ = nullptr;
   std::vector<std::byte*> bases_;  // by node rank

@@ -261,7 +261,7 @@ std::map<int, std::vector<index_t>> offsets_by_peer(const Messages& messages) {
   for (const auto& m : messages)
     detail::for_each_peer_of(m, [&](int peer, index_t moved) {
       for (const auto& pc : m.parts)
-        detail::for_each_part_run(pc, [&](index_t offset, index_t step, index_t count) {
+        detail::for_each_part_run(pc, m.order, [&](index_t offset, index_t step, index_t count) {
           for (index_t k = 0; k < count; ++k) out[peer].push_back(offset + moved + k * step);
         });
     });

@@ -5,7 +5,8 @@
 // uneven sizes, block sizes that divide each other or not, 1-D and 2-D grids, column-major
 // storage (ScaLAPACK's layout), views, and both transfer paths (node copies and messages);
 // and the plan's size: parts per peer bounded independently of the size, plan memory at
-// most 1/8 of the local data at block size 8.
+// most 1/8 of the local data at block size 8; messages between column-major maps packed in
+// columns.
 #include "../oracle.hpp"
 #include "../support.hpp"
 #include "../../algorithms/assignment_plan.hpp"
@@ -128,6 +129,34 @@ TEST_CASE("periodic plans: one part per peer and family, plan memory at most 1/8
                        (s.elements_sent + s.elements_received + s.elements_copied) / 8);
       plan.run();
       DMAP_CHECK_ALL(mismatches(X, [](const idx<1>& i) { return fval(i); }) == 0);
+    }
+  }
+}
+
+TEST_CASE("periodic plans: messages between column-major maps are packed column by column", "[transfer][periodic]") {
+  // Two columns, pieces of 16 rows: a column of a piece is 16 elements in a row of
+  // column-major storage, on both sides; a row of it is at most 2 elements a whole column
+  // apart. The messages follow the destination's storage order, so each run has 16 elements
+  // at least (in row-major order there would be one run per row).
+  const int p = dmap::num_locales();
+  const rect<2> space{range(0, 64 * p), range(3, 5)};
+  const auto column_major = dmap::storage_order::column_major;
+  for (const auto& grid : {dmap::target_grid<2>({p, 1}), dmap::target_grid<2>::balanced(p)}) {
+    dmap::domain<2> bc{dmap::block_cyclic<2>(idx<2>{16, 1}, grid, column_major), space};
+    dmap::domain<2> blk{dmap::block<2>(dmap::target_grid<2>({p, 1}), column_major), space};
+    for (const bool node : {true, false}) {
+      const node_settings settings(node);
+      for (const bool forward : {true, false}) {
+        dmap::array<double, 2> X{forward ? blk : bc}, Y{forward ? bc : blk};
+        dmap::forall(dmap::zip(Y, Y.domain()), [](double& y, const idx<2>& i) { y = fval(i); });
+        auto plan = dmap::plan_assignment(X, Y);
+        const dmap::plan_summary s = plan.summary();
+        INFO("grid " << grid << ", node " << node << ", forward " << forward << ": runs " << s.message_runs
+                     << ", elements " << s.elements_sent + s.elements_received);
+        DMAP_CHECK_ALL(s.message_runs * 16 <= s.elements_sent + s.elements_received);
+        plan.run();
+        DMAP_CHECK_ALL(mismatches(X, [](const idx<2>& i) { return fval(i); }) == 0);
+      }
     }
   }
 }

@@ -357,14 +357,25 @@ void copy_part(const rect<N>& part, const placed_block<N>& from, const T* from_b
   });
 }
 
+/// The coordinates of `i` in the dimension order `order` (slowest first): comparing these
+/// compares indices in the order storage of `order` keeps them.
+template <std::size_t N>
+idx<N> in_order(const idx<N>& i, const dimension_order<N>& order) noexcept {
+  idx<N> out;
+  for (std::size_t k = 0; k < N; ++k) out[k] = i[order[k]];
+  return out;
+}
+
 /// A canonical (same on every locale) order of plan items that puts together the items
 /// alike but for a translation by a multiple of `period`: sorted into families of equal
 /// `key(item)` (its peer first, then anything else that must match) and phase (first index
-/// modulo the period; the index itself where no period is known), each by first index, the
+/// modulo the period; the index itself where no period is known), each by first index taken
+/// in `order` (the message order: a family then walks storage of that order forwards), the
 /// families by (peer, first index of their first item). Lattices of pieces of periodic maps
 /// then come one after another, ready for fold_repeats.
 template <std::size_t N, class Item, class Key, class First>
-void sort_by_family(std::vector<Item>& items, const idx<N>& period, Key&& key, First&& first_of) {
+void sort_by_family(std::vector<Item>& items, const idx<N>& period, const dimension_order<N>& order, Key&& key,
+                    First&& first_of) {
   struct tag {
     decltype(key(items[0])) family;
     idx<N> phase, first;
@@ -375,9 +386,10 @@ void sort_by_family(std::vector<Item>& items, const idx<N>& period, Key&& key, F
   tags.reserve(items.size());
   for (std::size_t k = 0; k < items.size(); ++k) {
     const rect<N>& r = first_of(items[k]);
-    tag t{key(items[k]), {}, r.first(), {}, k};
+    const idx<N> first = r.first();
+    tag t{key(items[k]), {}, in_order(first, order), {}, k};
     for (std::size_t d = 0; d < N; ++d) {
-      t.phase[d] = period[d] > 0 ? floor_mod(t.first[d], period[d]) : t.first[d];
+      t.phase[d] = period[d] > 0 ? floor_mod(first[d], period[d]) : first[d];
       t.shape[d] = {r.dim(d).size(), r.dim(d).size() > 1 ? r.dim(d).stride() : 0};
     }
     tags.push_back(t);
@@ -752,15 +764,17 @@ class transfer_plan {
   // (none under a simulated machine, or when no node holds two locales).
   static std::map<int, std::vector<copy>> direct_copies(const std::vector<entry>& sent,
                                                         const std::vector<placed_block<N>>& mine,
-                                                        const placement_query<N>& to, const idx<N>& period);
+                                                        const placement_query<N>& to, const idx<N>& period,
+                                                        const dimension_order<N>& order);
   // The copies found (each part with its two blocks) as a plan keeps them: in family order
   // when a period is known, adjacent ones joined, repeats folded.
-  static std::vector<copy> compact_copies(std::vector<copy> found, const idx<N>& period);
+  static std::vector<copy> compact_copies(std::vector<copy> found, const idx<N>& period, const dimension_order<N>& order);
   static std::shared_ptr<const placement<N>> share(const placement<N>& p) {
     return std::shared_ptr<const placement<N>>(&p, [](const placement<N>*) {});
   }
-  // Message order, the same on both sides: by peer, then by the first index of the part,
-  // then by the destination's and the source's shifts (one index may travel twice to one
+  // Message order, the same on both sides: by peer, then by the first index of the part
+  // compared in `order` (the destination's storage order), then by the destination's and the
+  // source's shifts (one index may travel twice to one
   // peer, into two periodic ghost cells). When the placements repeat with a known period,
   // by peer, then in families (sort_by_family). Parts that repeat one another are folded.
   // The messages' parts go to `parts`, naming blocks of `mine` or joined ones (in blocks_).
@@ -824,8 +838,8 @@ transfer_plan<N>::transfer_plan(int me, const std::vector<placed_block<N>>& my_f
   };
   const idx<N> period = common_period(from.period(), to.period());
   std::vector<entry> out = parts_with(my_from, to, true);
-  direct_ = direct_copies(out, my_from, to, period);
   const dimension_order<N> order = to.storage_order_hint();
+  direct_ = direct_copies(out, my_from, to, period, order);
   sends_ = group(std::move(out), my_from, period, order, send_parts_);
   receives_ = group(parts_with(my_to, from, false), my_to, period, order, receive_parts_);  // found now: reuses the sends' memory
   keep_blocks();
@@ -833,14 +847,15 @@ transfer_plan<N>::transfer_plan(int me, const std::vector<placed_block<N>>& my_f
   for_each_meeting<N>(my_from, my_to, [&](std::size_t f, std::size_t t, const rect<N>& common) {
     found.push_back({common, my_from[f], my_to[t]});
   });
-  local_ = compact_copies(std::move(found), period);
+  local_ = compact_copies(std::move(found), period, order);
 }
 
 template <std::size_t N>
-auto transfer_plan<N>::compact_copies(std::vector<copy> found, const idx<N>& period) -> std::vector<copy> {
+auto transfer_plan<N>::compact_copies(std::vector<copy> found, const idx<N>& period,
+                                     const dimension_order<N>& order) -> std::vector<copy> {
   if (any_period(period))
     sort_by_family<N>(
-        found, period,
+        found, period, order,
         [](const copy& c) { return std::pair{0, std::tuple(c.from.shift, c.to.shift, c.from.layout.strides, c.to.layout.strides)}; },
         [](const copy& c) -> const rect<N>& { return c.part; });
   std::vector<copy> copies;
@@ -855,8 +870,8 @@ auto transfer_plan<N>::compact_copies(std::vector<copy> found, const idx<N>& per
 
 template <std::size_t N>
 auto transfer_plan<N>::direct_copies(const std::vector<entry>& sent, const std::vector<placed_block<N>>& mine,
-                                     const placement_query<N>& to, const idx<N>& period)
-    -> std::map<int, std::vector<copy>> {
+                                     const placement_query<N>& to, const idx<N>& period,
+                                     const dimension_order<N>& order) -> std::map<int, std::vector<copy>> {
   std::map<int, std::vector<copy>> out;
   if (simulated || env().largest_node() < 2) return out;
   std::map<int, std::vector<entry>> by_peer;  // the parts sent to each node peer, one by one
@@ -872,7 +887,7 @@ auto transfer_plan<N>::direct_copies(const std::vector<entry>& sent, const std::
     for_each_meeting<N>(parts, theirs, [&](std::size_t a, std::size_t b, const rect<N>& common) {
       if (theirs[b].shift == entries[a].to_shift) found.push_back({common, parts[a], theirs[b]});
     });
-    out[q] = compact_copies(std::move(found), period);
+    out[q] = compact_copies(std::move(found), period, order);
   }
   return out;
 }
@@ -999,9 +1014,9 @@ std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vec
     for (const entry& run : entries) for_each_member(run, [&](const entry& e) { each.push_back(e); });
     entries = std::move(each);
   }
-  const auto by_first = [](const entry& a, const entry& b) {
+  const auto by_first = [&order](const entry& a, const entry& b) {
     if (a.peer != b.peer) return a.peer < b.peer;
-    const idx<N> fa = a.part.first(), fb = b.part.first();
+    const idx<N> fa = in_order(a.part.first(), order), fb = in_order(b.part.first(), order);
     if (fa != fb) return fa < fb;
     if (a.to_shift != b.to_shift) return a.to_shift < b.to_shift;
     return a.from_shift < b.from_shift;
@@ -1016,7 +1031,7 @@ std::vector<typename transfer_plan<N>::message> transfer_plan<N>::group(std::vec
         std::vector<entry> of_peer(std::make_move_iterator(entries.begin() + static_cast<std::ptrdiff_t>(k)),
                                    std::make_move_iterator(entries.begin() + static_cast<std::ptrdiff_t>(end)));
         sort_by_family<N>(
-            of_peer, period, [](const entry& e) { return std::pair{e.peer, std::pair(e.to_shift, e.from_shift)}; },
+            of_peer, period, order, [](const entry& e) { return std::pair{e.peer, std::pair(e.to_shift, e.from_shift)}; },
             [](const entry& e) -> const rect<N>& { return e.part; });
         std::move(of_peer.begin(), of_peer.end(), entries.begin() + static_cast<std::ptrdiff_t>(k));
       }

@@ -17,6 +17,10 @@ Cases (1-D, n = 2^log2n float64 elements, B over Block, C over Cyclic, B[i] = 0.
   python_triad_out_vs_numpy_1d             the same with dmap's form without temporaries (triad_out)
   python_triad_vs_dask_1d                  A[...] = B + 0.5 * T against dask.array's da.store(b + 0.5 * t, a)
   python_triad_out_vs_dask_1d              the same with triad_out
+  python_triad_evaluate_1d                 Python: dmap.evaluate("B + 0.5 * T", out=A) (one compiled pass
+                                           over the blocks)        C++: as above
+  python_triad_evaluate_vs_numpy_1d        the same against mpi4py + NumPy's a[:] = b + 0.5 * t
+  python_triad_evaluate_vs_dask_1d         the same against dask.array's da.store(b + 0.5 * t, a)
   python_sum_axis0_2d                      column sums of an R x K Block array (R = 2^ceil(log2n/2)):
                                            Python: M.sum(axis=0)   C++: dmap::partial_reduce<0>(M, S, 0.0)
   python_sum_axis0_vs_numpy_2d             M.sum(axis=0) against mpi4py + NumPy: comm.Allreduce(m.sum(axis=0), out)
@@ -117,6 +121,9 @@ def worker(log2n, reps):
     def triad_out():
         np.multiply(T, 0.5, out=A)
         np.add(A, B, out=A)
+
+    def triad_evaluate():
+        dmap.evaluate("B + 0.5 * T", out=A)
 
     # The mpi4py + NumPy user's arrays: this rank's share of n, as plain NumPy arrays.
     b_local, t_local = np.concatenate(B.local_blocks()), np.concatenate(T.local_blocks())
@@ -245,6 +252,9 @@ def worker(log2n, reps):
     check4 = float(A.sum())
     t5 = times(triad_numpy)
     check5 = MPI.COMM_WORLD.allreduce(float(a_local.sum()))
+    triad_evaluate()
+    t12 = times(triad_evaluate)
+    check12 = float(A.sum())
     t6 = times(sum_axis0)
     check6 = float(result["S"].sum())
     t7 = times(sum_axis0_numpy)
@@ -267,7 +277,7 @@ def worker(log2n, reps):
                                ("triad_out", t4, check4), ("triad_numpy", t5, check5), ("sum_axis0", t6, check6),
                                ("sum_axis0_numpy", t7, check7), ("transpose", t8, check8),
                                ("transpose_numpy", t9, check9), ("stencil", t10, check10),
-                               ("stencil_numpy", t11, check11)):
+                               ("stencil_numpy", t11, check11), ("triad_evaluate", t12, check12)):
             print(f"time {name} ranks={dmap.num_locales()} threads={dmap.num_threads()} n={n} check={check!r} "
                   f"seconds={','.join(f'{x:.6f}' for x in t)}", flush=True)
     return 0
@@ -365,7 +375,8 @@ def driver(args):
 
     cpp, py, fields = {}, {}, {}
     # The C++ case each case's checksum and counters come from (its own when not listed).
-    cpp_case = {"triad_out": "triad", "triad_numpy": "triad", "triad_out_numpy": "triad", "triad_dask": "triad",
+    cpp_case = {"triad_out": "triad", "triad_evaluate": "triad", "triad_evaluate_numpy": "triad",
+                "triad_evaluate_dask": "triad", "triad_numpy": "triad", "triad_out_numpy": "triad", "triad_dask": "triad",
                 "sum_axis0_numpy": "sum_axis0", "sum_axis0_dask": "sum_axis0", "transpose_numpy": "transpose",
                 "transpose_dask": "transpose", "stencil_numpy": "stencil", "stencil_dask": "stencil"}
 
@@ -391,7 +402,9 @@ def driver(args):
     names = {"redistribute": "python_redistribute_block_to_cyclic_1d", "reduce": "python_reduce_sum_1d",
              "triad": "python_triad_1d", "triad_out": "python_triad_out_1d", "triad_numpy": "python_triad_vs_numpy_1d",
              "triad_out_numpy": "python_triad_out_vs_numpy_1d", "triad_dask": "python_triad_vs_dask_1d",
-             "triad_out_dask": "python_triad_out_vs_dask_1d", "sum_axis0": "python_sum_axis0_2d",
+             "triad_out_dask": "python_triad_out_vs_dask_1d", "triad_evaluate": "python_triad_evaluate_1d",
+             "triad_evaluate_numpy": "python_triad_evaluate_vs_numpy_1d",
+             "triad_evaluate_dask": "python_triad_evaluate_vs_dask_1d", "sum_axis0": "python_sum_axis0_2d",
              "sum_axis0_numpy": "python_sum_axis0_vs_numpy_2d", "sum_axis0_dask": "python_sum_axis0_vs_dask_2d",
              "transpose": "python_transpose_copy_2d", "transpose_numpy": "python_transpose_copy_vs_numpy_2d",
              "transpose_dask": "python_transpose_copy_vs_dask_2d", "stencil": "python_stencil_sweep_2d",
@@ -399,6 +412,8 @@ def driver(args):
     # A case against a peer (mpi4py + NumPy, Dask): dmap's form from Python, the peer's time.
     peers = {"triad_numpy": ("triad", "triad_numpy"), "triad_out_numpy": ("triad_out", "triad_numpy"),
              "triad_dask": ("triad", "triad_dask"), "triad_out_dask": ("triad_out", "triad_dask"),
+             "triad_evaluate_numpy": ("triad_evaluate", "triad_numpy"),
+             "triad_evaluate_dask": ("triad_evaluate", "triad_dask"),
              "sum_axis0_numpy": ("sum_axis0", "sum_axis0_numpy"), "sum_axis0_dask": ("sum_axis0", "sum_axis0_dask"),
              "transpose_numpy": ("transpose", "transpose_numpy"), "transpose_dask": ("transpose", "transpose_dask"),
              "stencil_numpy": ("stencil", "stencil_numpy"), "stencil_dask": ("stencil", "stencil_dask")}

@@ -14,6 +14,7 @@
 
 #include "array.h"
 #include "domain.h"
+#include "evaluate.h"
 #include "protocols.h"
 #include "runtime.h"
 
@@ -109,6 +110,7 @@ PYBIND11_MODULE(_dmap, m) {
   namespace py = pybind11;
   m.doc() = "dmap: Chapel-style distributed domains and arrays over MPI (the compiled part; import dmap).";
   register_exceptions(m);
+  register_evaluate(m);
 
   // ------------------------------------------------------------------ runtime
   m.def("init", &init, py::arg("comm") = py::none(),

@@ -79,6 +79,7 @@ from ._elementwise import install as _install_elementwise
 from ._reductions import install as _install_reductions
 from ._reshape import reshape, reshape_method as _reshape_method
 from ._elementwise import where
+from ._evaluate import evaluate
 from ._functions import array_function as _array_function
 from ._printing import array_repr as _array_repr
 
@@ -88,7 +89,7 @@ __all__ = [
     "FileError", "FormatError", "init", "finalize", "started", "collect", "here", "num_locales",
     "num_threads", "barrier", "gather_limit", "set_gather_limit", "update_halos", "from_distarray",
     "from_partitioned", "locations", "empty", "zeros", "ones", "full", "arange", "linspace", "empty_like",
-    "zeros_like", "ones_like", "full_like", "reshape", "where",
+    "zeros_like", "ones_like", "full_like", "reshape", "where", "evaluate",
 ]
 
 

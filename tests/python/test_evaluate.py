@@ -1,0 +1,161 @@
+"""dmap.evaluate: element-wise expressions in one pass over the blocks, against NumPy's operators
+on the gathered arrays (the same IEEE operations in the same order: equal to the last bit)."""
+
+import numpy as np
+import pytest
+
+import dmap
+from conftest import check, check_equal, raises_everywhere
+from maps import maps
+
+DTYPES = ["float64", "float32", "int64", "int32", "complex128"]
+SHAPE = (6, 7)
+EXPRESSIONS = ["a + 2 * b", "-(a - b) * 3 + a", "a * a - b", "a", "+a - -b", "a / b"]
+
+
+def made(values, mapping=dmap.Block()):
+    A = dmap.Array(dmap.Domain(mapping, values.shape), values.dtype.name)
+    A[...] = values
+    return A
+
+
+def values(dtype, shape=SHAPE, shift=0):
+    v = (np.arange(np.prod(shape)).reshape(shape) % 11 - 5 + shift).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        v = v + 1j * v[::-1]
+    return v
+
+
+def numpy_value(expression, **names):
+    return np.asarray(eval(expression, {}, names))  # noqa: S307  (the test's own expressions)
+
+
+def same(got, want, msg):
+    check(isinstance(got, dmap.Array), f"{msg}: a dmap array, not {type(got).__name__}")
+    check(got.dtype == want.dtype, f"{msg}: dtype {got.dtype} != {want.dtype}")
+    check_equal(got.allgather(), want, msg)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["block", "block_F", "cyclic", "blockcyclic", "stencil", "hashed", "subset_last"])
+def test_expressions_equal_numpys_on_every_map_and_dtype(dtype, name):
+    a_np, b_np = values(dtype), values(dtype, shift=7)
+    b_np[b_np == 0] = 3  # a divisor
+    mapping = maps(SHAPE)[name]
+    a, b = made(a_np, mapping), made(b_np, mapping)
+    for expression in EXPRESSIONS:
+        want = numpy_value(expression, a=a_np, b=b_np)
+        got = dmap.evaluate(expression, a=a, b=b)
+        same(got, want, f"{expression} over {name} ({dtype})")
+        check(got.domain.map == mapping, "a new result takes the first operand's map")
+        if want.dtype == a_np.dtype:
+            out = made(np.zeros(SHAPE, dtype), mapping)
+            check(dmap.evaluate(expression, out=out, a=a, b=b) is out, "evaluate returns out")
+            same(out, want, f"{expression} into out over {name} ({dtype})")
+
+
+def test_operands_of_other_maps_views_and_out_views():
+    a_np, b_np = values("float64"), values("float64", shift=3)
+    a, b = made(a_np, dmap.Block()), made(b_np, dmap.Cyclic())
+    out = made(np.zeros(SHAPE), dmap.BlockCyclic((2, 3)))
+    dmap.evaluate("a * 0.5 + b", out=out, a=a, b=b)
+    same(out, a_np * 0.5 + b_np, "operands of two other maps, copied into out's")
+    va, vb = a[1:5, ::2], b[2:6, ::2]
+    same(dmap.evaluate("va - vb * 2", va=va, vb=vb), a_np[1:5, ::2] - b_np[2:6, ::2] * 2, "views as operands give Block")
+    whole = made(np.full(SHAPE, -1.0))
+    dmap.evaluate("va + 1", out=whole[0:4, 3:7], va=va)
+    want = np.full(SHAPE, -1.0)
+    want[0:4, 3:7] = a_np[1:5, ::2] + 1
+    same(whole, want, "a view as out: the rest untouched")
+
+
+def test_names_scalars_and_out_as_an_operand():
+    a_np = values("float64")
+    a = made(a_np)
+    alpha = 0.25
+    same(dmap.evaluate("a * alpha - 1"), a_np * alpha - 1, "the caller's variables")
+    same(dmap.evaluate("a * alpha", alpha=4, a=a), a_np * 4, "names given override the caller's")
+    same(dmap.evaluate("a * np_scalar", np_scalar=np.float32(1.5)), a_np * np.float32(1.5), "a NumPy scalar")
+    dmap.evaluate("a + a * 2", out=a, a=a)
+    same(a, a_np + a_np * 2, "out is an operand: every element read before it is written")
+
+
+def test_integers_wrap_around_and_divide_into_floats():
+    big = np.array([2**62, -(2**63), 2**63 - 1, 5, -7], dtype="int64")
+    a = made(big)
+    with np.errstate(over="ignore"):
+        same(dmap.evaluate("a * 2 + 3", a=a), big * 2 + 3, "int64 wraps as NumPy's")
+        same(dmap.evaluate("-a", a=a), -big, "negation of the least int64 wraps")
+    same(dmap.evaluate("a / 2", a=a), big / 2, "/ of integers gives floats")
+    small_np = np.array([2**31 - 1, -(2**31), 4], dtype="int32")
+    small = made(small_np)
+    with np.errstate(over="ignore"):
+        same(dmap.evaluate("s + s", s=small), small_np * 2, "int32 wraps")
+    same(dmap.evaluate("s * 0.5", s=small), small_np * 0.5, "mixed kinds promote")
+
+
+def test_bad_expressions_fail_on_every_locale():
+    a, b = made(values("float64")), made(values("float64", (7, 6)))
+    ints = made(values("int64"))
+    items = [1, 2]
+    names = {"a": a, "b": b, "items": items}  # a lambda sees no local it does not name: given
+    cases = [
+        (lambda: dmap.evaluate("a +", **names), "is not an expression"),
+        (lambda: dmap.evaluate("a + q", **names), "'q' in 'a + q' is not defined"),
+        (lambda: dmap.evaluate("np.sin(a)", **names), "not supported"),
+        (lambda: dmap.evaluate("a ** 2", **names), "not supported"),
+        (lambda: dmap.evaluate("a[0]", **names), "not supported"),
+        (lambda: dmap.evaluate("a + b", **names), "shapes"),
+        (lambda: dmap.evaluate("a + items", **names), "list"),
+        (lambda: dmap.evaluate("2 + 3", **names), "names no dmap array"),
+        (lambda: dmap.evaluate(42, **names), "must be a string"),
+        (lambda: dmap.evaluate("a + 1", out=b, **names), "out has shape"),
+        (lambda: dmap.evaluate("a + 1", out=np.zeros(SHAPE), **names), "must be a dmap array"),
+        (lambda: dmap.evaluate("a * 0.5", out=ints, **names), "same_kind"),
+        (lambda: dmap.evaluate("a + True", **names), "not supported"),
+    ]
+    for fn, words in cases:
+        e = raises_everywhere(dmap.ArgumentError, fn)
+        check(words in str(e), f"the message says why: {e}")
+    same(dmap.evaluate("a + 1"), values("float64") + 1, "the locales are in step afterwards")
+
+
+def test_expressions_that_differ_per_locale_fail_everywhere():
+    if dmap.num_locales() == 1:
+        pytest.skip("one rank agrees with itself")
+    a = made(values("float64"))
+    r = dmap.here()
+    raises_everywhere(dmap.ArgumentError, lambda: dmap.evaluate("a + 1" if r else "a - 1", a=a))
+    raises_everywhere(dmap.ArgumentError, lambda: dmap.evaluate("a + r", a=a, r=r))
+    out = made(values("float64"))
+    raises_everywhere(dmap.ArgumentError, lambda: dmap.evaluate("a * 2", out=out if r else None, a=a))
+    same(dmap.evaluate("a - 1"), values("float64") - 1, "the locales are in step afterwards")
+
+
+def test_the_compiled_pass_checks_what_it_is_given():
+    """dmap._dmap._evaluate_blocks is the module's own entry point; it still refuses what would read
+    or write past a block."""
+    x, y = np.arange(10.0), np.zeros(10)
+    dmap._dmap._evaluate_blocks([(0, 0), (1, 0), (4, 0)], [2.0], [[x]], [y])
+    check_equal(y, np.arange(10.0) * 2, "the program runs")
+    bad = [
+        ([(0, 1)], [], [[x]], [y], "past the end"),
+        ([(1, 0)], [], [[x]], [y], "past the end"),
+        ([(0, 0), (2, 0)], [], [[x]], [y], "too few operands"),
+        ([(0, 0), (0, 0)], [], [[x]], [y], "does not leave one value"),
+        ([(9, 0)], [], [[x]], [y], "unknown instruction"),
+        ([(0, 0)], [], [[np.arange(12.0)]], [y], "C-contiguous block"),
+        ([(0, 0)], [], [[np.arange(20.0)[::2]]], [y], "C-contiguous block"),
+        ([(0, 0)], [], [[np.arange(10)]], [y], "C-contiguous block"),
+        ([(0, 0)], [], [[x, x]], [y], "number of blocks"),
+        ([(0, 0)], [], [[x]], [np.zeros(10, "complex128")], "evaluated by NumPy"),
+        ([(0, 0), (0, 0), (5, 0)], [], [[np.arange(10)]], [np.zeros(10, "int64")], "/ on integer blocks"),
+    ]
+    for code, constants, operands, outputs, words in bad:
+        with pytest.raises(dmap.ArgumentError) as e:
+            dmap._dmap._evaluate_blocks(code, constants, operands, outputs)
+        assert words in str(e.value), str(e.value)
+    frozen = np.zeros(10)
+    frozen.flags.writeable = False
+    with pytest.raises(dmap.ArgumentError, match="read-only"):
+        dmap._dmap._evaluate_blocks([(0, 0)], [], [[x]], [frozen])

@@ -123,7 +123,7 @@ def worker(log2n, reps):
         np.add(A, B, out=A)
 
     def triad_evaluate():
-        dmap.evaluate("B + 0.5 * T", out=A)
+        dmap.evaluate("B + 0.5 * T", out=A, B=B, T=T)  # a nested function sees no outer name it does not use
 
     # The mpi4py + NumPy user's arrays: this rank's share of n, as plain NumPy arrays.
     b_local, t_local = np.concatenate(B.local_blocks()), np.concatenate(T.local_blocks())

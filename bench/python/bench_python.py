@@ -33,6 +33,9 @@ Cases (1-D, n = 2^log2n float64 elements, B over Block, C over Cyclic, B[i] = 0.
                                            C++: forall over zip(W, neighbors(U, 1)) + update_halos
   python_stencil_sweep_vs_numpy_2d         against mpi4py + NumPy: row slabs, Sendrecv of ghost rows
   python_stencil_sweep_vs_dask_2d          against u.map_overlap(kernel, depth=1, boundary=0).compute()
+  python_stencil_evaluate_2d               the sweep as dmap.evaluate("0.25 * (U[-1, 0] + U[1, 0] + U[0, -1] +
+                                           U[0, 1])", out=W) + update_halos    C++: as above
+  python_stencil_evaluate_vs_numpy_2d      the same against mpi4py + NumPy's row slabs
 
 Dask (Debian's python3-dask) runs in this driver process, after each round's MPI runs, on the same
 values: the threaded scheduler with RANKS x THREADS threads (the cores the MPI runs use), one chunk
@@ -203,6 +206,15 @@ def worker(log2n, reps):
         return out
 
     frames = [list(zip(frames_of(X), X.local_frames())) for X in grid]
+    # The same grid again for the sweep through dmap.evaluate (the same number of sweeps).
+    grid_e = [dmap.Array(DG, "float64"), dmap.Array(DG, "float64")]
+    grid_e[0][...] = grid[0]
+    dmap.update_halos(grid_e[0])
+
+    def sweep_evaluate():
+        dmap.evaluate("0.25 * (U[-1, 0] + U[1, 0] + U[0, -1] + U[0, 1])", out=grid_e[1], U=grid_e[0])
+        dmap.update_halos(grid_e[1])
+        grid_e.reverse()
 
     def sweep():
         src, dst = frames[0], frames[1]
@@ -271,13 +283,18 @@ def worker(log2n, reps):
     sweep_numpy()
     sweep_numpy()
     t11 = times(sweep_numpy)
+    sweep_evaluate()
+    sweep_evaluate()
+    t13 = times(sweep_evaluate)
+    check13 = float(grid_e[0].sum())
     check11 = comm.allreduce(float(u[0][1:-1, 1:-1].sum()))
     if dmap.here() == 0:
         for name, t, check in (("redistribute", t1, check1), ("reduce", t2, check2), ("triad", t3, check3),
                                ("triad_out", t4, check4), ("triad_numpy", t5, check5), ("sum_axis0", t6, check6),
                                ("sum_axis0_numpy", t7, check7), ("transpose", t8, check8),
                                ("transpose_numpy", t9, check9), ("stencil", t10, check10),
-                               ("stencil_numpy", t11, check11), ("triad_evaluate", t12, check12)):
+                               ("stencil_numpy", t11, check11), ("triad_evaluate", t12, check12),
+                               ("stencil_evaluate", t13, check13)):
             print(f"time {name} ranks={dmap.num_locales()} threads={dmap.num_threads()} n={n} check={check!r} "
                   f"seconds={','.join(f'{x:.6f}' for x in t)}", flush=True)
     return 0
@@ -376,7 +393,8 @@ def driver(args):
     cpp, py, fields = {}, {}, {}
     # The C++ case each case's checksum and counters come from (its own when not listed).
     cpp_case = {"triad_out": "triad", "triad_evaluate": "triad", "triad_evaluate_numpy": "triad",
-                "triad_evaluate_dask": "triad", "triad_numpy": "triad", "triad_out_numpy": "triad", "triad_dask": "triad",
+                "triad_evaluate_dask": "triad", "stencil_evaluate": "stencil", "stencil_evaluate_numpy": "stencil",
+                "triad_numpy": "triad", "triad_out_numpy": "triad", "triad_dask": "triad",
                 "sum_axis0_numpy": "sum_axis0", "sum_axis0_dask": "sum_axis0", "transpose_numpy": "transpose",
                 "transpose_dask": "transpose", "stencil_numpy": "stencil", "stencil_dask": "stencil"}
 
@@ -408,7 +426,9 @@ def driver(args):
              "sum_axis0_numpy": "python_sum_axis0_vs_numpy_2d", "sum_axis0_dask": "python_sum_axis0_vs_dask_2d",
              "transpose": "python_transpose_copy_2d", "transpose_numpy": "python_transpose_copy_vs_numpy_2d",
              "transpose_dask": "python_transpose_copy_vs_dask_2d", "stencil": "python_stencil_sweep_2d",
-             "stencil_numpy": "python_stencil_sweep_vs_numpy_2d", "stencil_dask": "python_stencil_sweep_vs_dask_2d"}
+             "stencil_numpy": "python_stencil_sweep_vs_numpy_2d", "stencil_dask": "python_stencil_sweep_vs_dask_2d",
+             "stencil_evaluate": "python_stencil_evaluate_2d",
+             "stencil_evaluate_numpy": "python_stencil_evaluate_vs_numpy_2d"}
     # A case against a peer (mpi4py + NumPy, Dask): dmap's form from Python, the peer's time.
     peers = {"triad_numpy": ("triad", "triad_numpy"), "triad_out_numpy": ("triad_out", "triad_numpy"),
              "triad_dask": ("triad", "triad_dask"), "triad_out_dask": ("triad_out", "triad_dask"),
@@ -416,7 +436,8 @@ def driver(args):
              "triad_evaluate_dask": ("triad_evaluate", "triad_dask"),
              "sum_axis0_numpy": ("sum_axis0", "sum_axis0_numpy"), "sum_axis0_dask": ("sum_axis0", "sum_axis0_dask"),
              "transpose_numpy": ("transpose", "transpose_numpy"), "transpose_dask": ("transpose", "transpose_dask"),
-             "stencil_numpy": ("stencil", "stencil_numpy"), "stencil_dask": ("stencil", "stencil_dask")}
+             "stencil_numpy": ("stencil", "stencil_numpy"), "stencil_dask": ("stencil", "stencil_dask"),
+             "stencil_evaluate_numpy": ("stencil_evaluate", "stencil_numpy")}
     cpp_case.update({"triad_out_dask": "triad"})
     for case in names:
         f = fields[cpp_case.get(case, case)]

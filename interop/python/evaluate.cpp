@@ -106,12 +106,10 @@ program checked_program(const std::vector<std::pair<int, std::size_t>>& code, st
 }
 
 /// Runs `p` over `count` elements: operand a's elements at arrays[a], the result into `out`.
+/// `registers` (p.depth chunks) and `stack` are its scratch space.
 template <class T>
 void run(const program& p, const std::vector<const T*>& arrays, const std::vector<T>& constants, T* out,
-         std::size_t count) {
-  std::vector<T> registers(p.depth * chunk_elements);
-  std::vector<value<T>> stack;
-  stack.reserve(p.depth);
+         std::size_t count, std::vector<T>& registers, std::vector<value<T>>& stack) {
   for (std::size_t start = 0; start < count; start += chunk_elements) {
     const std::size_t n = std::min(chunk_elements, count - start);
     stack.clear();
@@ -157,15 +155,68 @@ void run(const program& p, const std::vector<const T*>& arrays, const std::vecto
   }
 }
 
-/// The pointer to the elements of `a`, checked: C-contiguous, of element type T and of `count`
-/// elements.
+/// A block as the runner walks it: its first element and, per dimension, the extent and the
+/// distance in bytes between neighbours; the last dimension must be contiguous.
 template <class T>
-T* elements_of(const py::array& a, std::size_t count, const char* what) {
-  if (!py::isinstance<py::array_t<T>>(a) || !(a.flags() & py::array::c_style) ||
-      static_cast<std::size_t>(a.size()) != count)
+struct strided_block {
+  std::byte* first = nullptr;
+  std::vector<py::ssize_t> extents, strides;
+  bool contiguous = false;  // C-contiguous: one row of all its elements
+};
+
+/// `a` checked: of element type T, of the output's `shape` (empty: `a` gives it), its last
+/// dimension contiguous.
+template <class T>
+strided_block<T> strided_block_of(const py::array& a, const std::vector<py::ssize_t>& shape, const char* what) {
+  const auto fail = [&] {
     throw argument_error(std::string("dmap._evaluate_blocks: ") + what +
-                         " is not a C-contiguous block of the output's dtype and size");
-  return static_cast<T*>(const_cast<void*>(a.data()));
+                         " is not a block of the output's dtype and shape with contiguous rows");
+  };
+  if (!py::isinstance<py::array_t<T>>(a) || a.ndim() == 0) fail();
+  strided_block<T> b;
+  b.first = static_cast<std::byte*>(const_cast<void*>(a.data()));
+  for (py::ssize_t d = 0; d < a.ndim(); ++d) b.extents.push_back(a.shape(d)), b.strides.push_back(a.strides(d));
+  if (!shape.empty() && b.extents != shape) fail();
+  if (b.extents.back() > 1 && b.strides.back() != static_cast<py::ssize_t>(sizeof(T))) fail();
+  b.contiguous = (a.flags() & py::array::c_style) != 0;
+  return b;
+}
+
+/// Runs `p` over every row of the blocks (all of one shape): operand a's elements in
+/// arrays[a], the result into `out`.
+template <class T>
+void run_rows(const program& p, const std::vector<strided_block<T>>& arrays, const std::vector<T>& constants,
+              const strided_block<T>& out) {
+  std::vector<const T*> row(arrays.size());
+  std::vector<T> registers(p.depth * chunk_elements);
+  std::vector<value<T>> stack;
+  stack.reserve(p.depth);
+  const std::size_t rank = out.extents.size();
+  py::ssize_t count = 1;
+  for (auto e : out.extents) count *= e;
+  if (count == 0) return;
+  bool contiguous = out.contiguous;
+  for (const auto& a : arrays) contiguous = contiguous && a.contiguous;
+  if (contiguous) {  // one run of every element
+    for (std::size_t k = 0; k < arrays.size(); ++k) row[k] = reinterpret_cast<const T*>(arrays[k].first);
+    run<T>(p, row, constants, reinterpret_cast<T*>(out.first), static_cast<std::size_t>(count), registers, stack);
+    return;
+  }
+  const auto length = static_cast<std::size_t>(out.extents.back());
+  std::vector<py::ssize_t> position(rank - 1, 0);
+  while (true) {
+    for (std::size_t k = 0; k < arrays.size(); ++k) {
+      std::byte* at = arrays[k].first;
+      for (std::size_t d = 0; d + 1 < rank; ++d) at += position[d] * arrays[k].strides[d];
+      row[k] = reinterpret_cast<const T*>(at);
+    }
+    std::byte* to = out.first;
+    for (std::size_t d = 0; d + 1 < rank; ++d) to += position[d] * out.strides[d];
+    run<T>(p, row, constants, reinterpret_cast<T*>(to), length, registers, stack);
+    std::size_t d = rank - 1;  // the next row, the last outer dimension fastest
+    while (d > 0 && ++position[d - 1] == out.extents[d - 1]) position[--d] = 0;
+    if (d == 0) return;
+  }
 }
 
 template <class T>
@@ -174,17 +225,16 @@ void evaluate_blocks(const program& p, const std::vector<py::object>& constants_
   std::vector<T> constants;
   for (const auto& c : constants_in) constants.push_back(c.cast<T>());
   for (std::size_t b = 0; b < outputs.size(); ++b) {
-    const auto count = static_cast<std::size_t>(outputs[b].size());
     if (!outputs[b].writeable()) throw argument_error("dmap._evaluate_blocks: an output block is read-only");
-    T* out = elements_of<T>(outputs[b], count, "an output block");
-    std::vector<const T*> arrays;
+    const strided_block<T> out = strided_block_of<T>(outputs[b], {}, "an output block");
+    std::vector<strided_block<T>> arrays;
     for (const auto& blocks : operands) {
       if (blocks.size() != outputs.size())
         throw argument_error("dmap._evaluate_blocks: an operand has another number of blocks than the output");
-      arrays.push_back(elements_of<T>(blocks[b], count, "an operand block"));
+      arrays.push_back(strided_block_of<T>(blocks[b], out.extents, "an operand block"));
     }
     py::gil_scoped_release unlocked;
-    run<T>(p, arrays, constants, out, count);
+    run_rows<T>(p, arrays, constants, out);
   }
 }
 
@@ -207,7 +257,8 @@ void register_evaluate(py::module_& m) {
       },
       py::arg("code"), py::arg("constants"), py::arg("operands"), py::arg("outputs"),
       "Not collective: runs an element-wise postfix program (dmap.evaluate's) over this locale's "
-      "blocks, chunk by chunk in one pass; every block C-contiguous, of the outputs' dtype and size.");
+      "blocks, row by row and chunk by chunk in one pass; the k-th block of every operand has the "
+      "shape and dtype of the k-th output block, and contiguous rows.");
 }
 
 }  // namespace dmap::python

@@ -1,5 +1,7 @@
 """dmap.evaluate: element-wise expressions in one pass over the blocks, against NumPy's operators
-on the gathered arrays (the same IEEE operations in the same order: equal to the last bit)."""
+on the gathered arrays (the same IEEE operations in the same order: equal to the last bit), and
+neighbours of Stencil arrays against NumPy's shifts of the array padded as update_halos fills the
+ghost cells."""
 
 import numpy as np
 import pytest
@@ -104,7 +106,8 @@ def test_bad_expressions_fail_on_every_locale():
         (lambda: dmap.evaluate("a + q", **names), "'q' in 'a + q' is not defined"),
         (lambda: dmap.evaluate("np.sin(a)", **names), "not supported"),
         (lambda: dmap.evaluate("a ** 2", **names), "not supported"),
-        (lambda: dmap.evaluate("a[0]", **names), "not supported"),
+        (lambda: dmap.evaluate("a[0]", **names), "Stencil map"),
+        (lambda: dmap.evaluate("a[b]", **names), "not supported"),
         (lambda: dmap.evaluate("a + b", **names), "shapes"),
         (lambda: dmap.evaluate("a + items", **names), "list"),
         (lambda: dmap.evaluate("2 + 3", **names), "names no dmap array"),
@@ -144,13 +147,17 @@ def test_the_compiled_pass_checks_what_it_is_given():
         ([(0, 0), (2, 0)], [], [[x]], [y], "too few operands"),
         ([(0, 0), (0, 0)], [], [[x]], [y], "does not leave one value"),
         ([(9, 0)], [], [[x]], [y], "unknown instruction"),
-        ([(0, 0)], [], [[np.arange(12.0)]], [y], "C-contiguous block"),
-        ([(0, 0)], [], [[np.arange(20.0)[::2]]], [y], "C-contiguous block"),
-        ([(0, 0)], [], [[np.arange(10)]], [y], "C-contiguous block"),
+        ([(0, 0)], [], [[np.arange(12.0)]], [y], "dtype and shape with contiguous rows"),
+        ([(0, 0)], [], [[np.arange(20.0)[::2]]], [y], "dtype and shape with contiguous rows"),
+        ([(0, 0)], [], [[np.arange(10)]], [y], "dtype and shape with contiguous rows"),
         ([(0, 0)], [], [[x, x]], [y], "number of blocks"),
         ([(0, 0)], [], [[x]], [np.zeros(10, "complex128")], "evaluated by NumPy"),
         ([(0, 0), (0, 0), (5, 0)], [], [[np.arange(10)]], [np.zeros(10, "int64")], "/ on integer blocks"),
     ]
+    rows = np.arange(24.0).reshape(4, 6)[:, 1:5]  # contiguous rows, not C-contiguous
+    out = np.zeros((4, 4))
+    dmap._dmap._evaluate_blocks([(0, 0), (0, 0), (2, 0)], [], [[rows]], [out])
+    check_equal(out, rows * 2, "blocks walked row by row")
     for code, constants, operands, outputs, words in bad:
         with pytest.raises(dmap.ArgumentError) as e:
             dmap._dmap._evaluate_blocks(code, constants, operands, outputs)
@@ -159,3 +166,73 @@ def test_the_compiled_pass_checks_what_it_is_given():
     frozen.flags.writeable = False
     with pytest.raises(dmap.ArgumentError, match="read-only"):
         dmap._dmap._evaluate_blocks([(0, 0)], [], [[x]], [frozen])
+
+
+def halo_padded(values, fluff, periodic):
+    """What a Stencil array's frame holds after dmap.update_halos: the values with `fluff` ghost
+    cells per side, wrapped along periodic dimensions and zero (never written) elsewhere."""
+    out = values
+    for d, (f, wrap) in enumerate(zip(fluff, periodic)):
+        width = [(0, 0)] * values.ndim
+        width[d] = (f, f)
+        out = np.pad(out, width, mode="wrap" if wrap else "constant")
+    return out
+
+
+def neighbour(padded, fluff, offset, shape):
+    return padded[tuple(slice(f + o, f + o + n) for f, o, n in zip(fluff, offset, shape))]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "complex128"])
+@pytest.mark.parametrize("shape,fluff,periodic,order", [
+    ((13, 9), (1, 1), (False, False), "C"),
+    ((13, 9), (1, 2), (True, False), "C"),
+    ((11, 6), (1, 1), (False, True), "F"),
+    ((29,), (2,), (True,), "C"),
+    ((5, 4, 6), (1, 1, 1), (True, False, True), "C"),
+], ids=["2-D", "2-D periodic rows", "2-D column-major", "1-D", "3-D"])
+def test_neighbours_of_stencil_arrays_equal_numpys_shifts(dtype, shape, fluff, periodic, order):
+    d = dmap.Domain(dmap.Stencil(fluff, periodic=periodic, order=order), shape)
+    u = values(dtype, shape)
+    U = dmap.Array(d, dtype)
+    U[...] = u
+    dmap.update_halos(U)
+    padded = halo_padded(u, fluff, periodic)
+    n = len(shape)
+    unit = [tuple(s if k == j else 0 for k in range(n)) for j in range(n) for s in (-1, 1)]
+    terms = " + ".join(f"U[{', '.join(map(str, o))}]" for o in unit)
+    expression = f"({terms}) * 2 - U * {2 * n}"
+    want = sum(neighbour(padded, fluff, o, shape) for o in unit) * 2 - u * (2 * n)
+    got = dmap.evaluate(expression, U=U)
+    same(got, want.astype(got.dtype), f"{expression} ({dtype}, {order})")
+    check(got.domain.map.kind == "stencil", "the result is placed as the array read at neighbours")
+    W = dmap.Array(d, dtype)
+    far = tuple(-f for f in fluff)
+    dmap.evaluate("U[" + ", ".join(map(str, far)) + "] - U", out=W, U=U)
+    same(W, neighbour(padded, fluff, far, shape) - u, f"the farthest ghost cells ({dtype}, {order})")
+
+
+def test_neighbours_that_cannot_be_read_fail_on_every_locale():
+    d = dmap.Domain(dmap.Stencil(1), SHAPE)
+    U, W = dmap.Array(d, "float64"), dmap.Array(d, "float64")
+    other = dmap.Array(dmap.Domain(dmap.Stencil(1, periodic=True), SHAPE), "float64")
+    block = made(values("float64"))
+    names = {"U": U, "W": W, "other": other, "block": block}
+    cases = [
+        (lambda: dmap.evaluate("U[2, 0]", **names), "reaches past"),
+        (lambda: dmap.evaluate("U[1]", **names), "1 offsets for 2 dimensions"),
+        (lambda: dmap.evaluate("block[1, 0]", **names), "Stencil map"),
+        (lambda: dmap.evaluate("U[1, 0] + 1", out=U, **names), "overwritten"),
+        (lambda: dmap.evaluate("U[1, 0]", out=block, **names), "placed as U"),
+        (lambda: dmap.evaluate("U[1, 0] + other[0, 1]", **names), "placed differently"),
+        (lambda: dmap.evaluate("U[1, 0.5]", **names), "not supported"),
+    ]
+    for fn, words in cases:
+        e = raises_everywhere(dmap.ArgumentError, fn)
+        check(words in str(e), f"the message says why: {e}")
+    U[...] = values("float64")
+    other[...] = values("float64", shift=1)
+    dmap.update_halos(U)
+    dmap.evaluate("U[1, 0] + other", out=W, **names)  # an unshifted operand of another domain is copied
+    padded = halo_padded(values("float64"), (1, 1), (False, False))
+    same(W, neighbour(padded, (1, 1), (1, 0), SHAPE) + values("float64", shift=1), "the locales are in step")

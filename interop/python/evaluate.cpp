@@ -24,8 +24,13 @@ namespace {
 /// One instruction: push an operand array, push a constant, or an operation on the top.
 enum class instruction : int { array = 0, constant = 1, add = 2, subtract = 3, multiply = 4, divide = 5, negate = 6 };
 
-/// Elements per chunk: a few registers of them fit in the first-level cache.
-constexpr std::size_t chunk_elements = 1024;
+/// Elements per chunk: a few registers of them fit in the first-level cache. The operations of
+/// a chunk read their operands one after another, so while the program runs over one chunk the
+/// runner asks for every operand's next chunk (a prefetch), keeping all their streams in flight
+/// at once as one fused loop does. Measured on the 2-core VM (2026-11-29, b + 0.5 * t over 2^23
+/// doubles, a throwaway driver, best of 30): 1,024 elements without prefetch ran at 0.80 of the
+/// fused loop, 256 with it at 0.92-0.94 (128: 0.93, 512: 0.87).
+constexpr std::size_t chunk_elements = 256;
 
 /// A value on the stack: a chunk of elements, or one constant standing for a chunk of it.
 template <class T>
@@ -112,6 +117,11 @@ void run(const program& p, const std::vector<const T*>& arrays, const std::vecto
          std::size_t count, std::vector<T>& registers, std::vector<value<T>>& stack) {
   for (std::size_t start = 0; start < count; start += chunk_elements) {
     const std::size_t n = std::min(chunk_elements, count - start);
+    if (const std::size_t next = start + chunk_elements; next < count) {
+      const std::size_t end = std::min(next + chunk_elements, count);
+      for (const T* a : arrays)
+        for (std::size_t k = next; k < end; k += 64 / sizeof(T)) __builtin_prefetch(a + k);
+    }
     stack.clear();
     for (std::size_t at = 0; at < p.code.size(); ++at) {
       const auto [op, arg] = p.code[at];

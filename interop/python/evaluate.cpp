@@ -40,8 +40,7 @@ struct value {
   bool is_constant = false;
 };
 
-/// The arithmetic of T as NumPy's: integers wrap around (in unsigned arithmetic, where C++
-/// defines it), floating point is IEEE's, operation by operation.
+/// The unsigned type of an integer type T; T itself otherwise.
 template <class T>
 struct unsigned_or_same {
   using type = T;
@@ -52,6 +51,8 @@ struct unsigned_or_same<T> {
   using type = std::make_unsigned_t<T>;
 };
 
+/// The arithmetic of T as NumPy's: integers wrap around (in unsigned arithmetic, where C++
+/// defines it), floating point is IEEE's, operation by operation.
 template <class T>
 struct arithmetic {
   using wide = typename unsigned_or_same<T>::type;

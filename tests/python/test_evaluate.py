@@ -236,3 +236,15 @@ def test_neighbours_that_cannot_be_read_fail_on_every_locale():
     dmap.evaluate("U[1, 0] + other", out=W, **names)  # an unshifted operand of another domain is copied
     padded = halo_padded(values("float64"), (1, 1), (False, False))
     same(W, neighbour(padded, (1, 1), (1, 0), SHAPE) + values("float64", shift=1), "the locales are in step")
+
+
+def test_a_failure_on_one_locale_during_the_pass_is_raised_on_every_locale(monkeypatch):
+    a = made(values("float64"))
+    if dmap.here() == 0:
+        def out_of_memory(*args):
+            raise MemoryError("no memory for the registers (injected)")
+        monkeypatch.setattr(dmap._dmap, "_evaluate_blocks", out_of_memory)
+    e = raises_everywhere(dmap.ArgumentError, lambda: dmap.evaluate("a * 2", a=a))
+    check("injected" in str(e), f"every locale names locale 0's failure: {e}")
+    monkeypatch.undo()
+    same(dmap.evaluate("a * 2", a=a), values("float64") * 2, "the locales are in step afterwards")

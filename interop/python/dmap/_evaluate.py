@@ -232,10 +232,16 @@ def _evaluate_into(code, operands, constants, out):
     targets = out.local_blocks()
     compiled = out.dtype.name in _COMPILED and all(x.dtype == out.dtype for x in placed) and all(
         _rows(b) for b in targets) and all(_rows(b) for bs in blocks for b in bs)
-    if compiled and (out.dtype.kind == "f" or all(op != _DIVIDE for op, _ in code)):
-        _dmap._evaluate_blocks(code, list(constants), blocks, targets)
-    else:  # NumPy per block (other dtypes, mixed types, frames): its temporaries, one block at a time
-        for k, target in enumerate(targets):
-            _run_numpy(code, [bs[k] for bs in blocks], constants, out=target)
-    _dmap.barrier()  # every locale's elements are written before any locale reads them
+
+    def compute():
+        if compiled and (out.dtype.kind == "f" or all(op != _DIVIDE for op, _ in code)):
+            _dmap._evaluate_blocks(code, list(constants), blocks, targets)
+        else:  # NumPy per block (other dtypes, mixed types, column-major): temporaries, a block at a time
+            for k, target in enumerate(targets):
+                _run_numpy(code, [bs[k] for bs in blocks], constants, out=target)
+
+    # Agreed, not a barrier: every locale's elements are written before any locale reads them,
+    # and a failure on one locale (memory, say) is raised on every locale instead of leaving the
+    # others waiting.
+    _agreed("dmap.evaluate", compute, key=lambda _: b"")
     return out

@@ -12,16 +12,11 @@ from mpi4py import MPI
 import dmap
 from conftest import check, check_equal, raises_everywhere
 from maps import maps
+from samples import made
 
 COMM = MPI.COMM_WORLD
 SHAPE = (7, 5)
 MAPS = [dmap.Block(), dmap.Cyclic(), dmap.BlockCyclic(2)]
-
-
-def made(values, mapping=dmap.Block()):
-    A = dmap.Array(dmap.Domain(mapping, values.shape), values.dtype.name)
-    A[...] = values
-    return A
 
 
 def numbers(shape=SHAPE, shift=0):

@@ -9,23 +9,15 @@ import pytest
 import dmap
 from conftest import check, check_equal, raises_everywhere
 from maps import maps
+from samples import made, sample_values
 
 DTYPES = ["float64", "float32", "int64", "int32", "complex128"]
 SHAPE = (6, 7)
 EXPRESSIONS = ["a + 2 * b", "-(a - b) * 3 + a", "a * a - b", "a", "+a - -b", "a / b"]
 
 
-def made(values, mapping=dmap.Block()):
-    A = dmap.Array(dmap.Domain(mapping, values.shape), values.dtype.name)
-    A[...] = values
-    return A
-
-
 def values(dtype, shape=SHAPE, shift=0):
-    v = (np.arange(np.prod(shape)).reshape(shape) % 11 - 5 + shift).astype(dtype)
-    if np.dtype(dtype).kind == "c":
-        v = v + 1j * v[::-1]
-    return v
+    return sample_values(dtype, shape, shift)
 
 
 def numpy_value(expression, **names):

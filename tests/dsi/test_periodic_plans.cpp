@@ -42,6 +42,24 @@ bool copies_exactly(const dmap::domain<N>& from, const dmap::domain<N>& to) {
   return bad == 0;
 }
 
+// Collective: on both transfer paths, a plan of X = Y each way between `a` and `b` (Y filled
+// with fval); `check(summary)` looks at the plan, then the plan runs and X must hold fval.
+template <std::size_t N, class Check>
+void plan_each_way(const dmap::domain<N>& a, const dmap::domain<N>& b, Check&& check) {
+  for (const bool node : {true, false}) {
+    const node_settings settings(node);
+    for (const bool forward : {true, false}) {
+      INFO("node " << node << ", forward " << forward);
+      dmap::array<double, N> X{forward ? a : b}, Y{forward ? b : a};
+      dmap::forall(dmap::zip(Y, Y.domain()), [](double& y, const idx<N>& i) { y = fval(i); });
+      auto plan = dmap::plan_assignment(X, Y);
+      check(plan.summary());
+      plan.run();
+      DMAP_CHECK_ALL(mismatches(X, [](const idx<N>& i) { return fval(i); }) == 0);
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("periodic plans: 1-D BlockCyclic, Cyclic and Block in every pairing, uneven sizes, both paths", "[transfer][periodic]") {
@@ -111,26 +129,17 @@ TEST_CASE("periodic plans: one part per peer and family, plan memory at most 1/8
   const index_t per_locale = 65536, n = per_locale * p;
   const rect<1> line{range(0, n)};
   dmap::domain<1> bc{dmap::block_cyclic<1>(idx<1>{8}), line}, blk{dmap::block<1>{}, line};
-  for (const bool node : {true, false}) {
-    const node_settings settings(node);
-    for (const bool forward : {true, false}) {
-      dmap::array<double, 1> X{forward ? blk : bc}, Y{forward ? bc : blk};
-      dmap::forall(dmap::zip(Y, Y.domain()), [](double& y, const idx<1>& i) { y = fval(i); });
-      auto plan = dmap::plan_assignment(X, Y);
-      const dmap::plan_summary s = plan.summary();
-      // Each peer's pieces (8 elements, every 8p indices) are one part; so are the copies
-      // this locale makes within itself. Block boundaries are multiples of 8 here.
-      INFO("node " << node << ", forward " << forward << ": parts " << s.parts << ", plan bytes " << s.plan_bytes);
-      DMAP_CHECK_ALL(s.parts <= s.messages_sent() + s.messages_received() + 1);
-      DMAP_CHECK_ALL(s.plan_bytes * 8 <= static_cast<std::size_t>(per_locale) * sizeof(double));
-      // The runs still count every piece: 8 elements each.
-      if (p > 1)  // (on one locale the pieces follow one another: one copy of everything)
-        DMAP_CHECK_ALL(s.message_runs + s.local_runs ==
-                       (s.elements_sent + s.elements_received + s.elements_copied) / 8);
-      plan.run();
-      DMAP_CHECK_ALL(mismatches(X, [](const idx<1>& i) { return fval(i); }) == 0);
-    }
-  }
+  plan_each_way(blk, bc, [&](const dmap::plan_summary& s) {
+    // Each peer's pieces (8 elements, every 8p indices) are one part; so are the copies
+    // this locale makes within itself. Block boundaries are multiples of 8 here.
+    INFO("parts " << s.parts << ", plan bytes " << s.plan_bytes);
+    DMAP_CHECK_ALL(s.parts <= s.messages_sent() + s.messages_received() + 1);
+    DMAP_CHECK_ALL(s.plan_bytes * 8 <= static_cast<std::size_t>(per_locale) * sizeof(double));
+    // The runs still count every piece: 8 elements each.
+    if (p > 1)  // (on one locale the pieces follow one another: one copy of everything)
+      DMAP_CHECK_ALL(s.message_runs + s.local_runs ==
+                     (s.elements_sent + s.elements_received + s.elements_copied) / 8);
+  });
 }
 
 TEST_CASE("periodic plans: messages between column-major maps are packed column by column", "[transfer][periodic]") {
@@ -144,20 +153,11 @@ TEST_CASE("periodic plans: messages between column-major maps are packed column 
   for (const auto& grid : {dmap::target_grid<2>({p, 1}), dmap::target_grid<2>::balanced(p)}) {
     dmap::domain<2> bc{dmap::block_cyclic<2>(idx<2>{16, 1}, grid, column_major), space};
     dmap::domain<2> blk{dmap::block<2>(dmap::target_grid<2>({p, 1}), column_major), space};
-    for (const bool node : {true, false}) {
-      const node_settings settings(node);
-      for (const bool forward : {true, false}) {
-        dmap::array<double, 2> X{forward ? blk : bc}, Y{forward ? bc : blk};
-        dmap::forall(dmap::zip(Y, Y.domain()), [](double& y, const idx<2>& i) { y = fval(i); });
-        auto plan = dmap::plan_assignment(X, Y);
-        const dmap::plan_summary s = plan.summary();
-        INFO("grid " << grid << ", node " << node << ", forward " << forward << ": runs " << s.message_runs
-                     << ", elements " << s.elements_sent + s.elements_received);
-        DMAP_CHECK_ALL(s.message_runs * 16 <= s.elements_sent + s.elements_received);
-        plan.run();
-        DMAP_CHECK_ALL(mismatches(X, [](const idx<2>& i) { return fval(i); }) == 0);
-      }
-    }
+    INFO("grid " << grid);
+    plan_each_way(blk, bc, [](const dmap::plan_summary& s) {
+      INFO("runs " << s.message_runs << ", elements " << s.elements_sent + s.elements_received);
+      DMAP_CHECK_ALL(s.message_runs * 16 <= s.elements_sent + s.elements_received);
+    });
   }
 }
 

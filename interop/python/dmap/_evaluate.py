@@ -112,9 +112,12 @@ def _run_numpy(code, arrays, constants, out=None):
     return stack[0]
 
 
-def _check(expression, scope, out, who):
-    """The compiled expression, its shape and result dtype (agreed by the caller)."""
-    code, arrays, constants = _compile(expression, scope, who)
+def _check(compiled, expression, scope, out, who):
+    """The compiled expression (`_compile`'s answer, or the ValueError it raised), its shape and
+    result dtype (agreed by the caller)."""
+    if isinstance(compiled, ValueError):
+        raise compiled
+    code, arrays, constants = compiled
     shapes = {tuple(scope[n].shape) for n, _ in arrays}
     if len(shapes) > 1:
         raise ValueError(f"{who}: the dmap arrays of {expression!r} have the shapes {sorted(shapes)}; they must be equal "
@@ -170,22 +173,22 @@ def evaluate(expression, out=None, **names):
     numbers and names) over dmap arrays of one shape and numbers, computed in one pass over every
     locale's blocks without temporary arrays. Names are looked up in `names`, then in the
     caller's local and global variables (as numexpr does: a lambda or comprehension sees only
-    the outer variables its own code names, so pass others by keyword). The result goes into `out` (a dmap array or view of the
-    shape; NumPy's same_kind casting), or into a new array over the first whole operand's domain
-    (Block when every operand is a view). Operands placed otherwise than the result are first
-    copied into its placement. The result's dtype is NumPy's for the same expression. Arguments
+    the outer variables its own code names, so pass others by keyword). The result goes into
+    `out` (a dmap array or view of the shape; NumPy's same_kind casting), or into a new array
+    over the first whole operand's domain (Block when every operand is a view). Operands placed
+    otherwise than the result are first copied into its placement. The result's dtype is NumPy's for the same expression. Arguments
     are agreed: a bad one, or an expression that differs on some locale, raises
     dmap.ArgumentError on every locale."""
     who = "dmap.evaluate"
     caller = sys._getframe(1)
     scope = {**caller.f_globals, **caller.f_locals, **names}
-    try:  # the operands to check before the agreement (a bad expression is reported by it)
-        named = [scope[n] for n, _ in _compile(expression, scope, who)[1]]
-    except ValueError:
-        named = []
-    _alive(*named, out)
+    try:  # parsed once; a bad expression is reported by the agreement below
+        compiled = _compile(expression, scope, who)
+    except ValueError as e:
+        compiled = e
+    _alive(*([] if isinstance(compiled, ValueError) else [scope[n] for n, _ in compiled[1]]), out)
     code, arrays, constants, shape, kind = _agreed(
-        who, lambda: _check(expression, scope, out, who),
+        who, lambda: _check(compiled, expression, scope, out, who),
         key=lambda v: repr((v[0], [(n, o, scope[n].dtype.name) for n, o in v[1]], [repr(c) for c in v[2]], v[3],
                             v[4], out is None)).encode())
     operands = [(scope[n], offset) for n, offset in arrays]

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../runtime/detail/huge_pages.hpp"
 #include "../../runtime/detail/node_segment.hpp"
 #include "../../runtime/detail/tasks.hpp"
 #include "../../runtime/detail/window.hpp"
@@ -212,6 +213,7 @@ auto array_storage<T, N>::allocated(const T& value, bool shared) const -> storag
   } else {
     s.buffer = std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(s.count));
     s.data = s.buffer.get();
+    advise_huge_pages(s.data, static_cast<std::size_t>(s.count) * sizeof(T));  // before the first touch below
   }
   for (const auto& l : dom_->my_layouts) s.blocks.push_back({l, s.data});
   T* base = s.data;

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "huge_pages.hpp"
+
 namespace dmap::detail {
 
 /// A byte buffer that returns to the pool when destroyed.
@@ -83,7 +85,9 @@ inline pooled_buffer buffer_pool::take(std::size_t bytes) {
     idle_.erase(best);
     return out;
   }
-  return pooled_buffer(std::make_unique_for_overwrite<std::byte[]>(bytes), bytes);
+  auto fresh = std::make_unique_for_overwrite<std::byte[]>(bytes);
+  advise_huge_pages(fresh.get(), bytes);
+  return pooled_buffer(std::move(fresh), bytes);
 }
 
 }  // namespace dmap::detail

@@ -8,9 +8,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <string>
 
 namespace test_node_transfers {  // one per file: the tests also build as unity batches (docs/testing.md)
 
@@ -62,6 +65,26 @@ traffic sent_elsewhere(dmap::domain<2>& from, dmap::domain<2>& to) {
   t.node_peers = node_peers.size();
   t.far_peers = far_peers.size();
   return t;
+}
+
+// Whether the mapping of this process that holds `p` is advised to use huge pages (its VmFlags
+// in /proc/self/smaps have "hg"); nullopt where that file cannot be read.
+std::optional<bool> huge_pages_advised(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  if (!smaps) return std::nullopt;
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t first = 0, end = 0;
+    char dash = 0;
+    std::istringstream header(line);
+    if (header >> std::hex >> first >> dash >> end && dash == '-') {
+      inside = first <= at && at < end;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return (line + " ").find(" hg ") != std::string::npos;
+    }
+  }
+  return std::nullopt;
 }
 
 // Arrays go to node-shared storage when some node holds two locales or more.
@@ -280,6 +303,22 @@ TEST_CASE("views, overlapping self-assignment, staged zips, plans and resize wit
   for (const auto& b : A.local_blocks())
     for (const auto& i : points_of(D.local_subdomains()[0])) ok = ok && b(i) == (space.contains(i) ? value_of(i) : 0.0);
   DMAP_CHECK_ALL(ok);
+}
+
+TEST_CASE("private storage from 4 MiB up asks for huge pages, smaller storage does not", "[node]") {
+  const node_settings off(false);  // private storage
+  const index_t p = dmap::num_locales();
+  dmap::domain<1> large{dmap::block<1>{}, range(0, (index_t{1} << 20) * p + 3)};  // 8 MiB of doubles per locale
+  dmap::domain<1> small{dmap::block<1>{}, range(0, (index_t{1} << 18) * p)};      // 2 MiB per locale
+  dmap::array<double, 1> A{large}, S{small};
+  DMAP_CHECK_ALL(!A.node_shared() && !S.node_shared());
+  // The middle of each buffer: the advice covers the 2 MiB-aligned interior of the large one.
+  const auto large_advised = huge_pages_advised(A.local_data() + A.local_blocks()[0].span().size() / 2);
+  const auto small_advised = huge_pages_advised(S.local_data() + S.local_blocks()[0].span().size() / 2);
+#if defined(__linux__)
+  DMAP_CHECK_ALL(large_advised.has_value() && small_advised.has_value());
+#endif
+  if (large_advised && small_advised) DMAP_CHECK_ALL(*large_advised && !*small_advised);
 }
 
 TEST_CASE("node transfer settings round-trip", "[node]") {

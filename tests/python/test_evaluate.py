@@ -3,6 +3,8 @@ on the gathered arrays (the same IEEE operations in the same order: equal to the
 neighbours of Stencil arrays against NumPy's shifts of the array padded as update_halos fills the
 ghost cells."""
 
+import ast
+
 import numpy as np
 import pytest
 
@@ -158,6 +160,69 @@ def test_the_compiled_pass_checks_what_it_is_given():
     frozen.flags.writeable = False
     with pytest.raises(dmap.ArgumentError, match="read-only"):
         dmap._dmap._evaluate_blocks([(0, 0)], [], [[x]], [frozen])
+
+
+RUNNER_EXPRESSIONS = ["a + b + c + a", "0.25 * (a + b + c + b)", "b + 0.5 * c", "(a + b) * (c - a)", "2 - a",
+                      "a - (b - (c - a))", "-(a * b) - c * (a + b)", "(a - b) * (b - c) + (c - a) * (a + b)",
+                      "-a", "3", "a", "2 * (3 * (a + 1) - b)"]
+FLOAT_EXPRESSIONS = ["1 / a", "a / b / c", "(a + b) / (c - 0.5)", "b / (2 / c)"]
+
+
+def postfix(expression, names):
+    """The test's own translation of `expression` into _evaluate_blocks' postfix code: (code,
+    the arrays in operand order, constants)."""
+    code, arrays, constants = [], [], []
+
+    def visit(node):
+        if isinstance(node, ast.BinOp):
+            visit(node.left)
+            visit(node.right)
+            code.append(({ast.Add: 2, ast.Sub: 3, ast.Mult: 4, ast.Div: 5}[type(node.op)], 0))
+        elif isinstance(node, ast.UnaryOp):
+            visit(node.operand)
+            code.append((6, 0))
+        elif isinstance(node, ast.Name):
+            code.append((0, len(arrays)))
+            arrays.append(names[node.id])
+        else:
+            code.append((1, len(constants)))
+            constants.append(node.value)
+
+    visit(ast.parse(expression, mode="eval").body)
+    return code, arrays, constants
+
+
+@pytest.mark.parametrize("runner", dmap._dmap._evaluate_runners())
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32"])
+def test_every_runner_computes_numpys_values(runner, dtype):
+    """Each runner this processor can use (AVX2's and the portable one on x86-64) against NumPy,
+    to the last bit: rows shorter than a register, with a tail, longer than a scratch chunk
+    (programs of several chains), and rows of a strided 2-D block."""
+    if dtype.startswith("int"):
+        big = np.iinfo(dtype).max // 3
+        shifts = [big, -big, 7]  # sums and products that wrap around
+    else:
+        shifts = [0.5, -1.25, 3.0]
+    expressions = RUNNER_EXPRESSIONS + FLOAT_EXPRESSIONS
+    if dtype.startswith("int"):  # integers neither divide nor take fractions here (NumPy gives floats)
+        expressions = [e for e in RUNNER_EXPRESSIONS if "." not in e]
+    for shape in [(1,), (7,), (69,), (1000,), (5, 301)]:
+        base = [(sample_values(dtype, shape, k) + np.asarray(s, dtype=dtype)).astype(dtype) for k, s in enumerate(shifts)]
+        if len(shape) == 2:  # contiguous rows, not C-contiguous
+            base = [np.pad(x, ((0, 0), (2, 3)))[:, 2:-3] for x in base]
+        if dtype.startswith("float"):
+            for x in base:
+                x[x == 0] = 3  # divisors
+        names = dict(zip("abc", base))
+        for expression in expressions:
+            code, arrays, constants = postfix(expression, names)
+            got = np.full(shape, 99, dtype=dtype)
+            dmap._dmap._evaluate_blocks(code, constants, [[x] for x in arrays], [got], runner=runner)
+            with np.errstate(over="ignore"):
+                want = np.broadcast_to(np.asarray(eval(expression, {}, names), dtype=dtype), shape)  # noqa: S307
+            check_equal(got, want, f"{runner} runner, {dtype} {shape}: {expression}")
+    with pytest.raises(dmap.ArgumentError, match="runner is 'nonesuch'"):
+        dmap._dmap._evaluate_blocks([(0, 0)], [], [[np.zeros(3)]], [np.zeros(3)], runner="nonesuch")
 
 
 def halo_padded(values, fluff, periodic):

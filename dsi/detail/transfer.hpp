@@ -173,14 +173,48 @@ void copy_run(const T* from, index_t from_step, T* to, index_t to_step, index_t 
   for (index_t k = 0; k < count; ++k) to[k * to_step] = from[k * from_step];
 }
 
+/// Runs of a transposing copy taken together: `transpose_tile` runs by `transpose_tile`
+/// elements at a time.
+inline constexpr index_t transpose_tile = 16;
+
 /// Copies the elements of `part` from one block to another (both hold `part`), one
-/// std::copy per run the two blocks share.
+/// std::copy per run the two blocks share. Where the runs step through memory on one side (a
+/// transposing copy: each destination row is a source column), runs of one shape are copied
+/// `transpose_tile` at a time in tiles of `transpose_tile` elements, so that each cache line
+/// of the strided side serves all the runs of a tile rather than one: a 4096 x 4096 complex
+/// transpose at one locale took 245 ms run by run, against 71 ms for FFTW's transpose (2-core
+/// VM, 2026-11-29).
 template <class T, std::size_t N>
 void copy_part(const rect<N>& part, const placed_block<N>& from, const T* from_base,
                const placed_block<N>& to, T* to_base) {
+  struct run {
+    index_t from, from_step, to, to_step, count;
+  };
+  std::array<run, transpose_tile> held;
+  index_t holding = 0;
+  const auto flush = [&] {
+    if (holding == 1) copy_run(from_base + held[0].from, held[0].from_step, to_base + held[0].to, held[0].to_step, held[0].count);
+    if (holding > 1)
+      for (index_t k0 = 0; k0 < held[0].count; k0 += transpose_tile) {
+        const index_t k1 = std::min(held[0].count, k0 + transpose_tile);
+        for (index_t r = 0; r < holding; ++r) {
+          const run& x = held[static_cast<std::size_t>(r)];
+          for (index_t k = k0; k < k1; ++k) to_base[x.to + k * x.to_step] = from_base[x.from + k * x.from_step];
+        }
+      }
+    holding = 0;
+  };
   for_each_paired_run(part, from, to, [&](index_t f, index_t fs, index_t t, index_t ts, index_t n) {
-    copy_run(from_base + f, fs, to_base + t, ts, n);
+    if (fs == 1 && ts == 1) {  // contiguous on both sides: nothing to share
+      flush();
+      copy_run(from_base + f, fs, to_base + t, ts, n);
+      return;
+    }
+    if (holding > 0 && (n != held[0].count || fs != held[0].from_step || ts != held[0].to_step)) flush();
+    held[static_cast<std::size_t>(holding++)] = {f, fs, t, ts, n};
+    if (holding == transpose_tile) flush();
   });
+  flush();
 }
 
 /// How a part of a plan repeats: nested levels, the innermost first; level k makes `count`

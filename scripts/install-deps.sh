@@ -30,6 +30,7 @@ TEST_PACKAGES=(catch2
                hdf5-tools                       # h5dump: the heat restart test checks the HDF5 file it wrote
                python3 python3-numpy python3-h5py  # independent readers of dmap's .npy and HDF5 files in the tests
                python3-mpi4py python3-pytest pybind11-dev python3-dev  # the Python module `import dmap` and its pytest suite
+               libfftw3-dev libfftw3-mpi-dev    # FFTW: examples/fft2d's 1-D transforms, and FFTW's MPI transform bench/fft2d measures it against
                python3-dask)                    # dask.array: a peer bench/python/bench_python.py measures dmap from Python against
 
 # The second MPI (scripts/test-mpich.sh, DMAP_MPI=mpich): MPICH, and HDF5 and ScaLAPACK built for it. Beside

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 

@@ -5,6 +5,7 @@
 #include "../support.hpp"
 #include "../oracle.hpp"
 #include "../../algorithms/assignment_plan.hpp"
+#include "../../runtime/detail/huge_pages.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -14,6 +15,10 @@
 #include <set>
 #include <sstream>
 #include <string>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace test_node_transfers {  // one per file: the tests also build as unity batches (docs/testing.md)
 
@@ -305,20 +310,47 @@ TEST_CASE("views, overlapping self-assignment, staged zips, plans and resize wit
   DMAP_CHECK_ALL(ok);
 }
 
-TEST_CASE("private storage from 4 MiB up asks for huge pages, smaller storage does not", "[node]") {
-  const node_settings off(false);  // private storage
-  const index_t p = dmap::num_locales();
-  dmap::domain<1> large{dmap::block<1>{}, range(0, (index_t{1} << 20) * p + 3)};  // 8 MiB of doubles per locale
-  dmap::domain<1> small{dmap::block<1>{}, range(0, (index_t{1} << 18) * p)};      // 2 MiB per locale
-  dmap::array<double, 1> A{large}, S{small};
-  DMAP_CHECK_ALL(!A.node_shared() && !S.node_shared());
-  // The middle of each buffer: the advice covers the 2 MiB-aligned interior of the large one.
-  const auto large_advised = huge_pages_advised(A.local_data() + A.local_blocks()[0].span().size() / 2);
-  const auto small_advised = huge_pages_advised(S.local_data() + S.local_blocks()[0].span().size() / 2);
+TEST_CASE("buffers from 4 MiB up ask for huge pages, smaller ones do not; so does private array storage", "[node]") {
 #if defined(__linux__)
-  DMAP_CHECK_ALL(large_advised.has_value() && small_advised.has_value());
+  // The rule, on fresh mappings of our own (malloc's heap may hold memory advised for an
+  // earlier buffer, so a small array's flags would say nothing), each buffer starting on a
+  // 2 MiB boundary so that its middle lies in the part the advice would cover.
+  constexpr std::size_t huge = std::size_t{2} << 20;
+  const auto fresh = [](std::size_t bytes) {
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? nullptr : static_cast<std::byte*>(p);
+  };
+  const auto on_boundary = [](std::byte* p) {
+    return p + (huge - reinterpret_cast<std::uintptr_t>(p) % huge) % huge;
+  };
+  constexpr std::size_t large_bytes = std::size_t{8} << 20, small_bytes = std::size_t{3} << 20;
+  std::byte* large = fresh(large_bytes + huge);
+  std::byte* small = fresh(small_bytes + huge);
+  DMAP_CHECK_ALL(large != nullptr && small != nullptr);
+  if (large && small) {
+    std::byte* const l = on_boundary(large);
+    std::byte* const s = on_boundary(small);
+    dmap::detail::advise_huge_pages(l, large_bytes);
+    dmap::detail::advise_huge_pages(s, small_bytes);
+    const auto large_advised = huge_pages_advised(l + large_bytes / 2);
+    const auto small_advised = huge_pages_advised(s + small_bytes / 2);
+    DMAP_CHECK_ALL(large_advised.has_value() && small_advised.has_value());
+    if (large_advised && small_advised) DMAP_CHECK_ALL(*large_advised && !*small_advised);
+  }
+  if (large) munmap(large, large_bytes + huge);
+  if (small) munmap(small, small_bytes + huge);
 #endif
-  if (large_advised && small_advised) DMAP_CHECK_ALL(*large_advised && !*small_advised);
+  // Array storage takes the advice: 8 MiB of doubles per locale, private storage.
+  const node_settings off(false);
+  const index_t p = dmap::num_locales();
+  dmap::domain<1> D{dmap::block<1>{}, range(0, (index_t{1} << 20) * p + 3)};
+  dmap::array<double, 1> A{D};
+  DMAP_CHECK_ALL(!A.node_shared());
+  const auto advised = huge_pages_advised(A.local_data() + A.local_blocks()[0].span().size() / 2);
+#if defined(__linux__)
+  DMAP_CHECK_ALL(advised.has_value());
+#endif
+  if (advised) DMAP_CHECK_ALL(*advised);
 }
 
 TEST_CASE("node transfer settings round-trip", "[node]") {

@@ -70,7 +70,7 @@ program checked_program(const std::vector<std::pair<int, std::size_t>>& code, st
         open_chain(x);
         stack.push_back({{}, true});
       }
-      p.chains.back().steps.push_back({kernel::negate, {}});
+      p.chains.back().steps.push_back({kernel::negate, {source::none, 0}});
       continue;
     }
     const entry y = stack.back();

@@ -14,8 +14,8 @@ namespace dmap::python::evaluation {
 /// operation on the top of the stack.
 enum class instruction : int { array = 0, constant = 1, add = 2, subtract = 3, multiply = 4, divide = 5, negate = 6 };
 
-/// Where a chain's operand comes from.
-enum class source : unsigned char { array, constant, scratch };
+/// Where a chain's operand comes from; `none` for negation, which takes no other operand.
+enum class source : unsigned char { array, constant, scratch, none };
 
 /// A chain's operand: an operand array, a constant or a scratch register, by index.
 struct operand {

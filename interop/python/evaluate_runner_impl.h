@@ -163,7 +163,8 @@ void run(const program& p, const std::vector<const T*>& arrays, const std::vecto
     switch (x.from) {
       case source::array: return {arrays[x.index] + start, false};
       case source::constant: return {constants.data() + x.index * lanes_of<T>::count, true};
-      default: return {registers.data() + x.index * chunk_elements, false};
+      case source::scratch: return {registers.data() + x.index * chunk_elements, false};
+      default: return {nullptr, false};  // none: a negation reads nothing
     }
   };
   for (std::size_t start = 0; start < count; start += stretch) {

@@ -221,6 +221,10 @@ def test_every_runner_computes_numpys_values(runner, dtype):
             with np.errstate(over="ignore"):
                 want = np.broadcast_to(np.asarray(eval(expression, {}, names), dtype=dtype), shape)  # noqa: S307
             check_equal(got, want, f"{runner} runner, {dtype} {shape}: {expression}")
+    # A negation takes no operand: a program of constants alone reads no array.
+    got = np.zeros(37, dtype=dtype)
+    dmap._dmap._evaluate_blocks([(1, 0), (6, 0), (1, 1), (3, 0)], [2, 5], [], [got], runner=runner)
+    check_equal(got, np.full(37, -7, dtype=dtype), f"{runner} runner, {dtype}: -2 - 5 without operands")
     with pytest.raises(dmap.ArgumentError, match="runner is 'nonesuch'"):
         dmap._dmap._evaluate_blocks([(0, 0)], [], [[np.zeros(3)]], [np.zeros(3)], runner="nonesuch")
 

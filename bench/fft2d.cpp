@@ -21,11 +21,6 @@ using dmap::idx;
 using dmap::index_t;
 using fft2d::complex;
 
-complex start_value(index_t r, index_t c) {
-  return {std::sin(0.37 * static_cast<double>(r) + 0.11 * static_cast<double>(c)),
-          std::cos(0.05 * static_cast<double>(r * c % 97))};
-}
-
 /// An order-sensitive checksum of element (r, c) = v, summed over all locales by the caller.
 double weight(const complex& v, index_t r, index_t c) {
   return (v.real() + 2 * v.imag()) * static_cast<double>((r * 7 + c) % 13 + 1);
@@ -47,7 +42,7 @@ int main(int argc, char** argv) {
   auto rows = fft2d::rows_domain(n, n), columns = fft2d::rows_domain(n, n);
   fft2d::matrix a(rows), at(columns);
   fft2d::transform fft(a, at, FFTW_MEASURE);
-  const auto fill = [&] { dmap::forall(dmap::zip(a, rows), [](complex& v, const idx<2>& i) { v = start_value(i[0], i[1]); }); };
+  const auto fill = [&] { dmap::forall(dmap::zip(a, rows), [](complex& v, const idx<2>& i) { v = fft2d::sample_value(i[0], i[1]); }); };
   fill();
 
   // FFTW's MPI transform: its own row blocks, in place, transposed out and in.
@@ -61,7 +56,7 @@ int main(int argc, char** argv) {
                                             FFTW_MEASURE | FFTW_MPI_TRANSPOSED_IN);
   auto* values = reinterpret_cast<complex*>(data);
   for (ptrdiff_t r = 0; r < local_n0; ++r)
-    for (index_t c = 0; c < n; ++c) values[r * n + c] = start_value(local_0_start + r, c);
+    for (index_t c = 0; c < n; ++c) values[r * n + c] = fft2d::sample_value(local_0_start + r, c);
 
   // The forward results must agree: both are the transposed transform.
   fft.forward();

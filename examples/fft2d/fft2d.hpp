@@ -10,6 +10,7 @@
 
 #include <fftw3.h>
 
+#include <cmath>
 #include <complex>
 #include <stdexcept>
 
@@ -22,6 +23,13 @@ using matrix = dmap::array<complex, 2>;
 inline dmap::domain<2> rows_domain(dmap::index_t n0, dmap::index_t n1) {
   return dmap::domain<2>{dmap::block<2>{dmap::target_grid<2>({dmap::num_locales(), 1})},
                          dmap::rect<2>{dmap::range(0, n0), dmap::range(0, n1)}};
+}
+
+/// Element (r, c) of the matrix the example and its benchmark transform: any locale can compute
+/// any element.
+inline complex sample_value(dmap::index_t r, dmap::index_t c) {
+  return {std::sin(0.37 * static_cast<double>(r) + 0.11 * static_cast<double>(c)),
+          std::cos(0.05 * static_cast<double>(r * c % 97))};
 }
 
 /// In-place 1-D transforms of every local row of one row-distributed matrix, planned once.

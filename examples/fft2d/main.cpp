@@ -17,11 +17,7 @@ using dmap::idx;
 using dmap::index_t;
 using fft2d::complex;
 
-/// The matrix the example transforms: any locale can compute any element.
-complex start_value(const idx<2>& i) {
-  return {std::sin(0.37 * static_cast<double>(i[0]) + 0.11 * static_cast<double>(i[1])),
-          std::cos(0.05 * static_cast<double>(i[0] * i[1] % 97))};
-}
+complex start_value(const idx<2>& i) { return fft2d::sample_value(i[0], i[1]); }
 
 /// The largest |x(i) - want(i)| over the elements of x (collective).
 template <class F>

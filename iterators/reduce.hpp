@@ -3,13 +3,17 @@
 // tree over the locales).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "concepts.hpp"
+#include "detail/body_traits.hpp"
 #include "detail/combine_partials.hpp"
 #include "detail/engine.hpp"
 #include "detail/reduce.hpp"
@@ -35,14 +39,21 @@ struct maximum {
 /// locales (within a locale chunk by chunk in order; across locales a binomial tree in
 /// locale order, see runtime/detail/combining_tree.hpp; then `op(init, total)`), so repeated
 /// runs give bit-identical results. T must be trivially copyable.
+/// The transform may also write elements through non-const reference parameters, as a forall
+/// body does (Chapel's forall with a reduce intent: one pass that updates arrays and folds a
+/// value); a written follower that is not aligned with the leader is copied back after the
+/// loop, as in forall.
 ///   reduce(A, 0.0, std::plus<>{})                                      sum of A
 ///   reduce(zip(A, B), 0.0, std::plus<>{}, [](double a, double b) { return a * b; })
+///   reduce(zip(R, Q), 0.0, std::plus<>{}, [=](double& r, double q) { r -= alpha * q; return r * r; })
 template <loop_iterand Iterand, class T, class Op, class Transform>
   requires reduction_op<Op, T> && reduction_transform<Transform, Iterand, T>
 [[nodiscard]] T reduce(Iterand&& iterand, T init, Op op, Transform transform) {
   static_assert(std::is_trivially_copyable_v<T>,
                 "dmap::reduce: the result type must be trivially copyable");
   const auto ops = detail::operands_of(iterand);
+  constexpr std::size_t count = std::tuple_size_v<loop_args_t<Iterand>>;
+  constexpr std::uint64_t written = detail::parameters_written<Transform>(std::make_index_sequence<count>{});
   std::vector<detail::partial<T>> partials;
   detail::run_loop(
       ops, [&](std::size_t count) { partials.assign(count, detail::partial<T>{init, 0}); },
@@ -54,7 +65,7 @@ template <loop_iterand Iterand, class T, class Op, class Transform>
         });
         partials[slot] = {acc, has ? 1 : 0};
       },
-      0);  // a reduction writes no operand: nothing to copy back
+      written);
   const auto& lead = std::get<0>(ops.ops);
   return detail::combine_partials(partials, init, op, lead.state_is_replicated(), lead.copy_layers());
 }

@@ -306,4 +306,39 @@ TEST_CASE("reduce of non-integer data is bit-identical across runs and locales",
                       dmap::block<2>{dmap::target_grid<2>{{p, 1}}, dmap::storage_order::column_major}, "large 2-D");
 }
 
+TEST_CASE("reduce: a transform that writes its operands updates them once per index, also a staged follower",
+          "[reduce]") {
+  const int p = dmap::num_locales();
+  const rect<2> space{range{-3, 34}, range{5, 28}};  // 37 x 23: uneven over 2-4 locales
+  const auto x0 = [](const idx<2>& i) { return static_cast<double>((i[0] * 7 + i[1] * 3) % 11 - 5); };
+  const auto y0 = [](const idx<2>& i) { return static_cast<double>((i[0] * 5 - i[1]) % 13); };
+  // The serial fold of what both cases compute: x' = x + 2 y, summed as x' * y.
+  double want = 0;
+  for (index_t i = space.dim(0).lo(); i < space.dim(0).hi(); ++i)
+    for (index_t j = space.dim(1).lo(); j < space.dim(1).hi(); ++j) want += (x0({i, j}) + 2 * y0({i, j})) * y0({i, j});
+  const dmap::domain rows{dmap::block<2>{dmap::target_grid<2>{{p, 1}}}, space};
+  const dmap::domain columns{dmap::block<2>{dmap::target_grid<2>{{1, p}}, dmap::storage_order::column_major}, space};
+  const auto update = [](double& x, double y) {
+    x += 2 * y;
+    return x * y;
+  };
+  const auto wrong_elements = [&](const dmap::array<double, 2>& x) {
+    return dmap::reduce(dmap::zip(x, x.domain()), index_t{0}, std::plus<>{},
+                        [&](double v, const idx<2>& i) { return index_t{v != x0(i) + 2 * y0(i)}; });
+  };
+  SECTION("aligned: the written leader") {
+    dmap::array<double, 2> x{rows}, y{rows};
+    dmap::forall(dmap::zip(x, y, rows), [&](double& a, double& b, const idx<2>& i) { a = x0(i), b = y0(i); });
+    CHECK(dmap::reduce(dmap::zip(x, y), 0.0, std::plus<>{}, update) == want);
+    CHECK(wrong_elements(x) == 0);
+  }
+  SECTION("misaligned: the written follower is staged and copied back") {
+    dmap::array<double, 2> x{columns}, y{rows};
+    dmap::forall(dmap::zip(x, columns), [&](double& a, const idx<2>& i) { a = x0(i); });
+    dmap::forall(dmap::zip(y, rows), [&](double& b, const idx<2>& i) { b = y0(i); });
+    CHECK(dmap::reduce(dmap::zip(y, x), 0.0, std::plus<>{}, [&](double b, double& a) { return update(a, b); }) == want);
+    CHECK(wrong_elements(x) == 0);
+  }
+}
+
 }  // namespace test_reduce

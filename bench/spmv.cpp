@@ -3,25 +3,16 @@
 // same rows in the same run. Cases: spmv_laplace (the 5-point Laplacian of a g x g grid: g^2
 // rows) and spmv_random (16 nonzeros per row at uniformly random columns, fixed seed).
 //
-// The baseline is what a careful MPI programmer writes (PETSc's MatMult shape): row pointers
-// and 32-bit column indices renumbered so that this rank's columns come first (x's local part)
-// and ghost columns after it, one vector [local x | ghosts] with room for the ghosts (no copy
-// per product), a ghost exchange of one message per peer with MPI_Isend/Irecv (send lists
-// agreed once with MPI_Alltoall(v)), the local-column part of every row computed while the
-// messages fly, then the ghost part; rows split statically over the oneTBB threads. dmap's x
+// The baseline is bench/csr_baseline.hpp (PETSc's MatMult shape, by hand). dmap's x
 // adopts the local part of the baseline's x vector (dmap::foreign_buffer): on this VM where
 // memory lands moves random-access speed by 10-15% from run to run (as bench/stream notes for
 // bandwidth), and the same x memory keeps that out of the comparison.
 //   mpirun -n P --bind-to none ./bench_spmv [g=2048] [repetitions=10] [random_rows=g^2]
 //                                           [cases=both|laplace|random] [first=dmap|baseline]
 #include <dmap/dmap.hpp>
-#include <dmap/runtime/detail/thread_pool.hpp>
 
+#include "csr_baseline.hpp"
 #include "timing.hpp"
-
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/partitioner.h>
 
 #include <algorithm>
 #include <chrono>
@@ -36,12 +27,8 @@
 
 namespace {
 
+using bench::cut;
 using dmap::index_t;
-
-// Chapel's Block cut of [0, n) over p parts: part k is [ceil(n k / p), ceil(n (k + 1) / p)).
-index_t cut(index_t n, int p, int k) {
-  return (n * k + p - 1) / p;  // n * p stays far below 2^63 here
-}
 
 std::uint64_t splitmix(std::uint64_t& s) {
   std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
@@ -82,147 +69,6 @@ struct matrix_kind {
 
 double x_value(index_t c) { return 1.0 + 0.01 * static_cast<double>(c % 17); }
 
-// The hand-written CSR SpMV over rows [r0, r1).
-struct baseline {
-  index_t r0 = 0, r1 = 0, rows = 0, nloc = 0;
-  std::vector<std::int64_t> start;     // row i: entries [start[i], start[i + 1])
-  std::vector<std::int64_t> split;     // row i's ghost columns start at split[i]
-  std::vector<std::uint32_t> col;      // renumbered columns: < nloc local, >= nloc ghost
-  std::vector<double> val;
-  std::vector<index_t> ghost_rows;     // rows with ghost columns
-  std::vector<double> xv, y;           // [local x | ghosts], y
-  std::vector<int> recv_peer, send_peer;
-  std::vector<index_t> recv_first, recv_count, send_first, send_count;
-  std::vector<std::uint32_t> send_index;  // local x offsets packed per peer
-  std::vector<double> send_buffer;
-  std::uint64_t sent_values = 0;       // values this rank sends per product
-
-  baseline(const matrix_kind& m) {
-    const int p = dmap::num_locales(), me = dmap::here();
-    r0 = cut(m.n, p, me), r1 = cut(m.n, p, me + 1), rows = r1 - r0, nloc = rows;
-    std::vector<index_t> cols, ghosts;
-    start.push_back(0);
-    std::vector<index_t> all_cols;
-    for (index_t r = r0; r < r1; ++r) {
-      cols.clear();
-      m.row(r, cols);
-      for (index_t c : cols) {
-        all_cols.push_back(c);
-        val.push_back(m.value(r, c));
-        if (c < r0 || c >= r1) ghosts.push_back(c);
-      }
-      start.push_back(static_cast<std::int64_t>(all_cols.size()));
-    }
-    std::sort(ghosts.begin(), ghosts.end());
-    ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
-    // Ghosts ascending are grouped by owner already (Block cut).
-    const auto owner = [&](index_t c) {
-      int lo = 0, hi = p;  // the k with cut(k) <= c < cut(k + 1)
-      while (hi - lo > 1) {
-        const int mid = (lo + hi) / 2;
-        (cut(m.n, p, mid) <= c ? lo : hi) = mid;
-      }
-      return lo;
-    };
-    std::vector<int> counts(static_cast<std::size_t>(p), 0), asked(static_cast<std::size_t>(p), 0);
-    for (index_t c : ghosts) ++counts[static_cast<std::size_t>(owner(c))];
-    MPI_Alltoall(counts.data(), 1, MPI_INT, asked.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    std::vector<int> sdispl(static_cast<std::size_t>(p), 0), rdispl(static_cast<std::size_t>(p), 0);
-    for (int q = 1; q < p; ++q) {
-      sdispl[static_cast<std::size_t>(q)] = sdispl[static_cast<std::size_t>(q - 1)] + counts[static_cast<std::size_t>(q - 1)];
-      rdispl[static_cast<std::size_t>(q)] = rdispl[static_cast<std::size_t>(q - 1)] + asked[static_cast<std::size_t>(q - 1)];
-    }
-    std::vector<index_t> wanted(static_cast<std::size_t>(rdispl.back() + asked.back()));
-    MPI_Alltoallv(ghosts.data(), counts.data(), sdispl.data(), MPI_INT64_T, wanted.data(), asked.data(), rdispl.data(),
-                  MPI_INT64_T, MPI_COMM_WORLD);
-    for (int q = 0; q < p; ++q) {
-      if (counts[static_cast<std::size_t>(q)] > 0) {
-        recv_peer.push_back(q);
-        recv_first.push_back(nloc + sdispl[static_cast<std::size_t>(q)]);
-        recv_count.push_back(counts[static_cast<std::size_t>(q)]);
-      }
-      if (asked[static_cast<std::size_t>(q)] > 0) {
-        send_peer.push_back(q);
-        send_first.push_back(rdispl[static_cast<std::size_t>(q)]);
-        send_count.push_back(asked[static_cast<std::size_t>(q)]);
-      }
-    }
-    for (index_t c : wanted) send_index.push_back(static_cast<std::uint32_t>(c - r0));
-    sent_values = wanted.size();
-    send_buffer.resize(wanted.size());
-    // Renumber, and sort each row's entries so that local columns come first.
-    col.resize(all_cols.size());
-    split.resize(static_cast<std::size_t>(rows));
-    std::vector<std::pair<std::uint32_t, double>> entry;
-    for (index_t i = 0; i < rows; ++i) {
-      entry.clear();
-      for (auto e = start[static_cast<std::size_t>(i)]; e < start[static_cast<std::size_t>(i) + 1]; ++e) {
-        const index_t c = all_cols[static_cast<std::size_t>(e)];
-        const index_t renumbered =
-            c >= r0 && c < r1 ? c - r0 : nloc + (std::lower_bound(ghosts.begin(), ghosts.end(), c) - ghosts.begin());
-        entry.push_back({static_cast<std::uint32_t>(renumbered), val[static_cast<std::size_t>(e)]});
-      }
-      std::sort(entry.begin(), entry.end());
-      auto e = start[static_cast<std::size_t>(i)];
-      split[static_cast<std::size_t>(i)] = start[static_cast<std::size_t>(i) + 1];
-      for (const auto& [c, v] : entry) {
-        if (c >= nloc && split[static_cast<std::size_t>(i)] == start[static_cast<std::size_t>(i) + 1]) split[static_cast<std::size_t>(i)] = e;
-        col[static_cast<std::size_t>(e)] = c;
-        val[static_cast<std::size_t>(e)] = v;
-        ++e;
-      }
-      if (split[static_cast<std::size_t>(i)] < start[static_cast<std::size_t>(i) + 1]) ghost_rows.push_back(i);
-    }
-    xv.resize(static_cast<std::size_t>(nloc) + ghosts.size());
-    for (index_t i = 0; i < nloc; ++i) xv[static_cast<std::size_t>(i)] = x_value(r0 + i);
-    y.assign(static_cast<std::size_t>(rows), 0.0);
-  }
-
-  template <class F>
-  static void parallel_rows(index_t n, F&& f) {
-    dmap::detail::locale_arena().execute([&] {
-      oneapi::tbb::parallel_for(
-          oneapi::tbb::blocked_range<index_t>(0, n, std::max<index_t>(1, n / dmap::num_threads())),
-          [&](const oneapi::tbb::blocked_range<index_t>& r) { f(r.begin(), r.end()); }, oneapi::tbb::static_partitioner{});
-    });
-  }
-
-  void multiply() {
-    std::vector<MPI_Request> req(recv_peer.size() + send_peer.size());
-    std::size_t k = 0;
-    for (std::size_t q = 0; q < recv_peer.size(); ++q)
-      MPI_Irecv(xv.data() + recv_first[q], static_cast<int>(recv_count[q]), MPI_DOUBLE, recv_peer[q], 7, MPI_COMM_WORLD,
-                &req[k++]);
-    const double* x = xv.data();
-    for (std::size_t t = 0; t < send_index.size(); ++t) send_buffer[t] = x[send_index[t]];
-    for (std::size_t q = 0; q < send_peer.size(); ++q)
-      MPI_Isend(send_buffer.data() + send_first[q], static_cast<int>(send_count[q]), MPI_DOUBLE, send_peer[q], 7,
-                MPI_COMM_WORLD, &req[k++]);
-    const std::int64_t* s = start.data();
-    const std::int64_t* m = split.data();
-    const std::uint32_t* c = col.data();
-    const double* v = val.data();
-    double* out = y.data();
-    parallel_rows(rows, [&](index_t first, index_t last) {
-      for (index_t i = first; i < last; ++i) {
-        double sum = 0.0;
-        for (auto e = s[i]; e < m[i]; ++e) sum += v[e] * x[c[e]];
-        out[i] = sum;
-      }
-    });
-    MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
-    const index_t* g = ghost_rows.data();
-    parallel_rows(static_cast<index_t>(ghost_rows.size()), [&](index_t first, index_t last) {
-      for (index_t t = first; t < last; ++t) {
-        const index_t i = g[t];
-        double sum = 0.0;
-        for (auto e = m[i]; e < s[i + 1]; ++e) sum += v[e] * x[c[e]];
-        out[i] += sum;
-      }
-    });
-  }
-};
-
 // One case: builds both (the baseline first when `baseline_first`: on this VM the memory
 // allocated first can be the slower), checks they agree, prints the bench line.
 int run_case(const matrix_kind& m, int repetitions, bool baseline_first) {
@@ -231,11 +77,14 @@ int run_case(const matrix_kind& m, int repetitions, bool baseline_first) {
   const dmap::domain<2> parent{dmap::block<2>{dmap::target_grid<2>({p, 1})}, space};
   const dmap::rect<1> line{{0, m.n}};
   const dmap::domain<1> vector_domain{dmap::block<1>{}, line};
-  std::optional<baseline> early;
+  std::optional<bench::csr_spmv> early;
+  const auto build_baseline = [&] {
+    early.emplace(m.n, [&](index_t r, std::vector<index_t>& cols) { m.row(r, cols); }, [&](index_t r, index_t c) { return m.value(r, c); });
+  };
   double t_baseline = 0.0;
   if (baseline_first) {
     const auto t = std::chrono::steady_clock::now();
-    early.emplace(m);
+    build_baseline();
     t_baseline = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   }
   const auto t_start = std::chrono::steady_clock::now();
@@ -263,10 +112,10 @@ int run_case(const matrix_kind& m, int repetitions, bool baseline_first) {
   const double t_domain = seconds_since(t_start);
   auto t = std::chrono::steady_clock::now();
   if (!early) {
-    early.emplace(m);
+    build_baseline();
     t_baseline = seconds_since(t);
   }
-  baseline& base = *early;
+  bench::csr_spmv& base = *early;
   // x adopts the baseline's [local x | ghosts] vector (its local part): both read x, the one
   // structure read at random, from the same memory.
   dmap::array<double, 1> x(vector_domain, dmap::foreign_buffer<double, 1>{base.xv.data(), base.nloc, {1}});

@@ -1,0 +1,308 @@
+// Conjugate gradients on the 2-D Poisson problem (examples/cg/cg.hpp) against hand-written
+// MPI + oneTBB solvers in the same run, a fixed number of iterations each (tol 0), the time
+// per iteration compared. Two cases:
+//   cg_stencil  dmap's matrix-free solver over a Stencil map against a hand-written one on the
+//               same 2-D block grid: ghost frame of one cell for p, faces exchanged with
+//               Isend/Irecv (MPI_Type_vector for columns), x, r, q compact;
+//   cg_csr      dmap's CSR solver (dmap::multiply) against a hand-written one over the CSR SpMV
+//               of bench/csr_baseline.hpp (PETSc's MatMult shape).
+// Both hand-written solvers fuse what dmap's fuses: the product with p.q (stencil; the CSR
+// baseline, as dmap, takes p.q in a second pass), and x += alpha p, r -= alpha q with r.r; the
+// dot products are per-thread partial sums in a fixed order, then MPI_Allreduce. The residual
+// histories of dmap and the baseline must agree (exit 1 otherwise).
+//   mpirun -n P --bind-to none ./bench_cg [n=2048] [iterations=20] [repetitions=3] [cases=both|stencil|csr]
+#include "../examples/cg/cg.hpp"
+#include "csr_baseline.hpp"
+#include "timing.hpp"
+
+#include <dmap/runtime/detail/thread_pool.hpp>
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using dmap::index_t;
+
+/// The sum of f(first, last) over a static split of [0, n) into one part per thread, added in
+/// part order on this rank, then over all ranks: the same value on every rank.
+template <class F>
+double parallel_sum(index_t n, F&& f) {
+  const int parts = dmap::num_threads();
+  std::vector<double> partial(static_cast<std::size_t>(parts), 0.0);
+  dmap::detail::locale_arena().execute([&] {
+    oneapi::tbb::parallel_for(
+        oneapi::tbb::blocked_range<int>(0, parts, 1),
+        [&](const oneapi::tbb::blocked_range<int>& r) {
+          for (int k = r.begin(); k < r.end(); ++k)
+            partial[static_cast<std::size_t>(k)] = f(n * k / parts, n * (k + 1) / parts);
+        },
+        oneapi::tbb::static_partitioner{});
+  });
+  double local = 0, total = 0;
+  for (double v : partial) local += v;
+  MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return total;
+}
+
+/// The hand-written matrix-free solver: this rank's block of the interior on the same 2-D grid
+/// and cut as dmap's Stencil map.
+struct hand_stencil_cg {
+  index_t n, r0 = 0, c0 = 0, rows = 0, cols = 0, pitch = 0;
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Datatype column = MPI_DATATYPE_NULL;
+  int up = MPI_PROC_NULL, down = MPI_PROC_NULL, left = MPI_PROC_NULL, right = MPI_PROC_NULL;
+
+  hand_stencil_cg(index_t size, const dmap::target_grid<2>& grid) : n(size) {
+    std::array<int, 2> dims = grid.shape(), coords{};
+    int periods[2] = {0, 0}, rank = 0;
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims.data(), periods, 0, &comm);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Cart_coords(comm, rank, 2, coords.data());
+    MPI_Cart_shift(comm, 0, 1, &up, &down);
+    MPI_Cart_shift(comm, 1, 1, &left, &right);
+    const index_t m = n - 2;
+    r0 = 1 + bench::cut(m, dims[0], coords[0]), rows = bench::cut(m, dims[0], coords[0] + 1) - (r0 - 1);
+    c0 = 1 + bench::cut(m, dims[1], coords[1]), cols = bench::cut(m, dims[1], coords[1] + 1) - (c0 - 1);
+    pitch = cols + 2;
+    MPI_Type_vector(static_cast<int>(rows), 1, static_cast<int>(pitch), MPI_DOUBLE, &column);
+    MPI_Type_commit(&column);
+  }
+  hand_stencil_cg(const hand_stencil_cg&) = delete;
+  hand_stencil_cg& operator=(const hand_stencil_cg&) = delete;
+  ~hand_stencil_cg() {
+    MPI_Type_free(&column);
+    MPI_Comm_free(&comm);
+  }
+
+  void exchange(double* p) const {
+    MPI_Request req[8];
+    const int len = static_cast<int>(cols);
+    MPI_Irecv(p + 1, len, MPI_DOUBLE, up, 0, comm, &req[0]);
+    MPI_Irecv(p + (rows + 1) * pitch + 1, len, MPI_DOUBLE, down, 1, comm, &req[1]);
+    MPI_Irecv(p + pitch, 1, column, left, 2, comm, &req[2]);
+    MPI_Irecv(p + pitch + cols + 1, 1, column, right, 3, comm, &req[3]);
+    MPI_Isend(p + pitch + 1, len, MPI_DOUBLE, up, 1, comm, &req[4]);
+    MPI_Isend(p + rows * pitch + 1, len, MPI_DOUBLE, down, 0, comm, &req[5]);
+    MPI_Isend(p + pitch + 1, 1, column, left, 3, comm, &req[6]);
+    MPI_Isend(p + pitch + cols, 1, column, right, 2, comm, &req[7]);
+    MPI_Waitall(8, req, MPI_STATUSES_IGNORE);
+  }
+
+  /// `iterations` CG iterations from x = 0 (none skipped by a tolerance); the residual history.
+  std::vector<double> solve(int iterations) const {
+    const std::size_t size = static_cast<std::size_t>(rows * cols);
+    std::vector<double> x(size, 0.0), r(size), q(size), p(static_cast<std::size_t>((rows + 2) * pitch), 0.0);
+    for (index_t i = 0; i < rows; ++i)
+      for (index_t j = 0; j < cols; ++j)
+        r[static_cast<std::size_t>(i * cols + j)] = p[static_cast<std::size_t>((i + 1) * pitch + j + 1)] =
+            cg::rhs(r0 + i, c0 + j, n);
+    const index_t w = pitch, c = cols;
+    double* __restrict pp = p.data();
+    double* __restrict xp = x.data();
+    double* __restrict rp = r.data();
+    double* __restrict qp = q.data();
+    double rr = parallel_sum(rows, [&](index_t first, index_t last) {
+      double s = 0;
+      for (index_t k = first * c; k < last * c; ++k) s += rp[k] * rp[k];
+      return s;
+    });
+    const double bb = rr;
+    std::vector<double> history;
+    for (int it = 0; it < iterations; ++it) {
+      exchange(pp);
+      const double pq = parallel_sum(rows, [&](index_t first, index_t last) {
+        double s = 0;
+        for (index_t i = first; i < last; ++i) {
+          const double* above = pp + i * w + 1;
+          const double* here = above + w;
+          const double* below = here + w;
+          double* out = qp + i * c;
+          for (index_t j = 0; j < c; ++j) {
+            out[j] = 4 * here[j] - above[j] - below[j] - here[j - 1] - here[j + 1];
+            s += here[j] * out[j];
+          }
+        }
+        return s;
+      });
+      const double alpha = rr / pq;
+      const double rr_next = parallel_sum(rows, [&](index_t first, index_t last) {
+        double s = 0;
+        for (index_t i = first; i < last; ++i) {
+          const double* pi = pp + (i + 1) * w + 1;
+          for (index_t j = 0, k = i * c; j < c; ++j, ++k) {
+            xp[k] += alpha * pi[j];
+            rp[k] -= alpha * qp[k];
+            s += rp[k] * rp[k];
+          }
+        }
+        return s;
+      });
+      const double beta = rr_next / rr;
+      rr = rr_next;
+      history.push_back(std::sqrt(rr / bb));
+      bench::csr_spmv::parallel_rows(rows, [&](index_t first, index_t last) {
+        for (index_t i = first; i < last; ++i) {
+          double* pi = pp + (i + 1) * w + 1;
+          for (index_t j = 0, k = i * c; j < c; ++j, ++k) pi[j] = rp[k] + beta * pi[j];
+        }
+      });
+    }
+    return history;
+  }
+};
+
+/// The hand-written CSR solver: p is the local part of the SpMV's [local x | ghosts] vector, q
+/// its y.
+struct hand_csr_cg {
+  index_t n, m;
+  bench::csr_spmv a;
+
+  explicit hand_csr_cg(index_t size)
+      : n(size), m(size - 2),
+        a(m * m,
+          [this](index_t k, std::vector<index_t>& cols) {
+            const index_t i = k / m, j = k % m;
+            if (i > 0) cols.push_back(k - m);
+            if (j > 0) cols.push_back(k - 1);
+            cols.push_back(k);
+            if (j + 1 < m) cols.push_back(k + 1);
+            if (i + 1 < m) cols.push_back(k + m);
+          },
+          [](index_t r, index_t c) { return r == c ? 4.0 : -1.0; }) {}
+
+  /// `iterations` CG iterations from x = 0; the residual history.
+  std::vector<double> solve(int iterations) {
+    const index_t rows = a.rows;
+    std::vector<double> x(static_cast<std::size_t>(rows), 0.0), r(static_cast<std::size_t>(rows));
+    double* __restrict pp = a.xv.data();
+    double* __restrict qp = a.y.data();
+    double* __restrict xp = x.data();
+    double* __restrict rp = r.data();
+    for (index_t k = 0; k < rows; ++k) rp[k] = pp[k] = cg::rhs((a.r0 + k) / m + 1, (a.r0 + k) % m + 1, n);
+    double rr = parallel_sum(rows, [&](index_t first, index_t last) {
+      double s = 0;
+      for (index_t k = first; k < last; ++k) s += rp[k] * rp[k];
+      return s;
+    });
+    const double bb = rr;
+    std::vector<double> history;
+    for (int it = 0; it < iterations; ++it) {
+      a.multiply();
+      const double pq = parallel_sum(rows, [&](index_t first, index_t last) {
+        double s = 0;
+        for (index_t k = first; k < last; ++k) s += pp[k] * qp[k];
+        return s;
+      });
+      const double alpha = rr / pq;
+      const double rr_next = parallel_sum(rows, [&](index_t first, index_t last) {
+        double s = 0;
+        for (index_t k = first; k < last; ++k) {
+          xp[k] += alpha * pp[k];
+          rp[k] -= alpha * qp[k];
+          s += rp[k] * rp[k];
+        }
+        return s;
+      });
+      const double beta = rr_next / rr;
+      rr = rr_next;
+      history.push_back(std::sqrt(rr / bb));
+      bench::csr_spmv::parallel_rows(rows, [&](index_t first, index_t last) {
+        for (index_t k = first; k < last; ++k) pp[k] = rp[k] + beta * pp[k];
+      });
+    }
+    return history;
+  }
+};
+
+/// The largest relative difference between two residual histories (infinity when their lengths differ).
+double history_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double worst = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) worst = std::max(worst, std::abs(a[k] - b[k]) / b[k]);
+  return worst;
+}
+
+/// Times `iterations` iterations of dmap's solver over `op` and of the hand-written `base`,
+/// prints the bench line (seconds per iteration; dmap's counters of one iteration: a solve of one
+/// iteration less one of none), and checks that both computed the same residuals.
+template <class Operator, class Baseline>
+int run_case(const char* name, index_t n, const Operator& op, Baseline& base, int iterations, int repetitions,
+             std::uint64_t min_bytes) {
+  const auto b = op.right_hand_side(n);
+  typename Operator::vector x{op.domain()};
+  cg::outcome out;
+  std::vector<double> history;
+  const auto counted = [&](int k) {
+    dmap::reset_counters();
+    (void)cg::solve(op, b, x, 0.0, k);
+    return dmap::counters();
+  };
+  const dmap::comm_counters none = counted(0), one = counted(1);
+  const dmap::comm_counters per_iteration{one.messages_sent - none.messages_sent, one.bytes_sent - none.bytes_sent,
+                                          one.messages_received - none.messages_received,
+                                          one.bytes_received - none.bytes_received, one.collectives - none.collectives,
+                                          one.node_copies - none.node_copies, one.node_bytes - none.node_bytes,
+                                          one.signals - none.signals, one.progress_checks - none.progress_checks};
+  const auto [td, tb] = bench::median_times(
+      repetitions, [&] { out = cg::solve(op, b, x, 0.0, iterations); }, [&] { history = base.solve(iterations); });
+  const double difference = history_difference(out.history, history);
+  if (dmap::here() == 0)
+    std::printf("bench %s ranks=%d threads=%d transfers=%s n=%lld dmap=%.6f baseline=%.6f unit=s/iteration ratio=%.3f "
+                "msgs=%llu bytes=%llu node_bytes=%llu collectives=%llu min_bytes=%llu iterations=%d residual=%.3e "
+                "residuals_differ=%.1e\n",
+                name, dmap::num_locales(), dmap::num_threads(), bench::transfers_field(), static_cast<long long>(n * n),
+                td / iterations, tb / iterations, tb / td, static_cast<unsigned long long>(per_iteration.messages_sent),
+                static_cast<unsigned long long>(per_iteration.bytes_sent),
+                static_cast<unsigned long long>(per_iteration.node_bytes),
+                static_cast<unsigned long long>(per_iteration.collectives), static_cast<unsigned long long>(min_bytes),
+                iterations, out.residual, difference);
+  if (!(difference <= 1e-8)) {
+    if (dmap::here() == 0) std::fprintf(stderr, "bench_cg: %s: dmap and the baseline differ (%.3g)\n", name, difference);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dmap::environment env{argc, argv};
+  const index_t n = argc > 1 ? std::atoll(argv[1]) : 2048;
+  const int iterations = argc > 2 ? std::atoi(argv[2]) : 20;
+  const int repetitions = argc > 3 ? std::atoi(argv[3]) : 3;
+  const std::string cases = argc > 4 ? argv[4] : "both";
+  if (n < 4 || iterations < 1 || repetitions < 1) {
+    if (dmap::here() == 0) std::fprintf(stderr, "bench_cg: n >= 4, iterations >= 1, repetitions >= 1\n");
+    return 2;
+  }
+  int status = 0;
+  if (cases != "csr") {
+    const dmap::target_grid<2> grid{};
+    const cg::stencil_laplacian op(n, grid);
+    const hand_stencil_cg base(n, grid);
+    // Locale 0's faces: what its neighbours read of its block (star halo, 8 bytes a value).
+    const std::uint64_t faces = static_cast<std::uint64_t>((base.down != MPI_PROC_NULL ? base.cols : 0) +
+                                                           (base.right != MPI_PROC_NULL ? base.rows : 0)) *
+                                sizeof(double);
+    status |= run_case("cg_stencil", n, op, base, iterations, repetitions, faces);
+  }
+  if (cases != "stencil") {
+    const cg::csr_laplacian op(n);
+    hand_csr_cg base(n);
+    status |= run_case("cg_csr", n, op, base, iterations, repetitions, base.a.sent_values * sizeof(double));
+  }
+  return status;
+}

@@ -111,9 +111,76 @@ bool same_placement(const Lead& lead, const Op& op) {
   else return lead.state() != nullptr && op.state() == lead.state();
 }
 
+/// The neighbourhoods of arrays over a domain that every locale found stored around that
+/// domain's own pieces (the leader's, when the leader is an array or the domain itself), for
+/// the domain's current index set: a stencil loop that zips one again needs no agreement on
+/// alignment. Kept on the domain; entries are added on every locale alike, after the agreement
+/// that found them served everywhere, so every locale skips the same agreements.
+template <std::size_t N>
+struct served_neighbourhoods {
+  struct entry {
+    placement_key view;  // the viewed array's domain at one generation, through one view
+    rect<N> whole;       // the view's indices
+    idx<N> radius;
+  };
+  std::vector<entry> entries;
+};
+
+/// The neighbourhood cache of `op` when it is a neighbourhood of an array over the leader's
+/// domain (the leader's pieces are then that domain's own), else null.
+template <class Lead, class Op>
+auto* neighbourhood_cache(const Lead& lead, const Op& op) {
+  constexpr std::size_t N = Lead::rank;
+  served_neighbourhoods<N>* cache = nullptr;
+  if constexpr (requires { op.base_state(); }) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(op.base_state())>, domain_state<N>>)
+      if (lead.state() != nullptr && lead.state() == &op.base_state())
+        cache = &op.base_state().caches.template get<served_neighbourhoods<N>>();
+  }
+  return cache;
+}
+
+/// True when `op` is a neighbourhood that every locale found served for the leader's pieces,
+/// under the current index set (see served_neighbourhoods).
+template <class Lead, class Op>
+bool known_served(const Lead& lead, const Op& op) {
+  if constexpr (requires { op.radius(); }) {
+    if (auto* cache = neighbourhood_cache(lead, op)) {
+      const placement_key key = op.key();
+      for (const auto& e : cache->entries)
+        if (e.view.same_as(key) && e.whole == op.whole() && e.radius == op.radius()) return true;
+    }
+  }
+  return false;
+}
+
+/// Records the neighbourhoods among `ops` as served for the leader's pieces (called on every
+/// locale once an agreement found every operand aligned everywhere); drops entries of other
+/// index sets.
+template <class Ops>
+void remember_served(const Ops& ops) {
+  const auto& lead = std::get<0>(ops.ops);
+  std::apply([&](const auto&... op) {
+    ([&] {
+      if constexpr (requires { op.radius(); }) {
+        if (known_served(lead, op)) return;
+        if (auto* cache = neighbourhood_cache(lead, op)) {
+          const placement_key key = op.key();
+          std::erase_if(cache->entries, [&](const auto& e) { return e.view.expired() || e.view.generation != key.generation; });
+          constexpr std::size_t most = 16;  // a program's stencil loops over one domain: few shapes
+          if (cache->entries.size() >= most) cache->entries.erase(cache->entries.begin());
+          cache->entries.push_back({key, op.whole(), op.radius()});
+        }
+      }
+    }(), ...);
+  }, ops.ops);
+}
+
 /// Collective. The operands (bit k for operand k) that cannot serve every one of the
 /// leader's pieces from local storage on some locale: followers that are not aligned. A
-/// follower that throws while asked (on any locale) makes every locale throw.
+/// follower that throws while asked (on any locale) makes every locale throw. No agreement
+/// when every follower certainly is aligned: of the leader's placement, or a neighbourhood
+/// found served before (served_neighbourhoods).
 template <class Ops, std::size_t N>
 std::uint64_t misaligned_operands(const Ops& ops, const std::vector<dense_rect<N>>& dense_pieces,
                                   const call_arguments& args) {
@@ -122,7 +189,9 @@ std::uint64_t misaligned_operands(const Ops& ops, const std::vector<dense_rect<N
   const auto& lead = std::get<0>(ops.ops);
   const auto* lead_state = lead.state();
   bool trivially = true;
-  std::apply([&](const auto&... op) { ((trivially = trivially && same_placement(lead, op)), ...); }, ops.ops);
+  std::apply([&](const auto&... op) {
+    ((trivially = trivially && (same_placement(lead, op) || known_served(lead, op))), ...);
+  }, ops.ops);
   if (trivially) return 0;
   std::uint64_t mine = 0;
   std::exception_ptr failure;
@@ -150,7 +219,9 @@ std::uint64_t misaligned_operands(const Ops& ops, const std::vector<dense_rect<N
   }
   // The loop's agreement on its operands rides on the same reduction: locales that zip
   // other operands (which may decide alignment differently) fail here together.
-  return agree(failure, args, mine);
+  const std::uint64_t all = agree(failure, args, mine);
+  if (all == 0) remember_served(ops);
+  return all;
 }
 
 /// The operands of one loop with its misaligned followers replaced by their staging arrays

@@ -298,6 +298,10 @@ struct operand<neighbors_of<T, N, M>> {
   bool state_is_replicated() const noexcept { return state_of(base_array().domain())->replicated; }
   const std::vector<int>* copy_layers() const noexcept { return state_of(base_array().domain())->layers.get(); }
   placement_key key() const { return access::key(view()); }
+  /// The shared state of the viewed array's domain (it keeps the neighbourhoods found served).
+  domain_state<M>& base_state() const noexcept { return *state_of(base_array().domain()); }
+  /// The radius of the neighbourhood.
+  const idx<N>& radius() const noexcept { return n.radius; }
   /// What every locale must agree on about this operand: the view, the radius and the shape.
   std::uint64_t identity() const {
     fingerprint f;

@@ -653,6 +653,47 @@ TEST_CASE("stencil: neighbors throws unsupported_error on Block arrays and beyon
   }
 }
 
+TEST_CASE("stencil: a stencil loop agrees on alignment once per index set and neighbourhood, then only closes",
+          "[stencil]") {
+  const int p = dmap::num_locales();
+  dmap::domain<2> D{dmap::stencil<2>{idx<2>{1, 1}}, rect<2>{range(0, 13), range(0, 11)}};
+  dmap::array<double, 2> A{D}, B{D};
+  dmap::update_halos(A);
+  // The collectives of one loop over zip(B, neighbours of A within `radius`).
+  const auto loop_collectives = [&](const idx<2>& radius) {
+    dmap::reset_counters();
+    dmap::forall(dmap::zip(B, dmap::neighbors(std::as_const(A), radius)), [](double& b, const auto& a) { b = a(); });
+    return dmap::counters().collectives;
+  };
+  // One agreement on alignment, one closing the loop; on one locale none at all.
+  const std::uint64_t first = p > 1 ? 2 : 0, again = p > 1 ? 1 : 0;
+  DMAP_CHECK_ALL(loop_collectives(idx<2>{1, 1}) == first);
+  DMAP_CHECK_ALL(loop_collectives(idx<2>{1, 1}) == again);
+  DMAP_CHECK_ALL(loop_collectives(idx<2>{1, 0}) == first);  // another neighbourhood: checked once
+  DMAP_CHECK_ALL(loop_collectives(idx<2>{1, 0}) == again);
+  DMAP_CHECK_ALL(loop_collectives(idx<2>{1, 1}) == again);
+  // Beyond the fluff: refused on every locale, however often the loop ran before.
+  const auto [refused, msg] = throws_as<dmap::unsupported_error>([&] { (void)loop_collectives(idx<2>{2, 1}); });
+  INFO(msg);
+  DMAP_CHECK_ALL(refused);
+  // A new index set: checked again.
+  D.set_indices(rect<2>{range(-3, 17), range(0, 9)});
+  dmap::update_halos(A);
+  DMAP_CHECK_ALL(loop_collectives(idx<2>{1, 1}) == first);
+  DMAP_CHECK_ALL(loop_collectives(idx<2>{1, 1}) == again);
+  // The loop still computes, over the new indices (inside the grid's edge, where no boundary
+  // cell is read).
+  const auto value = [](index_t i, index_t j) { return static_cast<double>(i * 100 + j); };
+  dmap::forall(dmap::zip(A, D), [&](double& a, const idx<2>& i) { a = value(i[0], i[1]); });
+  dmap::update_halos(A);
+  dmap::forall(dmap::zip(B, dmap::neighbors(std::as_const(A), idx<2>{1, 1})),
+               [](double& b, const auto& a) { b = a(1, 0) + a(0, -1); });
+  DMAP_CHECK_ALL(dmap::reduce(dmap::zip(B, D), 0, std::plus<>{}, [&](double b, const idx<2>& i) {
+                   const bool inside = i[0] + 1 < 17 && i[1] - 1 >= 0;
+                   return int{inside && b != value(i[0] + 1, i[1]) + value(i[0], i[1] - 1)};
+                 }) == 0);
+}
+
 TEST_CASE("stencil: neighbors over views of a whole-grid array: interior, strided, reversed and rank-changed",
           "[stencil][array_view]") {
   // The natural stencil idiom: distribute the whole grid, loop over the interior. The views'

@@ -6,7 +6,7 @@
 //   csr_laplacian      the same matrix stored as a sparse CSR array (row k is interior point
 //                      (i, j) with k = (i - 1) (n - 2) + (j - 1)), A p by dmap::multiply.
 // The vectors are dmap arrays; each dot product is a dmap::reduce, the same value on every
-// locale. The updates that a hand-written solver fuses are fused here too: the product with the
+// locale (cg::solver). The updates that a hand-written solver fuses are fused here too: the product with the
 // dot product p.q, and x += alpha p, r -= alpha q with r.r (a reduce whose transform writes).
 #pragma once
 
@@ -119,38 +119,47 @@ class csr_laplacian {
   dmap::sparse_array<double, 2> matrix_;
 };
 
-/// Collective: solves A x = b by conjugate gradients from x = 0, until |r| <= tol |b| or
-/// `max_iterations` iterations. `a` is either operator above (any type with `vector`,
-/// `domain()` and `apply(p, q)`: q = A p, returning p.q).
+/// Conjugate gradients with operator `a`: either operator above (any type with `vector`,
+/// `domain()` and `apply(p, q)`: q = A p, returning p.q). Holds the work vectors r, p and q, so
+/// that repeated solves allocate nothing.
 template <class Operator>
-outcome solve(const Operator& a, const typename Operator::vector& b, typename Operator::vector& x, double tol,
-              int max_iterations) {
+class solver {
+ public:
   using vector = typename Operator::vector;
-  const auto dot = [](const vector& u, const vector& v) {
-    return dmap::reduce(dmap::zip(u, v), 0.0, std::plus<>{}, [](double s, double t) { return s * t; });
-  };
-  dmap::forall(x, [](double& v) { v = 0; });
-  vector r{b}, p{b}, q{a.domain()};
-  const double bb = dot(b, b);
-  double rr = bb;
-  outcome out;
-  while (out.iterations < max_iterations && rr > tol * tol * bb) {
-    const double alpha = rr / a.apply(p, q);
-    const double rr_next = dmap::reduce(dmap::zip(x, r, p, q), 0.0, std::plus<>{},
-                                        [alpha](double& xi, double& ri, double pi, double qi) {
-                                          xi += alpha * pi;
-                                          ri -= alpha * qi;
-                                          return ri * ri;
-                                        });
-    const double beta = rr_next / rr;
-    rr = rr_next;
-    ++out.iterations;
-    out.history.push_back(std::sqrt(rr / bb));
-    if (rr <= tol * tol * bb) break;
-    dmap::forall(dmap::zip(p, r), [beta](double& pi, double ri) { pi = ri + beta * pi; });
+
+  /// Collective: the solver of `a` (kept by reference) with its work vectors.
+  explicit solver(const Operator& a) : a_(a), r_{a.domain()}, p_{a.domain()}, q_{a.domain()} {}
+
+  /// Collective: solves A x = b from x = 0, until |r| <= tol |b| or `max_iterations` iterations.
+  outcome solve(const vector& b, vector& x, double tol, int max_iterations) {
+    dmap::forall(x, [](double& v) { v = 0; });
+    r_ = b;
+    p_ = b;
+    const double bb = dmap::reduce(dmap::zip(b, b), 0.0, std::plus<>{}, [](double u, double v) { return u * v; });
+    double rr = bb;
+    outcome out;
+    while (out.iterations < max_iterations && rr > tol * tol * bb) {
+      const double alpha = rr / a_.apply(p_, q_);
+      const double rr_next = dmap::reduce(dmap::zip(x, r_, p_, q_), 0.0, std::plus<>{},
+                                          [alpha](double& xi, double& ri, double pi, double qi) {
+                                            xi += alpha * pi;
+                                            ri -= alpha * qi;
+                                            return ri * ri;
+                                          });
+      const double beta = rr_next / rr;
+      rr = rr_next;
+      ++out.iterations;
+      out.history.push_back(std::sqrt(rr / bb));
+      if (rr <= tol * tol * bb) break;
+      dmap::forall(dmap::zip(p_, r_), [beta](double& pi, double ri) { pi = ri + beta * pi; });
+    }
+    out.residual = bb > 0 ? std::sqrt(rr / bb) : 0.0;
+    return out;
   }
-  out.residual = bb > 0 ? std::sqrt(rr / bb) : 0.0;
-  return out;
-}
+
+ private:
+  const Operator& a_;
+  vector r_, p_, q_;
+};
 
 }  // namespace cg

@@ -77,7 +77,7 @@ template <class Operator, class Point>
 bool check(const char* name, const Operator& a, index_t n, double tol, const serial_solve& serial, Point&& point) {
   const auto b = a.right_hand_side(n);
   typename Operator::vector x{a.domain()};
-  const cg::outcome out = cg::solve(a, b, x, tol, 10 * static_cast<int>(n * n));
+  const cg::outcome out = cg::solver(a).solve(b, x, tol, 10 * static_cast<int>(n * n));
   const double largest = *std::max_element(serial.x.begin(), serial.x.end(), [](double u, double v) { return std::abs(u) < std::abs(v); });
   const double x_error = dmap::reduce(dmap::zip(x, a.domain()), 0.0, [](double u, double v) { return std::max(u, v); },
                                       [&](double v, const auto& i) { return std::abs(v - serial.x[point(i)]); }) /

@@ -270,7 +270,7 @@ class aggregator {
       // Contributions not yet routed, keyed by order: one per order seen in dense mode.
       std::vector<detail::keyed_value<T>> all;
       if (dense_) {
-        const auto n = static_cast<std::size_t>(whole_.size());
+        const auto n = static_cast<std::size_t>(std::max<index_t>(whole_.size(), 0));  // GCC -O3 warns on a bare cast
         std::vector<T> folded;
         std::vector<unsigned char> seen;
         for (const auto& b : *buffers_)

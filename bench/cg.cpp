@@ -36,27 +36,6 @@ namespace {
 
 using dmap::index_t;
 
-/// The sum of f(first, last) over a static split of [0, n) into one part per thread, added in
-/// part order on this rank, then over all ranks: the same value on every rank.
-template <class F>
-double parallel_sum(index_t n, F&& f) {
-  const int parts = dmap::num_threads();
-  std::vector<double> partial(static_cast<std::size_t>(parts), 0.0);
-  dmap::detail::locale_arena().execute([&] {
-    oneapi::tbb::parallel_for(
-        oneapi::tbb::blocked_range<int>(0, parts, 1),
-        [&](const oneapi::tbb::blocked_range<int>& r) {
-          for (int k = r.begin(); k < r.end(); ++k)
-            partial[static_cast<std::size_t>(k)] = f(n * k / parts, n * (k + 1) / parts);
-        },
-        oneapi::tbb::static_partitioner{});
-  });
-  double local = 0, total = 0;
-  for (double v : partial) local += v;
-  MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  return total;
-}
-
 /// The hand-written matrix-free solver: this rank's block of the interior on the same 2-D grid
 /// and cut as dmap's Stencil map.
 struct hand_stencil_cg {
@@ -117,7 +96,7 @@ struct hand_stencil_cg {
     double* __restrict xp = x.data();
     double* __restrict rp = r.data();
     double* __restrict qp = q.data();
-    double rr = parallel_sum(rows, [&](index_t first, index_t last) {
+    double rr = bench::parallel_sum(rows, [&](index_t first, index_t last) {
       double s = 0;
       for (index_t k = first * c; k < last * c; ++k) s += rp[k] * rp[k];
       return s;
@@ -126,7 +105,7 @@ struct hand_stencil_cg {
     std::vector<double> history;
     for (int it = 0; it < iterations; ++it) {
       exchange(pp);
-      const double pq = parallel_sum(rows, [&](index_t first, index_t last) {
+      const double pq = bench::parallel_sum(rows, [&](index_t first, index_t last) {
         double s = 0;
         for (index_t i = first; i < last; ++i) {
           const double* above = pp + i * w + 1;
@@ -141,7 +120,7 @@ struct hand_stencil_cg {
         return s;
       });
       const double alpha = rr / pq;
-      const double rr_next = parallel_sum(rows, [&](index_t first, index_t last) {
+      const double rr_next = bench::parallel_sum(rows, [&](index_t first, index_t last) {
         double s = 0;
         for (index_t i = first; i < last; ++i) {
           const double* pi = pp + (i + 1) * w + 1;
@@ -197,7 +176,7 @@ struct hand_csr_cg {
     double* __restrict xp = x.data();
     double* __restrict rp = r.data();
     for (index_t k = 0; k < rows; ++k) rp[k] = pp[k] = cg::rhs((a.r0 + k) / m + 1, (a.r0 + k) % m + 1, n);
-    double rr = parallel_sum(rows, [&](index_t first, index_t last) {
+    double rr = bench::parallel_sum(rows, [&](index_t first, index_t last) {
       double s = 0;
       for (index_t k = first; k < last; ++k) s += rp[k] * rp[k];
       return s;
@@ -206,13 +185,13 @@ struct hand_csr_cg {
     std::vector<double> history;
     for (int it = 0; it < iterations; ++it) {
       a.multiply();
-      const double pq = parallel_sum(rows, [&](index_t first, index_t last) {
+      const double pq = bench::parallel_sum(rows, [&](index_t first, index_t last) {
         double s = 0;
         for (index_t k = first; k < last; ++k) s += pp[k] * qp[k];
         return s;
       });
       const double alpha = rr / pq;
-      const double rr_next = parallel_sum(rows, [&](index_t first, index_t last) {
+      const double rr_next = bench::parallel_sum(rows, [&](index_t first, index_t last) {
         double s = 0;
         for (index_t k = first; k < last; ++k) {
           xp[k] += alpha * pp[k];

@@ -1,4 +1,5 @@
-// The hand-written CSR SpMV that bench/spmv.cpp and bench/cg.cpp measure dmap::multiply against:
+// The hand-written CSR SpMV that bench/spmv.cpp, bench/cg.cpp and bench/pagerank.cpp measure
+// dmap::multiply against, and the per-thread sum their hand-written solvers reduce with. The SpMV is
 // what a careful MPI programmer writes (PETSc's MatMult shape). Row pointers and 32-bit column
 // indices renumbered so that this rank's columns come first (x's local part) and ghost columns
 // after it, one vector [local x | ghosts] with room for the ghosts (no copy per product), a ghost
@@ -26,6 +27,27 @@ using dmap::index_t;
 /// Chapel's Block cut of [0, n) over p parts: part k is [ceil(n k / p), ceil(n (k + 1) / p)).
 inline index_t cut(index_t n, int p, int k) {
   return (n * k + p - 1) / p;  // n * p stays far below 2^63 here
+}
+
+/// The sum of f(first, last) over a static split of [0, n) into one part per thread, added in
+/// part order on this rank, then over all ranks: the same value on every rank.
+template <class F>
+double parallel_sum(index_t n, F&& f) {
+  const int parts = dmap::num_threads();
+  std::vector<double> partial(static_cast<std::size_t>(parts), 0.0);
+  dmap::detail::locale_arena().execute([&] {
+    oneapi::tbb::parallel_for(
+        oneapi::tbb::blocked_range<int>(0, parts, 1),
+        [&](const oneapi::tbb::blocked_range<int>& r) {
+          for (int k = r.begin(); k < r.end(); ++k)
+            partial[static_cast<std::size_t>(k)] = f(n * k / parts, n * (k + 1) / parts);
+        },
+        oneapi::tbb::static_partitioner{});
+  });
+  double local = 0, total = 0;
+  for (double v : partial) local += v;
+  MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return total;
 }
 
 /// The hand-written CSR SpMV y = A x over this rank's Block rows [r0, r1) of an n x n matrix.

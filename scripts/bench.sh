@@ -7,10 +7,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # Benchmarks to run: bench/<name>.cpp (or bench/<name>/main.cpp) -> target bench_<name>; python:
 # bench/python/bench_python.py (Python calls against the same C++ calls, see below).
-BENCHES=(compile_quickstart stream stencil dists redistribute memory_model soak scale pdgemr2d fft2d cg pagerank spmv sparse_loops associative algorithms io python)
+BENCHES=(compile_quickstart stream stencil dists redistribute memory_model soak scale pdgemr2d fft2d cg pagerank groupby spmv sparse_loops associative algorithms io python)
 # Configurations "RANKSxTHREADS" per bench: MPI ranks (mpirun -n) times oneTBB threads per rank
 # (DMAP_NUM_THREADS).
-declare -A CONFIGS=([compile_quickstart]="1x1" [stream]="1x2 2x1" [stencil]="1x2 2x1 4x1" [dists]="1x2 2x1 4x1" [redistribute]="2x1 3x1 4x1" [memory_model]="2x1 3x1 4x1" [soak]="4x1" [scale]="1x1 2x1 4x1 8x1" [pdgemr2d]="1x1 2x1 3x1 4x1" [fft2d]="1x1 2x1 3x1 4x1" [cg]="1x1 1x2 2x1 3x1 4x1" [pagerank]="1x1 1x2 2x1 3x1 4x1" [spmv]="1x2 2x1 4x1" [sparse_loops]="1x2 2x1 4x1" [associative]="1x2 2x1 4x1" [algorithms]="1x2 2x1 4x1" [io]="2x1 4x1" [python]="1x2 2x1 4x1")
+declare -A CONFIGS=([compile_quickstart]="1x1" [stream]="1x2 2x1" [stencil]="1x2 2x1 4x1" [dists]="1x2 2x1 4x1" [redistribute]="2x1 3x1 4x1" [memory_model]="2x1 3x1 4x1" [soak]="4x1" [scale]="1x1 2x1 4x1 8x1" [pdgemr2d]="1x1 2x1 3x1 4x1" [fft2d]="1x1 2x1 3x1 4x1" [cg]="1x1 1x2 2x1 3x1 4x1" [pagerank]="1x1 1x2 2x1 3x1 4x1" [groupby]="1x1 2x1 3x1 4x1" [spmv]="1x2 2x1 4x1" [sparse_loops]="1x2 2x1 4x1" [associative]="1x2 2x1 4x1" [algorithms]="1x2 2x1 4x1" [io]="2x1 4x1" [python]="1x2 2x1 4x1")
 DEFAULT_CONFIGS="1x2 2x1"
 # Argument sets per bench (commas stand for spaces), each run in every configuration; none: one
 # run without arguments. A bench exits 77 when a set does not fit a configuration (skipped):
@@ -21,7 +21,7 @@ declare -A ARGS=([stencil]="4096,40,1x1 4100,40,1x1 4096,40,1x2 4100,40,1x2 4096
 # with node-aware transfers (the default: direct copies between the ranks of one node) and with
 # DMAP_NODE_TRANSFERS=0 (messages, as between nodes), so both paths are measured in every run;
 # their lines say which (transfers=node|messages).
-COMM_BENCHES=" stencil dists redistribute memory_model soak scale pdgemr2d fft2d cg pagerank spmv sparse_loops associative algorithms io python "
+COMM_BENCHES=" stencil dists redistribute memory_model soak scale pdgemr2d fft2d cg pagerank groupby spmv sparse_loops associative algorithms io python "
 
 BUILD_DIR=${DMAP_BENCH_BUILD_DIR:-build}
 JOBS=${DMAP_JOBS:-2}

@@ -1,9 +1,10 @@
 // A group-by-sum (word counts over a generated corpus with a skewed key distribution:
-// examples/groupby/groupby.hpp) on dmap's associative domains and arrays, against a hand-written
-// MPI_Alltoallv + hash-map implementation in the same run. Both sum each locale's records per key
-// first (std::unordered_map, the same hash); dmap then adds the distinct keys to an associative
-// domain and accumulates their sums (groupby::group_sum: two rounds of one message per peer), the
-// baseline routes (key, sum) records to the key's owner (hash modulo the rank count) with
+// examples/groupby) on dmap's associative domains and arrays, against a hand-written
+// MPI_Alltoallv + hash-map implementation in the same run. dmap: one call,
+// add_and_accumulate(words, ones), which sums the locale's words per key in its own hash
+// table, sends each distinct key and its sum to the owner (one message per peer), and adds the
+// keys the domain lacks there. The baseline sums per key in a std::unordered_map (dmap's key
+// hash), routes (key, sum) records to the key's owner (hash modulo the rank count) with
 // MPI_Alltoall of sizes and MPI_Alltoallv, and adds them into the owner's hash map. Timed: the
 // whole group-by, from this locale's words to the sums at the owners (a new domain each time).
 // Both results must hold the same keys and sums.
@@ -83,7 +84,7 @@ int main(int argc, char** argv) {
   const auto with_dmap = [&] {
     dmap::associative_domain<word> D;
     dmap::associative_array<std::int64_t, word> count(D);
-    groupby::group_sum(std::span<const word>(part), std::span<const std::int64_t>(ones), D, count);
+    count.add_and_accumulate(part, ones);
     distinct = D.size();
     sum_dmap = dmap::reduce(dmap::zip(count, D), std::int64_t{0}, std::plus<>{},
                             [](std::int64_t c, const word& w) { return checksum(w, c); });

@@ -260,6 +260,62 @@ class associative_array {
     update("dmap::associative_array::accumulate", keys, values, [&](T& value, const T& v) { return static_cast<T>(op(value, v)); });
   }
 
+  /// Collective: accumulate() for keys the domain may lack, in one exchange (a group-by):
+  /// each locale first combines its own values of one key with `op`, in the order given, then
+  /// sends each distinct key and its combined value to the key's owner (one message per peer),
+  /// which adds the keys the domain lacks (with the implicit value, here and in the domain's
+  /// other arrays, as the domain's add() does) and combines the values in locale order.
+  /// `op` must be associative. A size mismatch (argument_error) or a hash, mapper or `op`
+  /// that throws while this locale combines its own values fails on every locale, and nothing
+  /// changes; an `op` that throws at the owners fails every locale after the keys were added
+  /// (values already combined stay).
+  ///   sums.add_and_accumulate(words, ones);    // word counts, whatever keys D holds
+  template <class Op = std::plus<>>
+  void add_and_accumulate(std::span<const Key> keys, std::span<const T> values, Op op = {}) {
+    const detail::collective_scope scope;
+    const char* who = "dmap::associative_array::add_and_accumulate";
+    std::vector<Key> distinct;
+    std::vector<T> combined;
+    std::vector<int> owners;
+    agreed([&] {
+      const auto& s = state();
+      if (keys.size() != values.size())
+        throw argument_error(std::string(who) + ": " + std::to_string(keys.size()) + " keys but " +
+                             std::to_string(values.size()) + " values; give one value per key");
+      detail::key_table<Key, Hash> seen(s.table.hash(), detail::key_table<Key, Hash>::capacity_for(keys.size()));
+      std::vector<std::size_t> position(seen.capacity());  // of each key of `seen` in `distinct`
+      bool inserted = false;
+      for (std::size_t k = 0; k < keys.size(); ++k) {
+        const auto slot = static_cast<std::size_t>(seen.insert(keys[k], inserted));
+        if (inserted) {
+          position[slot] = distinct.size();
+          distinct.push_back(keys[k]);
+          combined.push_back(values[k]);
+        } else {
+          T& c = combined[position[slot]];
+          c = static_cast<T>(op(c, values[k]));
+        }
+      }
+      owners.resize(distinct.size());
+      for (std::size_t k = 0; k < distinct.size(); ++k) owners[k] = s.locale_of(distinct[k], who);
+    });
+    const detail::byte_buffers incoming =
+        detail::exchange(detail::pack_by_locale(std::span<const Key>(distinct), combined.data(), owners));
+    std::vector<std::vector<Key>> arrived(incoming.size());
+    std::vector<std::vector<T>> given(incoming.size());
+    for (std::size_t q = 0; q < incoming.size(); ++q) arrived[q] = detail::unpack_keys<Key>(incoming[q], &given[q]);
+    detail::associative_access::insert_arrived(dom_, arrived, who);  // checks where each key arrived
+    agreed([&] {
+      const auto& s = state();
+      auto& v = st_->values();
+      for (std::size_t q = 0; q < arrived.size(); ++q)
+        for (std::size_t k = 0; k < arrived[q].size(); ++k) {
+          const auto slot = static_cast<std::size_t>(s.table.find(arrived[q][k]));
+          v[slot] = static_cast<T>(op(v[slot], given[q][k]));
+        }
+    });
+  }
+
   /// Writes the values Chapel's way (separated by spaces) in the order the domain prints its
   /// keys (locale after locale, slot order within one), on the calling locale: it reads the
   /// other locales' tables and values one-sidedly (16,384 slots per read). Not collective.

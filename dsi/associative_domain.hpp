@@ -176,37 +176,7 @@ class associative_domain {
   void add(std::span<const Key> keys) {
     const detail::collective_scope scope;
     const char* who = "dmap::associative_domain::add";
-    const detail::byte_buffers incoming = detail::exchange(detail::pack_by_locale(keys, owners_checked(keys, who)));
-    auto& st = live_mut();
-    std::vector<Key> fresh;
-    std::vector<std::uint64_t> hashes;  // of fresh: every call of the hash happens before the agreement
-    std::optional<table_type> grown;
-    std::vector<std::int64_t> moved, slots;
-    try {
-      agreed([&] {
-        check_arrivals(st, incoming, who);
-        fresh = new_keys(st.table, incoming);
-        hashes.reserve(fresh.size());
-        for (const Key& k : fresh) hashes.push_back(st.table.hash_of(k));
-        slots.reserve(fresh.size());
-        if (st.table.has_room(fresh.size())) return;
-        grown.emplace(st.table.hash(), table_type::capacity_for(st.table.size() + fresh.size()));
-        moved.resize(st.table.capacity());
-        st.table.copy_into(*grown, moved);
-        for (auto* a : st.arrays) a->prepare(grown->capacity());
-      });
-    } catch (...) {
-      for (auto* a : st.arrays) a->discard();
-      throw;
-    }
-    if (grown) {
-      st.table = std::move(*grown);
-      for (auto* a : st.arrays) a->commit(moved);
-    }
-    bool inserted = false;
-    for (std::size_t k = 0; k < fresh.size(); ++k) slots.push_back(st.table.insert_hashed(fresh[k], hashes[k], inserted));
-    for (auto* a : st.arrays) a->reset(slots);
-    st.settle(grown.has_value());
+    insert_arrived(unpacked(detail::exchange(detail::pack_by_locale(keys, owners_checked(keys, who)))), who);
   }
   /// Collective: adds the keys of `keys` (see add(std::span)).
   void add(std::initializer_list<Key> keys) { add(std::span<const Key>(keys.begin(), keys.size())); }
@@ -218,13 +188,13 @@ class associative_domain {
   void remove(std::span<const Key> keys) {
     const detail::collective_scope scope;
     const char* who = "dmap::associative_domain::remove";
-    const detail::byte_buffers incoming = detail::exchange(detail::pack_by_locale(keys, owners_checked(keys, who)));
+    const auto arrived = unpacked(detail::exchange(detail::pack_by_locale(keys, owners_checked(keys, who))));
     auto& st = live_mut();
     std::vector<std::int64_t> slots;  // found before the agreement: the hash may throw
     agreed([&] {
-      check_arrivals(st, incoming, who);
-      for (const auto& buffer : incoming)
-        for (const Key& k : detail::unpack_keys<Key>(buffer)) slots.push_back(st.table.find(k));
+      check_arrivals(st, arrived, who);
+      for (const auto& from : arrived)
+        for (const Key& k : from) slots.push_back(st.table.find(k));
     });
     for (const std::int64_t s : slots) st.table.erase_at(s);
     st.settle(false, false);
@@ -248,11 +218,12 @@ class associative_domain {
     const std::vector<int> owners = owners_checked(keys, who);
     const auto& st = live();
     const detail::byte_buffers incoming = detail::exchange(detail::pack_by_locale(keys, owners));
+    const auto arrived = unpacked(incoming);
     detail::byte_buffers answers = agreed([&] {
-      check_arrivals(st, incoming, who);
+      check_arrivals(st, arrived, who);
       detail::byte_buffers out(incoming.size());
       for (std::size_t q = 0; q < incoming.size(); ++q) {
-        const auto asked = detail::unpack_keys<Key>(incoming[q]);
+        const auto& asked = arrived[q];
         out[q].resize(asked.size());
         for (std::size_t k = 0; k < asked.size(); ++k) out[q][k] = static_cast<std::byte>(st.table.find(asked[k]) >= 0);
       }
@@ -307,23 +278,64 @@ class associative_domain {
       return owners;
     });
   }
-  // Checks that the mapper names this locale for every key that arrived (from locale q in
-  // incoming[q]): argument_error otherwise (the callers agree on it).
-  static void check_arrivals(const state_type& st, const detail::byte_buffers& incoming, const char* who) {
-    for (std::size_t q = 0; q < incoming.size(); ++q)
-      for (const Key& k : detail::unpack_keys<Key>(incoming[q])) st.check_routed(k, static_cast<int>(q), who);
+  // The keys of each buffer of a key exchange (from locale q in incoming[q]).
+  static std::vector<std::vector<Key>> unpacked(const detail::byte_buffers& incoming) {
+    std::vector<std::vector<Key>> arrived(incoming.size());
+    for (std::size_t q = 0; q < incoming.size(); ++q) arrived[q] = detail::unpack_keys<Key>(incoming[q]);
+    return arrived;
   }
-  // The distinct keys of `incoming` that `table` lacks, in arrival order.
-  static std::vector<Key> new_keys(const table_type& table, const detail::byte_buffers& incoming) {
+  // Checks that the mapper names this locale for every key that arrived (from locale q in
+  // arrived[q]): argument_error otherwise (the callers agree on it).
+  static void check_arrivals(const state_type& st, const std::vector<std::vector<Key>>& arrived, const char* who) {
+    for (std::size_t q = 0; q < arrived.size(); ++q)
+      for (const Key& k : arrived[q]) st.check_routed(k, static_cast<int>(q), who);
+  }
+  // The distinct keys of `arrived` that `table` lacks, in arrival order.
+  static std::vector<Key> new_keys(const table_type& table, const std::vector<std::vector<Key>>& arrived) {
     std::size_t total = 0;
-    for (const auto& b : incoming) total += b.size() / sizeof(Key);
+    for (const auto& a : arrived) total += a.size();
     table_type seen(table.hash(), table_type::capacity_for(total));
     std::vector<Key> fresh;
     bool inserted = false;
-    for (const auto& buffer : incoming)
-      for (const Key& k : detail::unpack_keys<Key>(buffer))
+    for (const auto& keys : arrived)
+      for (const Key& k : keys)
         if (table.find(k) < 0 && (seen.insert(k, inserted), inserted)) fresh.push_back(k);
     return fresh;
+  }
+  // Collective: inserts the keys that arrived here (from locale q in arrived[q]) and are not
+  // in the table yet, growing it when needed; every array over the domain gives them its
+  // implicit value. add() and associative_array::add_and_accumulate() end here.
+  void insert_arrived(const std::vector<std::vector<Key>>& arrived, const char* who) {
+    auto& st = live_mut();
+    std::vector<Key> fresh;
+    std::vector<std::uint64_t> hashes;  // of fresh: every call of the hash happens before the agreement
+    std::optional<table_type> grown;
+    std::vector<std::int64_t> moved, slots;
+    try {
+      agreed([&] {
+        check_arrivals(st, arrived, who);
+        fresh = new_keys(st.table, arrived);
+        hashes.reserve(fresh.size());
+        for (const Key& k : fresh) hashes.push_back(st.table.hash_of(k));
+        slots.reserve(fresh.size());
+        if (st.table.has_room(fresh.size())) return;
+        grown.emplace(st.table.hash(), table_type::capacity_for(st.table.size() + fresh.size()));
+        moved.resize(st.table.capacity());
+        st.table.copy_into(*grown, moved);
+        for (auto* a : st.arrays) a->prepare(grown->capacity());
+      });
+    } catch (...) {
+      for (auto* a : st.arrays) a->discard();
+      throw;
+    }
+    if (grown) {
+      st.table = std::move(*grown);
+      for (auto* a : st.arrays) a->commit(moved);
+    }
+    bool inserted = false;
+    for (std::size_t k = 0; k < fresh.size(); ++k) slots.push_back(st.table.insert_hashed(fresh[k], hashes[k], inserted));
+    for (auto* a : st.arrays) a->reset(slots);
+    st.settle(grown.has_value());
   }
   const state_type& live() const {
     if (!state_)

@@ -177,6 +177,12 @@ struct associative_access {
   static auto& values(A& a) {
     return a.slot_values();
   }
+  /// Collective: inserts into domain `d` the keys that arrived at this locale (from locale q in
+  /// arrived[q]) and that it lacks (associative_domain::insert_arrived).
+  template <class D, class Key>
+  static void insert_arrived(D& d, const std::vector<std::vector<Key>>& arrived, const char* who) {
+    d.insert_arrived(arrived, who);
+  }
 };
 
 }  // namespace detail

@@ -1,8 +1,6 @@
-// A distributed group-by-sum on dmap's associative domains and arrays: each locale holds some
-// (key, value) records; the result holds, for every distinct key, the sum of its values, on the
-// locale that owns the key. Word counts are the case value = 1. Also the generated corpus of the
-// example, its test and its benchmark: words drawn from a vocabulary with a skewed (Zipf-like)
-// distribution, any record computable by any locale.
+// The corpus of the group-by example, its test and its benchmark: words drawn from a vocabulary
+// with a skewed (Zipf-like) distribution, any word computable by any locale. The group-by itself
+// is one call, dmap::associative_array::add_and_accumulate (main.cpp).
 #pragma once
 
 #include <dmap/dmap.hpp>
@@ -12,9 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace groupby {
@@ -55,26 +51,6 @@ inline std::vector<word> corpus_part(std::int64_t words, std::int64_t vocabulary
   std::vector<word> part;
   for (std::int64_t j = words * me / p; j < words * (me + 1) / p; ++j) part.push_back(word_of(rank_at(j, vocabulary)));
   return part;
-}
-
-/// Collective: groups this locale's records (keys[k], values[k]) with every other locale's by
-/// key and sums each group's values into `sums` (over `keys_domain`, which gains the keys it
-/// lacks): each locale sums its own records per key first, then sends each distinct key and its
-/// sum to the key's owner (two rounds of one message per peer: the keys, then the sums).
-template <class Key, class V, class Hash, class Mapper>
-void group_sum(std::span<const Key> keys, std::span<const V> values, dmap::associative_domain<Key, Hash, Mapper>& keys_domain,
-               dmap::associative_array<V, Key, Hash, Mapper>& sums) {
-  if (keys.size() != values.size())
-    throw dmap::argument_error("groupby::group_sum: " + std::to_string(keys.size()) + " keys but " +
-                               std::to_string(values.size()) + " values; one value per key");
-  std::unordered_map<Key, V, Hash> local;
-  for (std::size_t k = 0; k < keys.size(); ++k) local[keys[k]] += values[k];
-  std::vector<Key> distinct;
-  std::vector<V> local_sums;
-  distinct.reserve(local.size()), local_sums.reserve(local.size());
-  for (const auto& [key, sum] : local) distinct.push_back(key), local_sums.push_back(sum);
-  keys_domain.add(distinct);
-  sums.accumulate(distinct, local_sums);
 }
 
 }  // namespace groupby

@@ -324,6 +324,68 @@ TEST_CASE("associative: batched get, set and accumulate, one message per peer ea
   DMAP_CHECK_ALL(dmap::reduce(A, i64{0}) == static_cast<i64>(keys.size()) * (1 << 20));
 }
 
+TEST_CASE("associative: add_and_accumulate adds the missing keys and combines repeated ones, one message per peer",
+          "[associative]") {
+  const auto lists = key_lists(59, 300, 500);  // keys repeat within and across the lists
+  const auto& mine = lists[static_cast<std::size_t>(dmap::here())];
+  const auto half = key_lists(61, 100, 500);  // keys the domain holds before
+  dmap::associative_domain<i64> D;
+  dmap::associative_array<i64, i64> A(D, 5), other(D, -1);
+  D.add(half[static_cast<std::size_t>(dmap::here())]);
+  const std::set<i64> before = union_of(half);
+  std::set<i64> after = before;
+  for (const auto& l : lists) after.insert(l.begin(), l.end());
+
+  // Each key's values f(k) + occurrence, every locale's, summed onto the implicit 5.
+  std::vector<i64> values;
+  for (std::size_t k = 0; k < mine.size(); ++k) values.push_back(f(mine[k]) + static_cast<i64>(k));
+  std::map<i64, i64> oracle;
+  for (i64 k : after) oracle[k] = 5;
+  for (const auto& l : lists)
+    for (std::size_t k = 0; k < l.size(); ++k)
+      oracle[l[k]] = static_cast<i64>(static_cast<std::uint64_t>(oracle[l[k]]) + static_cast<std::uint64_t>(f(l[k]) + static_cast<i64>(k)));
+  // Each distinct key once, with its combined value: one message per owner elsewhere.
+  const std::set<i64> distinct(mine.begin(), mine.end());
+  const std::vector<i64> distinct_keys(distinct.begin(), distinct.end());
+  dmap::reset_counters();
+  A.add_and_accumulate(mine, values);
+  const auto c = dmap::counters();
+  DMAP_CHECK_ALL(c.messages_sent == remote_owners(D, distinct_keys));
+  DMAP_CHECK_ALL(c.bytes_sent == remote_bytes(D, distinct_keys, 2 * sizeof(i64)));
+  CHECK_NO_FAILURE(check_keys(D, after));
+  bool right = true, implicit = true;
+  for (const i64 k : D.local_keys()) {
+    right = right && A.local(k) == oracle[k];
+    implicit = implicit && other.local(k) == -1;  // the domain's other array: its implicit value
+  }
+  DMAP_CHECK_ALL(right);
+  DMAP_CHECK_ALL(implicit);
+
+  // Another operation, associative: the maximum; nothing new to add.
+  A.add_and_accumulate(mine, std::vector<i64>(mine.size(), i64{1} << 40), [](i64 a, i64 b) { return std::max(a, b); });
+  DMAP_CHECK_ALL(dmap::reduce(A, i64{0}, dmap::maximum{}) == (i64{1} << 40) || oracle.empty());
+  DMAP_CHECK_ALL(D.size() == static_cast<index_t>(after.size()));
+
+  // Errors on every locale, nothing changed: sizes that differ on one locale; an operation
+  // that throws while one locale combines its own values.
+  const i64 total = dmap::reduce(A, i64{0}, dmap::maximum{});
+  std::vector<i64> fresh{100001, 100002, 100001};
+  CHECK_NO_FAILURE(throws_with<dmap::argument_error>(
+      [&] { A.add_and_accumulate(fresh, std::vector<i64>(dmap::here() == 0 ? 1 : 3, 1)); }, "values"));
+  const auto refusing = [](i64 a, i64 b) -> i64 {
+    if (dmap::here() == dmap::num_locales() - 1) throw std::runtime_error("cannot combine here");
+    return a + b;
+  };
+  CHECK_NO_FAILURE(fails_with([&] { A.add_and_accumulate(fresh, std::vector<i64>(3, 1), refusing); }, "cannot combine here"));
+  DMAP_CHECK_ALL(D.size() == static_cast<index_t>(after.size()));
+  DMAP_CHECK_ALL(dmap::reduce(A, i64{0}, dmap::maximum{}) == total);
+  // The same keys without the throwing operation: added once each, 2 from every locale.
+  A.add_and_accumulate(fresh, std::vector<i64>(3, 1));
+  DMAP_CHECK_ALL(D.size() == static_cast<index_t>(after.size()) + 2);
+  DMAP_CHECK_ALL(A[100001] == 5 + 2 * dmap::num_locales());
+  DMAP_CHECK_ALL(A[100002] == 5 + dmap::num_locales());
+}
+
 TEST_CASE("associative: idx<2> keys and a struct key with a user hash", "[associative]") {
   static_assert(std::has_unique_object_representations_v<idx<2>>);
   std::mt19937_64 gen(53);
@@ -439,6 +501,7 @@ TEST_CASE("associative: errors reach every locale and change nothing", "[associa
   CHECK_NO_FAILURE(throws_with<dmap::argument_error>([&] { D.remove(some); }, "key 13"));
   CHECK_NO_FAILURE(throws_with<dmap::argument_error>([&] { (void)D.contains_each(some); }, "key 13"));
   CHECK_NO_FAILURE(throws_with<dmap::argument_error>([&] { A.accumulate(some, std::vector<i64>(some.size(), 1)); }, "key 13"));
+  CHECK_NO_FAILURE(throws_with<dmap::argument_error>([&] { A.add_and_accumulate(some, std::vector<i64>(some.size(), 1)); }, "key 13"));
   CHECK_NO_FAILURE(throws_with<dmap::argument_error>([&] { (void)D.locale_of(13); }, "[0, " + std::to_string(p) + ")"));
   DMAP_CHECK_ALL(D.size() == 5);
 

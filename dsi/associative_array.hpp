@@ -310,8 +310,12 @@ class associative_array {
       auto& v = st_->values();
       for (std::size_t q = 0; q < arrived.size(); ++q)
         for (std::size_t k = 0; k < arrived[q].size(); ++k) {
-          const auto slot = static_cast<std::size_t>(s.table.find(arrived[q][k]));
-          v[slot] = static_cast<T>(op(v[slot], given[q][k]));
+          const std::int64_t slot = s.table.find(arrived[q][k]);
+          if (slot < 0)  // added a moment ago: only a hash that changes its answers loses it
+            throw argument_error(std::string(who) + ": key " + detail::key_text(arrived[q][k]) +
+                                 " is not found right after it was added; the key hash must give one key one value");
+          auto& value = v[static_cast<std::size_t>(slot)];
+          value = static_cast<T>(op(value, given[q][k]));
         }
     });
   }

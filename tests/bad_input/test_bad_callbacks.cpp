@@ -253,6 +253,7 @@ TEST_CASE("bad input: an associative key hash throwing on one locale only fails 
       check("contains_each", [&] { (void)d.contains_each(std::span<const i64>(keys)); });
       check("array get", [&] { (void)a.get(std::span<const i64>(keys)); });
       check("array set", [&] { a.set(std::span<const i64>(keys), std::span<const double>(values)); });
+      check("array add_and_accumulate", [&] { a.add_and_accumulate(std::span<const i64>(more), std::span<const double>(values)); });
       check("array assignment from another domain", [&] { a = b; });
       // The hash throws only for a key the origin holds already, which only the growth of its
       // table hashes again: 64 new keys per locale and owner make every table grow.
@@ -302,6 +303,8 @@ TEST_CASE("bad input: an associative key hash that changes at every call neither
     check("array set, round " + std::to_string(round),
           [&] { a.set(std::span<const i64>(keys), std::span<const double>(values)); });
     check("array get, round " + std::to_string(round), [&] { (void)a.get(std::span<const i64>(keys)); });
+    check("array add_and_accumulate, round " + std::to_string(round),
+          [&] { a.add_and_accumulate(std::span<const i64>(keys), std::span<const double>(values)); });
     check("contains, round " + std::to_string(round), [&] { (void)d.contains(keys[0]); });
     check("assignment, round " + std::to_string(round), [&] {
       e.add(std::span<const i64>(keys));

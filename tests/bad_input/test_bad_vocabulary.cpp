@@ -119,6 +119,8 @@ TEST_CASE("bad input: mappers that answer differently on different locales", "[b
               A.set(seven, std::vector<double>(seven.size(), 9.0)));
     BAD_INPUT("associative_array accumulate: key 7 sent to locale 0 by locale 1's mapper only", dmap::argument_error,
               A.accumulate(seven, std::vector<double>(seven.size(), 9.0)));
+    BAD_INPUT("associative_array add_and_accumulate: key 7 sent to locale 0 by locale 1's mapper only",
+              dmap::argument_error, A.add_and_accumulate(seven, std::vector<double>(seven.size(), 9.0)));
     CHECK_NO_FAILURE(summary(A) == before ? "" : "a refused change moved keys or values: " + summary(A));
   }
   if (p >= 3) {
@@ -302,6 +304,10 @@ TEST_CASE("bad input: collective batches over operands moved from on one locale 
   BAD_INPUT("associative_array accumulate: an array moved from on locale 0 only", dmap::argument_error,
             moved_values(0, [&](dmap::associative_array<double, i64>& x) {
               x.accumulate(keys, std::vector<double>{1.0, 1.0});
+            }));
+  BAD_INPUT("associative_array add_and_accumulate: an array moved from on the last locale only", dmap::argument_error,
+            moved_values(last, [&](dmap::associative_array<double, i64>& x) {
+              x.add_and_accumulate(keys, std::vector<double>{1.0, 1.0});
             }));
   DMAP_CHECK_ALL(s.size() == 2 && dmap::reduce(a, 0.0) == 4.0 && K.size() == 3 && dmap::reduce(B, 0.0) == 6.0);
 }

@@ -336,7 +336,9 @@ TEST_CASE("associative: add_and_accumulate adds the missing keys and combines re
   std::set<i64> after = before;
   for (const auto& l : lists) after.insert(l.begin(), l.end());
 
-  // Each key's values f(k) + occurrence, every locale's, summed onto the implicit 5.
+  // Each key's values f(k) + occurrence, every locale's, summed onto the implicit 5 (wrapping:
+  // f is near the int64 limits for the extreme keys, where a signed sum would overflow).
+  const auto wrapping_sum = [](i64 a, i64 b) { return static_cast<i64>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b)); };
   std::vector<i64> values;
   for (std::size_t k = 0; k < mine.size(); ++k) values.push_back(f(mine[k]) + static_cast<i64>(k));
   std::map<i64, i64> oracle;
@@ -348,7 +350,7 @@ TEST_CASE("associative: add_and_accumulate adds the missing keys and combines re
   const std::set<i64> distinct(mine.begin(), mine.end());
   const std::vector<i64> distinct_keys(distinct.begin(), distinct.end());
   dmap::reset_counters();
-  A.add_and_accumulate(mine, values);
+  A.add_and_accumulate(mine, values, wrapping_sum);
   const auto c = dmap::counters();
   DMAP_CHECK_ALL(c.messages_sent == remote_owners(D, distinct_keys));
   DMAP_CHECK_ALL(c.bytes_sent == remote_bytes(D, distinct_keys, 2 * sizeof(i64)));

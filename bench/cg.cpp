@@ -13,22 +13,15 @@
 //   mpirun -n P --bind-to none ./bench_cg [n=2048] [iterations=20] [repetitions=5] [cases=both|stencil|csr]
 #include "../examples/cg/cg.hpp"
 #include "csr_baseline.hpp"
+#include "face_halo.hpp"
 #include "timing.hpp"
 
-#include <dmap/runtime/detail/thread_pool.hpp>
-
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/partitioner.h>
-
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -39,58 +32,24 @@ using dmap::index_t;
 /// The hand-written matrix-free solver: this rank's block of the interior on the same 2-D grid
 /// and cut as dmap's Stencil map.
 struct hand_stencil_cg {
-  index_t n, r0 = 0, c0 = 0, rows = 0, cols = 0, pitch = 0;
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Datatype column = MPI_DATATYPE_NULL;
-  int up = MPI_PROC_NULL, down = MPI_PROC_NULL, left = MPI_PROC_NULL, right = MPI_PROC_NULL;
+  index_t n;
+  bench::face_halo block;
   std::vector<double> x, r, q, p;  // p with a ghost frame, the others compact
 
-  hand_stencil_cg(index_t size, const dmap::target_grid<2>& grid) : n(size) {
-    std::array<int, 2> dims = grid.shape(), coords{};
-    int periods[2] = {0, 0}, rank = 0;
-    MPI_Cart_create(MPI_COMM_WORLD, 2, dims.data(), periods, 0, &comm);
-    MPI_Comm_rank(comm, &rank);
-    MPI_Cart_coords(comm, rank, 2, coords.data());
-    MPI_Cart_shift(comm, 0, 1, &up, &down);
-    MPI_Cart_shift(comm, 1, 1, &left, &right);
-    const index_t m = n - 2;
-    r0 = 1 + bench::cut(m, dims[0], coords[0]), rows = bench::cut(m, dims[0], coords[0] + 1) - (r0 - 1);
-    c0 = 1 + bench::cut(m, dims[1], coords[1]), cols = bench::cut(m, dims[1], coords[1] + 1) - (c0 - 1);
-    pitch = cols + 2;
-    const std::size_t local_size = static_cast<std::size_t>(rows * cols);
+  hand_stencil_cg(index_t size, const dmap::target_grid<2>& grid) : n(size), block(size, grid) {
+    const std::size_t local_size = static_cast<std::size_t>(block.rows * block.cols);
     x.assign(local_size, 0.0), r.assign(local_size, 0.0), q.assign(local_size, 0.0);
-    p.assign(static_cast<std::size_t>((rows + 2) * pitch), 0.0);  // its ghost frame: 0 on the boundary
-    MPI_Type_vector(static_cast<int>(rows), 1, static_cast<int>(pitch), MPI_DOUBLE, &column);
-    MPI_Type_commit(&column);
-  }
-  hand_stencil_cg(const hand_stencil_cg&) = delete;
-  hand_stencil_cg& operator=(const hand_stencil_cg&) = delete;
-  ~hand_stencil_cg() {
-    MPI_Type_free(&column);
-    MPI_Comm_free(&comm);
-  }
-
-  void exchange(double* p) const {
-    MPI_Request req[8];
-    const int len = static_cast<int>(cols);
-    MPI_Irecv(p + 1, len, MPI_DOUBLE, up, 0, comm, &req[0]);
-    MPI_Irecv(p + (rows + 1) * pitch + 1, len, MPI_DOUBLE, down, 1, comm, &req[1]);
-    MPI_Irecv(p + pitch, 1, column, left, 2, comm, &req[2]);
-    MPI_Irecv(p + pitch + cols + 1, 1, column, right, 3, comm, &req[3]);
-    MPI_Isend(p + pitch + 1, len, MPI_DOUBLE, up, 1, comm, &req[4]);
-    MPI_Isend(p + rows * pitch + 1, len, MPI_DOUBLE, down, 0, comm, &req[5]);
-    MPI_Isend(p + pitch + 1, 1, column, left, 3, comm, &req[6]);
-    MPI_Isend(p + pitch + cols, 1, column, right, 2, comm, &req[7]);
-    MPI_Waitall(8, req, MPI_STATUSES_IGNORE);
+    p.assign(static_cast<std::size_t>((block.rows + 2) * block.pitch), 0.0);  // its ghost frame: 0 on the boundary
   }
 
   /// `iterations` CG iterations from x = 0 (none skipped by a tolerance); the residual history.
   std::vector<double> solve(int iterations) {
+    const index_t rows = block.rows, cols = block.cols, pitch = block.pitch;
     std::fill(x.begin(), x.end(), 0.0);
     for (index_t i = 0; i < rows; ++i)
       for (index_t j = 0; j < cols; ++j)
         r[static_cast<std::size_t>(i * cols + j)] = p[static_cast<std::size_t>((i + 1) * pitch + j + 1)] =
-            cg::rhs(r0 + i, c0 + j, n);
+            cg::rhs(block.r0 + i, block.c0 + j, n);
     const index_t w = pitch, c = cols;
     double* __restrict pp = p.data();
     double* __restrict xp = x.data();
@@ -104,7 +63,7 @@ struct hand_stencil_cg {
     const double bb = rr;
     std::vector<double> history;
     for (int it = 0; it < iterations; ++it) {
-      exchange(pp);
+      block.exchange(pp);
       const double pq = bench::parallel_sum(rows, [&](index_t first, index_t last) {
         double s = 0;
         for (index_t i = first; i < last; ++i) {
@@ -236,12 +195,8 @@ int run_case(const char* name, index_t n, const Operator& op, Baseline& base, in
     return dmap::counters();
   };
   (void)counted(1);  // the first loops agree on their neighbourhoods and build plans once
-  const dmap::comm_counters none = counted(1), one = counted(2);
-  const dmap::comm_counters per_iteration{one.messages_sent - none.messages_sent, one.bytes_sent - none.bytes_sent,
-                                          one.messages_received - none.messages_received,
-                                          one.bytes_received - none.bytes_received, one.collectives - none.collectives,
-                                          one.node_copies - none.node_copies, one.node_bytes - none.node_bytes,
-                                          one.signals - none.signals, one.progress_checks - none.progress_checks};
+  const dmap::comm_counters one_iteration = counted(1), two_iterations = counted(2);
+  const dmap::comm_counters per_iteration = two_iterations - one_iteration;
   const auto [td, tb] = bench::median_times(
       repetitions, [&] { out = solver.solve(b, x, 0.0, iterations); }, [&] { history = base.solve(iterations); });
   const double difference = history_difference(out.history, history);
@@ -280,8 +235,8 @@ int main(int argc, char** argv) {
     const cg::stencil_laplacian op(n, grid);
     hand_stencil_cg base(n, grid);
     // Locale 0's faces: what its neighbours read of its block (star halo, 8 bytes a value).
-    const std::uint64_t faces = static_cast<std::uint64_t>((base.down != MPI_PROC_NULL ? base.cols : 0) +
-                                                           (base.right != MPI_PROC_NULL ? base.rows : 0)) *
+    const std::uint64_t faces = static_cast<std::uint64_t>((base.block.down != MPI_PROC_NULL ? base.block.cols : 0) +
+                                                           (base.block.right != MPI_PROC_NULL ? base.block.rows : 0)) *
                                 sizeof(double);
     status |= run_case("cg_stencil", n, op, base, iterations, repetitions, faces);
   }

@@ -158,7 +158,8 @@ int main(int argc, char** argv) {
     return dmap::counters();
   };
   (void)counted(1);  // builds the product's plan
-  const dmap::comm_counters one = counted(1), two = counted(2);
+  const dmap::comm_counters one_iteration = counted(1), two_iterations = counted(2);
+  const dmap::comm_counters per_iteration = two_iterations - one_iteration;
   const auto [td, tb] = bench::median_times(
       repetitions, [&] { out = pagerank::run(g, rank, damping, 0.0, iterations); }, [&] { base_change = base.run(iterations); });
 
@@ -174,10 +175,10 @@ int main(int argc, char** argv) {
                 "msgs=%llu bytes=%llu node_bytes=%llu collectives=%llu min_bytes=%llu links=%lld edges=%lld iterations=%d "
                 "build_dmap_s=%.2f build_baseline_s=%.2f change=%.3e ranks_differ=%.1e\n",
                 dmap::num_locales(), dmap::num_threads(), bench::transfers_field(), static_cast<long long>(index_t{1} << scale),
-                td / iterations, tb / iterations, tb / td, static_cast<unsigned long long>(two.messages_sent - one.messages_sent),
-                static_cast<unsigned long long>(two.bytes_sent - one.bytes_sent),
-                static_cast<unsigned long long>(two.node_bytes - one.node_bytes),
-                static_cast<unsigned long long>(two.collectives - one.collectives),
+                td / iterations, tb / iterations, tb / td, static_cast<unsigned long long>(per_iteration.messages_sent),
+                static_cast<unsigned long long>(per_iteration.bytes_sent),
+                static_cast<unsigned long long>(per_iteration.node_bytes),
+                static_cast<unsigned long long>(per_iteration.collectives),
                 static_cast<unsigned long long>(base.a->sent_values * sizeof(double)), static_cast<long long>(g.links().size()),
                 static_cast<long long>(edges), iterations, build_dmap, build_base, out.change, worst);
   if (!same_rows || !(worst <= 1e-10)) {

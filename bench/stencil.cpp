@@ -9,6 +9,7 @@
 #include <dmap/dmap.hpp>
 #include <dmap/runtime/detail/thread_pool.hpp>
 
+#include "face_halo.hpp"
 #include "timing.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
@@ -63,71 +64,31 @@ double boundary_value(dmap::index_t i, dmap::index_t j, dmap::index_t n) {
 // one ghost layer, faces exchanged by hand.
 struct baseline {
   dmap::index_t n;
-  std::array<int, 2> dims{}, coords{};
-  dmap::index_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;  // owned interior rows [r0, r1), cols [c0, c1)
-  dmap::index_t rows = 0, cols = 0, pitch = 0;
+  bench::face_halo block;
   std::vector<double> a, b;
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Datatype column = MPI_DATATYPE_NULL;
-  int up = MPI_PROC_NULL, down = MPI_PROC_NULL, left = MPI_PROC_NULL, right = MPI_PROC_NULL;
 
-  baseline(dmap::index_t size, const dmap::target_grid<2>& grid) : n(size) {
-    dims = grid.shape();
-    int periods[2] = {0, 0};
-    MPI_Cart_create(MPI_COMM_WORLD, 2, dims.data(), periods, 0, &comm);
-    int rank = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Cart_coords(comm, rank, 2, coords.data());
-    MPI_Cart_shift(comm, 0, 1, &up, &down);
-    MPI_Cart_shift(comm, 1, 1, &left, &right);
-    const auto cut = [](dmap::index_t lo, dmap::index_t hi, int p, int k) {
-      const dmap::index_t m = hi - lo;
-      return std::pair{lo + (m * k + p - 1) / p, lo + (m * (k + 1) + p - 1) / p};
-    };
-    std::tie(r0, r1) = cut(1, n - 1, dims[0], coords[0]);
-    std::tie(c0, c1) = cut(1, n - 1, dims[1], coords[1]);
-    rows = r1 - r0, cols = c1 - c0, pitch = cols + 2;
-    a.assign(static_cast<std::size_t>((rows + 2) * pitch), 0.0);
-    MPI_Type_vector(static_cast<int>(rows), 1, static_cast<int>(pitch), MPI_DOUBLE, &column);
-    MPI_Type_commit(&column);
-    for (dmap::index_t i = r0 - 1; i <= r1; ++i)
-      for (dmap::index_t j = c0 - 1; j <= c1; ++j)
+  baseline(dmap::index_t size, const dmap::target_grid<2>& grid) : n(size), block(size, grid) {
+    a.assign(static_cast<std::size_t>((block.rows + 2) * block.pitch), 0.0);
+    for (dmap::index_t i = block.r0 - 1; i <= block.r1; ++i)
+      for (dmap::index_t j = block.c0 - 1; j <= block.c1; ++j)
         if (i == 0 || j == 0 || i == n - 1 || j == n - 1) at(a, i, j) = boundary_value(i, j, n);
     b = a;
   }
-  ~baseline() {
-    MPI_Type_free(&column);
-    MPI_Comm_free(&comm);
-  }
   double& at(std::vector<double>& v, dmap::index_t i, dmap::index_t j) {
-    return v[static_cast<std::size_t>((i - r0 + 1) * pitch + (j - c0 + 1))];
-  }
-  void exchange(std::vector<double>& v) {
-    MPI_Request req[8];
-    double* p = v.data();
-    const int len = static_cast<int>(cols);
-    MPI_Irecv(p + 1, len, MPI_DOUBLE, up, 0, comm, &req[0]);
-    MPI_Irecv(p + (rows + 1) * pitch + 1, len, MPI_DOUBLE, down, 1, comm, &req[1]);
-    MPI_Irecv(p + pitch, 1, column, left, 2, comm, &req[2]);
-    MPI_Irecv(p + pitch + cols + 1, 1, column, right, 3, comm, &req[3]);
-    MPI_Isend(p + pitch + 1, len, MPI_DOUBLE, up, 1, comm, &req[4]);
-    MPI_Isend(p + rows * pitch + 1, len, MPI_DOUBLE, down, 0, comm, &req[5]);
-    MPI_Isend(p + pitch + 1, 1, column, left, 3, comm, &req[6]);
-    MPI_Isend(p + pitch + cols, 1, column, right, 2, comm, &req[7]);
-    MPI_Waitall(8, req, MPI_STATUSES_IGNORE);
+    return v[static_cast<std::size_t>((i - block.r0 + 1) * block.pitch + (j - block.c0 + 1))];
   }
   void sweep() {
-    exchange(a);
+    block.exchange(a.data());
     const double* __restrict src = a.data();
     double* __restrict dst = b.data();
-    const dmap::index_t w = pitch;
+    const dmap::index_t w = block.pitch;
     dmap::detail::locale_arena().execute([&] {
       oneapi::tbb::parallel_for(
-          oneapi::tbb::blocked_range<dmap::index_t>(1, rows + 1,
-                                                    std::max<dmap::index_t>(1, rows / dmap::num_threads())),
+          oneapi::tbb::blocked_range<dmap::index_t>(1, block.rows + 1,
+                                                    std::max<dmap::index_t>(1, block.rows / dmap::num_threads())),
           [&](const oneapi::tbb::blocked_range<dmap::index_t>& r) {
             for (dmap::index_t i = r.begin(); i < r.end(); ++i)
-              for (dmap::index_t j = 1; j <= cols; ++j)
+              for (dmap::index_t j = 1; j <= block.cols; ++j)
                 dst[i * w + j] = 0.25 * (src[(i - 1) * w + j] + src[(i + 1) * w + j] +
                                          src[i * w + j - 1] + src[i * w + j + 1]);
           },
@@ -137,8 +98,8 @@ struct baseline {
   }
   double checksum() {
     double s = 0;
-    for (dmap::index_t i = r0; i < r1; ++i)
-      for (dmap::index_t j = c0; j < c1; ++j) s += at(a, i, j) * static_cast<double>((i * 7 + j * 3) % 11);
+    for (dmap::index_t i = block.r0; i < block.r1; ++i)
+      for (dmap::index_t j = block.c0; j < block.c1; ++j) s += at(a, i, j) * static_cast<double>((i * 7 + j * 3) % 11);
     double t = 0;
     MPI_Allreduce(&s, &t, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     return t;
@@ -220,7 +181,7 @@ int main(int argc, char** argv) {
                 cells / mb / 1e6, mb / md, static_cast<unsigned long long>(per_iteration.messages_sent),
                 static_cast<unsigned long long>(per_iteration.bytes_sent),
                 static_cast<unsigned long long>(per_iteration.node_bytes), static_cast<unsigned long long>(ghost_bytes), grid.shape()[0], grid.shape()[1], row_stride,
-                static_cast<long long>(base.pitch));
+                static_cast<long long>(base.block.pitch));
   }
   if (std::abs(sum_dmap - sum_base) > 1e-9 * std::max(1.0, std::abs(sum_base))) {
     std::fprintf(stderr, "bench_stencil: results differ on locale %d: dmap %.17g baseline %.17g\n", dmap::here(),

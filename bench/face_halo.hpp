@@ -16,9 +16,10 @@ namespace bench {
 struct face_halo {
   dmap::index_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;  ///< owned interior rows [r0, r1), columns [c0, c1)
   dmap::index_t rows = 0, cols = 0, pitch = 0;   ///< the block's extents; a frame row's length
-  MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Datatype column = MPI_DATATYPE_NULL;
-  int up = MPI_PROC_NULL, down = MPI_PROC_NULL, left = MPI_PROC_NULL, right = MPI_PROC_NULL;
+  MPI_Comm comm = MPI_COMM_NULL;                 ///< the Cartesian communicator of the grid
+  MPI_Datatype column = MPI_DATATYPE_NULL;       ///< one column of the block inside its frame
+  int up = MPI_PROC_NULL, down = MPI_PROC_NULL;  ///< neighbours along the rows (MPI_PROC_NULL at an edge)
+  int left = MPI_PROC_NULL, right = MPI_PROC_NULL;  ///< and along the columns
 
   /// Collective: the block of this rank among the ranks of `grid` (R x C = all ranks).
   face_halo(dmap::index_t n, const dmap::target_grid<2>& grid) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -97,34 +98,53 @@ template <class Op, class T>
 inline constexpr bool regroupable_op =
     std::is_arithmetic_v<T> && (std::is_same_v<Op, std::plus<>> || std::is_same_v<Op, std::plus<T>>);
 
-/// One piece of this locale's run: a rect of input positions, contiguous in global row-major
-/// order, with the cursors of the input and output over it.
+/// One piece of this locale's part of a scan: a rect of input positions, contiguous in global
+/// row-major order, with the cursors of the input and output over it.
 template <class In, class Out, std::size_t N>
 struct scan_piece {
   index_t first = 0;  // global row-major position of its first element
   index_t size = 0;
+  index_t local = 0;  // where it starts in this locale's sequence (its pieces in position order)
   std::array<index_t, N> extents{};
   chunk_cursor<element_row<In>, N> in;
   chunk_cursor<element_row<Out>, N> out;
 };
 
-/// This locale's part of a scan: its pieces in position order, and whether they form one run
-/// of consecutive positions (`single`) whose output is stored here too (`aligned`).
+/// A run of a scan: the consecutive global positions [first, first + size), which this
+/// locale's sequence holds from `local` on.
+struct scan_run {
+  index_t first = 0;
+  index_t size = 0;
+  index_t local = 0;
+};
+
+/// This locale's part of a scan: its pieces in position order and the runs they form.
+/// `stretches`: every piece it owns is a set of row-major stretches (unit steps; not more
+/// than max_scan_runs of them), so the scan can be done where the elements are; `aligned`:
+/// the output of each piece is stored here too.
 template <class In, class Out, std::size_t N>
 struct scan_plan {
   std::vector<scan_piece<In, Out, N>> pieces;
-  bool single = true;
+  std::vector<scan_run> runs;
+  bool stretches = true;
   bool aligned = true;
-  index_t first = 0;
   index_t size = 0;
 };
 
-/// Local: this locale's plan for scanning `in` into `out` (operands of one shape).
+/// The most stretches a locale may cut its `elements` into and still scan them in place
+/// (each costs a record in the all-gather and a walk of its own); beyond, the scan
+/// redistributes into one run per locale.
+inline index_t max_scan_runs(index_t elements) { return std::max<index_t>(2048, elements / 8); }
+
+/// Local: this locale's plan for scanning `in` into `out` (operands of one shape). A piece
+/// whose trailing dimensions are whole is one stretch; any other piece (a 2-D Block piece
+/// that does not span the columns, say) is cut into one stretch per index of its leading
+/// dimensions.
 template <class InOp, class OutOp>
 auto make_scan_plan(const InOp& in, const OutOp& out) {
   constexpr std::size_t N = InOp::rank;
-  using plan_t = scan_plan<typename InOp::element_type, typename OutOp::element_type, N>;
-  plan_t plan;
+  using piece_t = scan_piece<typename InOp::element_type, typename OutOp::element_type, N>;
+  scan_plan<typename InOp::element_type, typename OutOp::element_type, N> plan;
   const rect<N>& whole = in.whole();
   const auto shape = whole.shape();
   std::array<index_t, N> weight{};
@@ -138,65 +158,97 @@ auto make_scan_plan(const InOp& in, const OutOp& out) {
       (in_layers && *in_layers != *out_layers))
     plan.aligned = false;
   const auto& pieces = in.pieces();
+  index_t elements = 0;
+  for (const auto& pc : pieces) elements += pc.size();
+  const index_t most = max_scan_runs(elements);
+  index_t stretches = 0;
   for (std::size_t j = 0; j < pieces.size(); ++j) {
     if (pieces[j].empty()) continue;
     const dense_rect<N> d = densify(whole, pieces[j]);
-    // The piece's positions, ascending; contiguous when every dimension after some k is
-    // whole, dimension k is a unit-step interval and every dimension before k one index.
+    // The piece's positions, ascending: stretches when every dimension has a unit step.
     rect<N> norm;
     for (std::size_t e = 0; e < N; ++e) {
       const range& r = d.dim(e);
       if (r.size() > 1 && r.stride() != 1 && r.stride() != -1) {
-        plan.single = false;
+        plan.stretches = false;
         return plan;
       }
       const index_t lo = std::min(r.first(), r.last());
       norm.set_dim(e, range(lo, lo + r.size()));
     }
+    // Dimensions after k are whole: one stretch per index of the dimensions before k.
     std::size_t k = N - 1;
     while (k > 0 && norm.dim(k).size() == shape[k]) --k;
-    for (std::size_t e = 0; e < k; ++e)
-      if (norm.dim(e).size() != 1) {
-        plan.single = false;
-        return plan;
-      }
-    scan_piece<typename InOp::element_type, typename OutOp::element_type, N> piece;
-    for (std::size_t e = 0; e < N; ++e) piece.first += norm.dim(e).first() * weight[e];
-    piece.size = norm.size();
-    piece.extents = norm.shape();
+    index_t count = 1;
+    for (std::size_t e = 0; e < k; ++e) count *= norm.dim(e).size();
+    stretches += count;
+    if (stretches > most) {
+      plan.stretches = false;
+      return plan;
+    }
     const dense_rect<N> orders(norm);
     const auto ic = in.follow(undensify(whole, orders), j);
     if (!ic) {  // a piece of the input always follows itself; be safe anyway
-      plan.single = false;
+      plan.stretches = false;
       return plan;
     }
-    piece.in = *ic;
+    decltype(out.follow(undensify(out.whole(), orders), j)) oc;
     if (plan.aligned) {
-      if (const auto oc = out.follow(undensify(out.whole(), orders), j)) piece.out = *oc;
-      else plan.aligned = false;
+      oc = out.follow(undensify(out.whole(), orders), j);
+      if (!oc) plan.aligned = false;
     }
-    plan.pieces.push_back(piece);
+    piece_t base;
+    for (std::size_t e = 0; e < N; ++e) base.first += norm.dim(e).first() * weight[e];
+    base.extents = norm.shape();
+    for (std::size_t e = 0; e < k; ++e) base.extents[e] = 1;
+    base.size = 1;
+    for (std::size_t e = 0; e < N; ++e) base.size *= base.extents[e];
+    base.in = *ic;
+    if (oc) base.out = *oc;
+    std::array<index_t, N> origin{};  // the stretch's indices in the dimensions before k
+    for (index_t s = 0; s < count; ++s) {
+      piece_t stretch = base;
+      for (std::size_t e = 0; e < k; ++e) stretch.first += origin[e] * weight[e];
+      stretch.in.base = ic->row(origin).p;
+      if (oc) stretch.out.base = oc->row(origin).p;
+      plan.pieces.push_back(stretch);
+      for (std::size_t e = k; e-- > 0;) {
+        if (++origin[e] < norm.dim(e).size()) break;
+        origin[e] = 0;
+      }
+    }
   }
   std::sort(plan.pieces.begin(), plan.pieces.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (std::size_t j = 0; j < plan.pieces.size(); ++j) {
-    if (j > 0 && plan.pieces[j].first != plan.pieces[j - 1].first + plan.pieces[j - 1].size) {
-      plan.single = false;
-      return plan;
+  for (auto& pc : plan.pieces) {
+    pc.local = plan.size;
+    if (!plan.runs.empty()) {
+      scan_run& last = plan.runs.back();
+      if (pc.first < last.first + last.size) {  // overlapping pieces: not a partition of positions
+        plan.stretches = false;
+        return plan;
+      }
+      if (pc.first == last.first + last.size) {
+        last.size += pc.size;
+        plan.size += pc.size;
+        continue;
+      }
     }
-    plan.size += plan.pieces[j].size;
+    plan.runs.push_back({pc.first, pc.size, plan.size});
+    plan.size += pc.size;
   }
-  if (!plan.pieces.empty()) plan.first = plan.pieces.front().first;
   return plan;
 }
 
 /// Calls `f(in_row, out_row, length)` for every row segment of the positions [begin, end) of
-/// the plan's run (0-based within the run), in order.
+/// this locale's sequence (0-based, the plan's pieces one after the other), in order.
 template <class Plan, class F>
 void walk_run(const Plan& plan, index_t begin, index_t end, F&& f) {
-  index_t start = 0;
-  for (const auto& pc : plan.pieces) {
-    const index_t pc_begin = start, pc_end = start + pc.size;
-    start = pc_end;
+  auto it = std::upper_bound(plan.pieces.begin(), plan.pieces.end(), begin,
+                             [](index_t v, const auto& pc) { return v < pc.local; });
+  if (it != plan.pieces.begin()) --it;
+  for (; it != plan.pieces.end(); ++it) {
+    const auto& pc = *it;
+    const index_t pc_begin = pc.local, pc_end = pc.local + pc.size;
     if (pc_end <= begin) continue;
     if (pc_begin >= end) break;
     constexpr std::size_t N = std::tuple_size_v<decltype(pc.extents)>;
@@ -224,7 +276,31 @@ void walk_run(const Plan& plan, index_t begin, index_t end, F&& f) {
   }
 }
 
-/// One locale's run as the other locales see it: where it starts, its total, its copy layer.
+/// Every locale's `values`, locale after locale, when every locale knows how many each
+/// sends: `counts[q]` is locale q's number (the same vector everywhere; `values.size()` is
+/// `counts[here()]`). One MPI_Allgatherv; unsupported_error (on every locale alike) above
+/// 2^31 - 1 bytes in all.
+template <class T>
+std::vector<T> all_gather_counted(std::span<const T> values, const std::vector<std::size_t>& counts) {
+  count_collective();
+  std::vector<int> bytes(counts.size()), starts(counts.size());
+  std::size_t total = 0;
+  for (std::size_t q = 0; q < counts.size(); ++q) {
+    if (counts[q] * sizeof(T) > static_cast<std::size_t>(INT32_MAX) - total * sizeof(T))
+      throw unsupported_error("dmap scans: the runs' records exceed 2^31-1 bytes in all");
+    starts[q] = static_cast<int>(total * sizeof(T));
+    bytes[q] = static_cast<int>(counts[q] * sizeof(T));
+    total += counts[q];
+  }
+  std::vector<T> result(total);
+  check_mpi(MPI_Allgatherv(values.data(), static_cast<int>(values.size_bytes()), MPI_BYTE, result.data(),
+                           bytes.data(), starts.data(), MPI_BYTE, env().comm()),
+            "MPI_Allgatherv");
+  return result;
+}
+
+/// One run as the other locales see it: where it starts, its total, its copy layer (a
+/// locale without runs sends one record with `has` 0).
 template <class T>
 struct scan_record {
   T total{};
@@ -235,153 +311,207 @@ struct scan_record {
   std::int32_t unused = 0;
 };
 
-/// Collective: the scan of a plan whose runs are single and aligned on every locale (pass 1:
-/// chunk totals; one allgather of the locales' totals; pass 2: each chunk rescanned from its
-/// offset). Returns the total (with init for an exclusive scan).
+/// One stretch of a chunk's work: the positions [begin, end) of this locale's sequence, all
+/// in the run `run`.
+struct scan_segment {
+  index_t begin;
+  index_t end;
+  std::size_t run;
+};
+
+/// The fold of the (transformed) elements at positions [begin, end) of the plan's sequence,
+/// left to right (regrouped only for sums); the range is not empty.
+template <class T, class Plan, class Op, class Value>
+T fold_stretch(const Plan& plan, index_t begin, index_t end, Op& op, const Value& value) {
+  T acc{};
+  bool has = false;
+  walk_run(plan, begin, end, [&](const auto& ir, const auto&, index_t length) {
+    index_t k = 0;
+    if constexpr (regroupable_op<Op, T>) {
+      if (ir.contiguous() && length >= 8) {
+        T a0 = value(ir.p[0]), a1 = value(ir.p[1]), a2 = value(ir.p[2]), a3 = value(ir.p[3]);
+        for (k = 4; k + 4 <= length; k += 4) {
+          a0 = op(a0, value(ir.p[k]));
+          a1 = op(a1, value(ir.p[k + 1]));
+          a2 = op(a2, value(ir.p[k + 2]));
+          a3 = op(a3, value(ir.p[k + 3]));
+        }
+        const T part = op(op(a0, a1), op(a2, a3));
+        acc = has ? static_cast<T>(op(acc, part)) : part;
+        has = true;
+      }
+    }
+    if (!has && k < length) {
+      acc = value(ir.at(k));
+      has = true;
+      ++k;
+    }
+    T a = acc;
+    for (; k < length; ++k) a = op(a, value(ir.at(k)));
+    acc = a;
+  });
+  return acc;
+}
+
+/// Writes the scan of positions [begin, end) of the plan's sequence from `offset` (from the
+/// first element when `has` is false: nothing comes before it).
+template <bool Exclusive, class T, class Plan, class Op, class Value>
+void rescan_stretch(const Plan& plan, index_t begin, index_t end, const T& offset, bool has, Op& op,
+                    const Value& value) {
+  T acc = offset;
+  walk_run(plan, begin, end, [&](const auto& ir, const auto& orow, index_t length) {
+    // The running value in a local: `acc` is captured by reference, and the compiler would
+    // reload it after every store through an output pointer.
+    T a = acc;
+    index_t k = 0;
+    if constexpr (Exclusive) {
+      if (ir.contiguous() && orow.contiguous()) {
+        auto* in_p = ir.p;
+        auto* out_p = orow.p;
+        for (; k < length; ++k) {
+          const T v = value(in_p[k]);
+          out_p[k] = a;
+          a = op(a, v);
+        }
+      } else {
+        for (; k < length; ++k) {
+          const T v = value(ir.at(k));
+          orow.at(k) = a;
+          a = op(a, v);
+        }
+      }
+    } else {
+      if (!has && length > 0) {
+        a = value(ir.at(0));
+        orow.at(0) = a;
+        has = true;
+        k = 1;
+      }
+      if (ir.contiguous() && orow.contiguous()) {
+        auto* in_p = ir.p;
+        auto* out_p = orow.p;
+        for (; k < length; ++k) {
+          a = op(a, value(in_p[k]));
+          out_p[k] = a;
+        }
+      } else {
+        for (; k < length; ++k) {
+          a = op(a, value(ir.at(k)));
+          orow.at(k) = a;
+        }
+      }
+    }
+    acc = a;
+  });
+}
+
+/// Collective: the scan of a plan whose pieces are stretches with their output here, on
+/// every locale. Pass 1: the total of each segment (a chunk's part of a run) on the
+/// locale's threads; one all-gather of every run's total (`record_counts[q]`: locale q's
+/// number of records, max(1, its runs)); pass 2: each segment rescanned from its offset, the
+/// fold of every run before it in position order and of the segments before it in its run.
+/// Returns the total (with init for an exclusive scan).
 template <bool Exclusive, class T, class Plan, class Op, class Tr>
-T scan_runs(const Plan& plan, const T& init, Op& op, Tr& tr, int layer) {
+T scan_runs(const Plan& plan, const std::vector<std::size_t>& record_counts, const T& init, Op& op, Tr& tr,
+            int layer) {
   const auto value = [&](auto& x) { return static_cast<T>(tr(x)); };
   const index_t n = plan.size;
+  const auto& runs = plan.runs;
   const index_t parts = n == 0 ? 0 : std::max<index_t>(1, std::min<index_t>(num_threads(), n / min_chunk_indices));
   // floor(n c / parts) without overflow
   const auto bound = [&](index_t c) { return n / parts * c + n % parts * c / parts; };
-  std::vector<T> totals(static_cast<std::size_t>(parts));
+  std::vector<scan_record<T>> mine(std::max<std::size_t>(1, runs.size()));
+  std::vector<scan_segment> segments;
+  std::vector<std::size_t> segments_of(static_cast<std::size_t>(parts) + 1);  // chunk c: [of[c], of[c + 1])
+  std::vector<T> totals;
   std::exception_ptr failure;
-  // Pass 1: the total of each chunk, folded left to right (regrouped only for sums).
   try {
+    // The segments: the chunks cut at run boundaries.
+    std::size_t r = 0;
+    for (index_t c = 0; c < parts; ++c) {
+      segments_of[static_cast<std::size_t>(c)] = segments.size();
+      for (index_t lo = bound(c), hi = bound(c + 1); lo < hi;) {
+        while (runs[r].local + runs[r].size <= lo) ++r;
+        const index_t stop = std::min(hi, runs[r].local + runs[r].size);
+        segments.push_back({lo, stop, r});
+        lo = stop;
+      }
+    }
+    segments_of[static_cast<std::size_t>(parts)] = segments.size();
+    totals.resize(segments.size());
+    // Pass 1: the total of each segment.
     run_tasks(static_cast<std::size_t>(parts), [&](std::size_t c) {
-      T acc{};
-      bool has = false;
-      walk_run(plan, bound(static_cast<index_t>(c)), bound(static_cast<index_t>(c) + 1),
-               [&](const auto& ir, const auto&, index_t length) {
-                 index_t k = 0;
-                 if constexpr (regroupable_op<Op, T>) {
-                   if (ir.contiguous() && length >= 8) {
-                     T a0 = value(ir.p[0]), a1 = value(ir.p[1]), a2 = value(ir.p[2]), a3 = value(ir.p[3]);
-                     for (k = 4; k + 4 <= length; k += 4) {
-                       a0 = op(a0, value(ir.p[k]));
-                       a1 = op(a1, value(ir.p[k + 1]));
-                       a2 = op(a2, value(ir.p[k + 2]));
-                       a3 = op(a3, value(ir.p[k + 3]));
-                     }
-                     const T part = op(op(a0, a1), op(a2, a3));
-                     acc = has ? static_cast<T>(op(acc, part)) : part;
-                     has = true;
-                   }
-                 }
-                 if (!has && k < length) {
-                   acc = value(ir.at(k));
-                   has = true;
-                   ++k;
-                 }
-                 T a = acc;
-                 for (; k < length; ++k) a = op(a, value(ir.at(k)));
-                 acc = a;
-               });
-      totals[c] = acc;
+      for (std::size_t s = segments_of[c]; s < segments_of[c + 1]; ++s)
+        totals[s] = fold_stretch<T>(plan, segments[s].begin, segments[s].end, op, value);
     });
+    // Each run's total: its segments' in order.
+    for (std::size_t s = 0; s < segments.size(); ++s) {
+      scan_record<T>& rec = mine[segments[s].run];
+      rec.total = rec.has ? static_cast<T>(op(rec.total, totals[s])) : totals[s];
+      rec.has = 1;
+    }
   } catch (...) {
     failure = std::current_exception();
   }
-  // Across locales: every locale's run record, in one allgather (the failure flag travels
-  // with it, so a clean scan needs no agreement here).
-  scan_record<T> mine;
-  mine.first = plan.first;
-  mine.has = n > 0 ? 1 : 0;
-  mine.layer = layer;
-  mine.failed = failure ? 1 : 0;
-  if (!failure) {
-    try {
-      for (index_t c = 0; c < parts; ++c)
-        mine.total = c == 0 ? totals[0] : static_cast<T>(op(mine.total, totals[static_cast<std::size_t>(c)]));
-    } catch (...) {
-      failure = std::current_exception();
-      mine.failed = 1;
-    }
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    if (k < runs.size()) mine[k].first = runs[k].first;
+    mine[k].layer = layer;
+    mine[k].failed = failure ? 1 : 0;
   }
-  const auto records = num_locales() == 1 ? std::vector<scan_record<T>>{mine} : all_gather(mine);
-  if (std::any_of(records.begin(), records.end(), [](const auto& r) { return r.failed != 0; })) {
+  // Across locales: every run's record (the failure flag travels with them, so a clean scan
+  // needs no agreement here).
+  std::vector<scan_record<T>> records;
+  if (num_locales() == 1) records = mine;
+  else if (std::all_of(record_counts.begin(), record_counts.end(), [](std::size_t c) { return c == 1; }))
+    records = all_gather_fixed(std::span<const scan_record<T>>(mine));
+  else records = all_gather_counted(std::span<const scan_record<T>>(mine), record_counts);
+  if (std::any_of(records.begin(), records.end(), [](const auto& rec) { return rec.failed != 0; })) {
     agree(failure);  // every locale saw the flag: all of them agree, and throw
     return init;     // not reached
   }
-  // The runs of this copy layer in position order: the offset of this locale's run is the
-  // fold of the runs before it (after init for an exclusive scan), the total the fold of all.
   T total = init;
   try {
+    // The runs of this copy layer in position order: a run's offset is the fold of the runs
+    // before it (after init for an exclusive scan), the total the fold of all.
     std::vector<const scan_record<T>*> order;
-    for (const auto& r : records)
-      if (r.has && r.layer == layer) order.push_back(&r);
+    for (const auto& rec : records)
+      if (rec.has && rec.layer == layer) order.push_back(&rec);
     std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
-    T base = init;
-    bool has_base = Exclusive, has_total = Exclusive;
-    for (const auto* r : order) {
-      if (r->first < plan.first && n > 0) {
-        base = has_base ? static_cast<T>(op(base, r->total)) : r->total;
-        has_base = true;
+    std::vector<T> run_offset(runs.size());
+    std::vector<char> run_has_offset(runs.size());
+    bool has_total = Exclusive;
+    std::size_t r = 0;  // this locale's runs, met in position order
+    for (const auto* rec : order) {
+      if (r < runs.size() && rec->first == runs[r].first) {
+        run_offset[r] = total;
+        run_has_offset[r] = has_total;
+        ++r;
       }
-      total = has_total ? static_cast<T>(op(total, r->total)) : r->total;
+      total = has_total ? static_cast<T>(op(total, rec->total)) : rec->total;
       has_total = true;
     }
+    if (r != runs.size())
+      throw runtime_error("dmap scans: a run of this locale is missing from the gathered records");
     if (!has_total) total = T{};
-    // Each chunk's offset: the fold of base and the chunk totals before it.
-    std::vector<T> offsets(static_cast<std::size_t>(parts));
-    std::vector<char> has_offset(static_cast<std::size_t>(parts));
-    for (index_t c = 0; c < parts; ++c) {
-      offsets[static_cast<std::size_t>(c)] = base;
-      has_offset[static_cast<std::size_t>(c)] = has_base;
-      base = has_base ? static_cast<T>(op(base, totals[static_cast<std::size_t>(c)])) : totals[static_cast<std::size_t>(c)];
-      has_base = true;
+    // Each segment's offset: its run's, then the segments before it in the run.
+    std::vector<T> offsets(segments.size());
+    std::vector<char> has_offset(segments.size());
+    for (std::size_t s = 0; s < segments.size(); ++s) {
+      const std::size_t run = segments[s].run;
+      if (s == 0 || segments[s - 1].run != run) {
+        offsets[s] = run_offset[run];
+        has_offset[s] = run_has_offset[run];
+      } else {
+        offsets[s] = has_offset[s - 1] ? static_cast<T>(op(offsets[s - 1], totals[s - 1])) : totals[s - 1];
+        has_offset[s] = 1;
+      }
     }
-    // Pass 2: each chunk rescanned from its offset. An element is read before its output is
-    // written, so the output may be the input.
+    // Pass 2: each segment rescanned from its offset. An element is read before its output
+    // is written, so the output may be the input.
     run_tasks(static_cast<std::size_t>(parts), [&](std::size_t c) {
-      T acc = offsets[c];
-      bool has = has_offset[c] != 0;
-      walk_run(plan, bound(static_cast<index_t>(c)), bound(static_cast<index_t>(c) + 1),
-               [&](const auto& ir, const auto& orow, index_t length) {
-                 // The running value in a local: `acc` is captured by reference, and the
-                 // compiler would reload it after every store through an output pointer.
-                 T a = acc;
-                 index_t k = 0;
-                 if constexpr (Exclusive) {
-                   if (ir.contiguous() && orow.contiguous()) {
-                     auto* in_p = ir.p;
-                     auto* out_p = orow.p;
-                     for (; k < length; ++k) {
-                       const T v = value(in_p[k]);
-                       out_p[k] = a;
-                       a = op(a, v);
-                     }
-                   } else {
-                     for (; k < length; ++k) {
-                       const T v = value(ir.at(k));
-                       orow.at(k) = a;
-                       a = op(a, v);
-                     }
-                   }
-                 } else {
-                   if (!has && length > 0) {
-                     a = value(ir.at(0));
-                     orow.at(0) = a;
-                     has = true;
-                     k = 1;
-                   }
-                   if (ir.contiguous() && orow.contiguous()) {
-                     auto* in_p = ir.p;
-                     auto* out_p = orow.p;
-                     for (; k < length; ++k) {
-                       a = op(a, value(in_p[k]));
-                       out_p[k] = a;
-                     }
-                   } else {
-                     for (; k < length; ++k) {
-                       a = op(a, value(ir.at(k)));
-                       orow.at(k) = a;
-                     }
-                   }
-                 }
-                 acc = a;
-               });
+      for (std::size_t s = segments_of[c]; s < segments_of[c + 1]; ++s)
+        rescan_stretch<Exclusive>(plan, segments[s].begin, segments[s].end, offsets[s], has_offset[s] != 0, op,
+                                  value);
     });
   } catch (...) {
     failure = std::current_exception();
@@ -429,6 +559,9 @@ array<T, N>& scan_staging(domain_state<N>& state, const std::array<index_t, N>& 
   return *cache.staged;
 }
 
+/// The record counts of a scan whose locales hold at most one run each.
+inline std::vector<std::size_t> one_record_each() { return std::vector<std::size_t>(static_cast<std::size_t>(num_locales()), 1); }
+
 /// Collective: the whole scan of `in` into `out` (see inclusive_scan / exclusive_scan).
 template <bool Exclusive, class T, class In, class Out, class Op, class Tr>
 T scan(const char* who, In& in, Out& out, const T& init, Op& op, Tr& tr) {
@@ -439,13 +572,19 @@ T scan(const char* who, In& in, Out& out, const T& init, Op& op, Tr& tr) {
   constexpr std::size_t N = array_traits<in_t>::rank;
   const operand<In> in_op{in};
   const operand<Out> out_op{out};
-  // Which path: every locale's input one run of positions, stored with its output here?
-  // The operand checks fail in the same reduction, so a locale whose operand was moved
-  // from (or differs in shape) fails with the others instead of leaving them waiting.
-  constexpr std::uint64_t not_single = 1, not_aligned = 2, failed = 4;
+  // Which path: every locale's input a set of row-major stretches, stored with its output
+  // here? One all-gather of each locale's verdict and counts. The operand checks fail in the
+  // same call, so a locale whose operand was moved from (or differs in shape) fails with the
+  // others instead of leaving them waiting.
+  constexpr std::uint64_t not_stretches = 1, not_aligned = 2, failed = 4;
+  struct verdict {
+    std::uint64_t flags = 0;
+    index_t runs = 0;
+    index_t elements = 0;
+  };
   std::exception_ptr failure;
   std::optional<decltype(make_scan_plan(in_op, out_op))> plan;
-  std::uint64_t mine = 0;
+  verdict mine;
   try {
     check_scan_operand(in, who, "in");
     check_scan_operand(out, who, "out");
@@ -453,43 +592,64 @@ T scan(const char* who, In& in, Out& out, const T& init, Op& op, Tr& tr) {
       throw shape_error(std::string(who) + ": out (" + out_op.describe() + ") has another shape than in (" +
                         in_op.describe() + "); a scan writes one element per input element");
     plan.emplace(make_scan_plan(in_op, out_op));
-    if (!plan->single) mine |= not_single;
-    if (!plan->aligned) mine |= not_aligned;
+    if (!plan->stretches) mine.flags |= not_stretches;
+    if (!plan->aligned) mine.flags |= not_aligned;
+    mine.runs = static_cast<index_t>(plan->runs.size());
+    mine.elements = plan->size;
   } catch (...) {
     failure = std::current_exception();
-    mine = failed;
+    mine.flags = failed;
   }
-  const std::uint64_t all = num_locales() == 1 ? mine : all_reduce_bit_or(mine);
+  const auto verdicts = num_locales() == 1 ? std::vector<verdict>{mine} : all_gather(mine);
+  std::uint64_t all = 0;
+  index_t runs = 0, elements = 0;
+  std::vector<std::size_t> record_counts;
+  for (const auto& v : verdicts) {
+    all |= v.flags;
+    runs += v.runs;
+    elements += v.elements;
+    record_counts.push_back(static_cast<std::size_t>(std::max<index_t>(1, v.runs)));
+  }
   if (all & failed) agree(failure);
-  if (all == 0) return scan_runs<Exclusive>(*plan, init, op, tr, scan_layer(in_op));
-  if (!(all & not_single)) {
+  // Scanning the elements where they are costs one record per run in the all-gather; moving
+  // them costs two redistributions. The records stay within half a locale's share of the
+  // elements' bytes (64 KiB at least).
+  const index_t record_budget =
+      std::max<index_t>(index_t{64} << 10, elements / num_locales() * static_cast<index_t>(sizeof(U)) / 2);
+  const bool in_place = !(all & not_stretches) && runs <= record_budget / static_cast<index_t>(sizeof(scan_record<T>));
+  if (in_place && !(all & not_aligned)) return scan_runs<Exclusive>(*plan, record_counts, init, op, tr, scan_layer(in_op));
+  if (in_place) {
     if constexpr (array_traits<in_t>::is_array) {
-      // Runs, but the output is elsewhere: scan into an array over the input's domain, then
-      // assign (one redistribution).
+      // Stretches, but the output is elsewhere: scan into an array over the input's domain,
+      // then assign (one redistribution). Its plan has the same runs as the input's.
       array<V, N> result(in.domain());
       const operand<array<V, N>> result_op{result};
-      const T total = scan_runs<Exclusive>(make_scan_plan(in_op, result_op), init, op, tr, scan_layer(in_op));
+      const T total = scan_runs<Exclusive>(make_scan_plan(in_op, result_op), record_counts, init, op, tr,
+                                           scan_layer(in_op));
       out = result;
       barrier();  // every locale's output written before any locale reads it
       return total;
     }
   }
-  // Many runs per locale (Cyclic, BlockCyclic, 2-D grids, directory maps...): redistribute
-  // into equal runs of positions in locale order, scan there, redistribute into the output.
+  // Strided pieces or too many stretches (Cyclic, BlockCyclic with small blocks, directory
+  // maps...): redistribute into equal runs of positions in locale order, scan there,
+  // redistribute into the output.
   // The temporaries are kept on in's domain (its array's, for a view) while the shape stays:
   // a repeated scan reuses their storage and the cached assignment plans.
   array<U, N>& staged = scan_staging<U>(in_op.follower_state(), in_op.whole().shape());
   staged = in;
   const operand<array<U, N>> staged_op{staged};
   if constexpr (std::is_same_v<U, V>) {
-    const T total = scan_runs<Exclusive>(make_scan_plan(staged_op, staged_op), init, op, tr, scan_layer(staged_op));
+    const T total = scan_runs<Exclusive>(make_scan_plan(staged_op, staged_op), one_record_each(), init, op, tr,
+                                         scan_layer(staged_op));
     out = staged;
     barrier();  // every locale's output written before any locale reads it
     return total;
   } else {
     array<V, N>& result = scan_staging<V>(in_op.follower_state(), in_op.whole().shape());
     const operand<array<V, N>> result_op{result};
-    const T total = scan_runs<Exclusive>(make_scan_plan(staged_op, result_op), init, op, tr, scan_layer(staged_op));
+    const T total = scan_runs<Exclusive>(make_scan_plan(staged_op, result_op), one_record_each(), init, op, tr,
+                                         scan_layer(staged_op));
     out = result;
     barrier();  // every locale's output written before any locale reads it
     return total;

@@ -333,3 +333,49 @@ TEST_CASE("scans of several chunks per locale combine the chunks in order", "[sc
 }
 
 }  // namespace test_scan
+
+namespace test_scan {
+
+TEST_CASE("scans of pieces that cut rows scan the stretches where they are", "[scan]") {
+  // Columns cut across the locales: every locale holds a stretch of each row. The scan combines
+  // the stretches in row-major order without moving an element (one all-gather of the stretches'
+  // totals), over several chunks per locale with two threads.
+  const int p = dmap::num_locales();
+  const rect<2> r{range(0, 97), range(-3, 173 * p - 3)};
+  dmap::domain<2> D(dmap::block<2>{dmap::target_grid<2>{{1, p}}}, r);
+  dmap::array<mat, 2> A(D), B(D);
+  const auto& whole = D.indices();
+  dmap::forall(dmap::zip(D, A), [&](const idx<2>& i, mat& x) { x = mat_of(value_of(whole.order_of(i))); });
+  const auto data = A.gather();
+  std::vector<mat> inc(data.size());
+  std::inclusive_scan(data.begin(), data.end(), inc.begin(), mat_product{});
+  const mat all = std::accumulate(data.begin(), data.end(), mat{}, mat_product{});
+  (void)dmap::inclusive_scan(A, B, mat_product{});
+  const auto before = dmap::counters();
+  const mat t = dmap::inclusive_scan(A, B, mat_product{});
+  const auto spent = dmap::counters() - before;
+  CHECK_NO_FAILURE(compare(B, inc, t, all));
+  DMAP_CHECK_ALL(spent.messages_sent == 0 && spent.bytes_sent == 0);
+  DMAP_CHECK_ALL(spent.collectives == (p == 1 ? 0u : 3u));
+  // Exclusive, in place.
+  std::vector<mat> exc(data.size());
+  const mat seed{2, 1, 1, 1};
+  std::exclusive_scan(data.begin(), data.end(), exc.begin(), seed, mat_product{});
+  CHECK_NO_FAILURE(compare(A, exc, dmap::exclusive_scan(A, A, seed, mat_product{}), mat_product{}(seed, all)));
+  // 3-D, the middle dimension cut: one stretch per index of the first.
+  const rect<3> r3{range(0, 5), range(0, 7 * p + 2), range(0, 11)};
+  dmap::domain<3> E(dmap::block<3>{dmap::target_grid<3>{{1, p, 1}}}, r3);
+  dmap::array<i64, 3> X(E), Y(E);
+  fill(X);
+  const auto xs = X.gather();
+  std::vector<i64> xinc(xs.size());
+  std::inclusive_scan(xs.begin(), xs.end(), xinc.begin());
+  const auto before3 = dmap::counters();
+  const i64 t3 = dmap::inclusive_scan(X, Y);
+  const auto spent3 = dmap::counters() - before3;
+  CHECK_NO_FAILURE(compare(Y, xinc, t3, std::accumulate(xs.begin(), xs.end(), i64{0})));
+  DMAP_CHECK_ALL(spent3.messages_sent == 0);
+  CHECK_NO_FAILURE(check_sums(X, Y));
+}
+
+}  // namespace test_scan

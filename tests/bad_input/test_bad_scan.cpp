@@ -142,4 +142,45 @@ TEST_CASE("bad input: a scan's op or transform throwing at each call on one loca
   }
 }
 
+
+TEST_CASE("bad input: a scan of row stretches whose op throws at each call on one locale fails everywhere",
+          "[bad_input][scan]") {
+  // Columns cut across the locales: every locale scans one stretch per row where it is (one
+  // record per stretch in the all-gather), so the failure must travel with the records.
+  const int p = dmap::num_locales();
+  const rect<2> r{range(0, 3), range(0, 2 * p + 1)};
+  dmap::domain<2> D(dmap::block<2>{dmap::target_grid<2>{{1, p}}}, r);
+  dmap::array<i64, 2> A(D), B(D);
+  const auto& whole = D.indices();
+  dmap::forall(dmap::zip(D, A), [&](const idx<2>& i, i64& x) { x = whole.order_of(i); });
+  const i64 n = r.size();
+  for (const int origin : p == 1 ? std::vector<int>{0} : std::vector<int>{0, p - 1}) {
+    const std::string sweep = std::string("scan: op throws at each call on locale ") + (origin == 0 ? "0" : "P-1") +
+                              " (2-D Block, columns cut)";
+    INFO(sweep);
+    CHECK(dmap::bad_input::census().insert(sweep).second);
+    calls = 0;
+    long fail_at = -1;
+    const auto op = [&](i64 a, i64 b) {
+      if (dmap::here() == origin && ++calls == fail_at) throw user_failure("op failed");
+      return a + b;
+    };
+    (void)dmap::inclusive_scan(A, B, op);
+    const long total_calls = dmap::all_reduce_max(origin == dmap::here() ? calls.load() : 0L);
+    for (fail_at = 1; fail_at <= total_calls; ++fail_at) {
+      INFO("throws at call " << fail_at << " of " << total_calls);
+      calls = 0;
+      CHECK_NO_FAILURE(fails_from<user_failure>(origin, [&] { (void)dmap::inclusive_scan(A, B, op); }));
+    }
+    fail_at = -1;
+    const i64 t = dmap::inclusive_scan(A, B);
+    std::atomic<bool> ok{t == n * (n - 1) / 2};
+    dmap::forall(dmap::zip(D, B), [&](const idx<2>& i, const i64& b) {
+      if (b != whole.order_of(i) * (whole.order_of(i) + 1) / 2) ok = false;
+    });
+    DMAP_CHECK_ALL(ok.load());
+    CHECK_NO_FAILURE(dmap::bad_input::library_still_works());
+  }
+}
+
 }  // namespace test_bad_scan

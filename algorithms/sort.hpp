@@ -90,7 +90,9 @@ void stable_sort(const array_view<T, 1, M>& v, Comp comp = {}) {
 }
 
 /// Collective: sorts `a` like dmap::sort, stably: elements that compare equal keep their
-/// row-major order. Locales sort with std::stable_sort per thread and merge; splitters and
+/// row-major order. Locales sort with std::stable_sort per thread and merge (numbers under
+/// std::less or std::greater with std::sort, the signed zeros then put back in their order:
+/// no other equal numbers can be told apart, so the result is the same); splitters and
 /// buckets compare (element, position), and each locale merges its received runs in locale
 /// order, so no position travels with the elements.
 template <transferable T, class Comp = std::less<>>

@@ -1,6 +1,7 @@
 // The machinery behind sort.hpp (not part of the API): nan_last, trusted_order, is_trusted,
-// effective_order, sort_grain, checked_merge, checked_sort, merge_runs, is_nan_last,
-// local_sort, sort_sample, samples_per_locale, sorted_buckets, sample_sort, run_info,
+// effective_order, sort_grain, checked_merge, checked_sort, merge_runs, key_order, is_nan_last,
+// plain_order, is_number_element, local_sort, sort_sample, samples_per_locale, sorted_buckets,
+// sample_sort, run_info,
 // local_run, cut_of, position_ordered, in_position_order, place_buckets, check_sortable,
 // sort_array, key_value, sort_by_key, run_summary, summarise, summaries, combine, copy_of_view.
 #pragma once
@@ -186,10 +187,47 @@ void merge_runs(std::vector<E>& v, std::vector<std::size_t> bounds, Less& less) 
   }
 }
 
+/// Orders key-value pairs (anything with a member `key`) by their keys under `order`.
+template <class Order>
+struct key_order {
+  Order order;  ///< the order of the keys
+  /// order(a.key, b.key).
+  template <class KV>
+  constexpr bool operator()(const KV& a, const KV& b) const {
+    return order(a.key, b.key);
+  }
+};
+template <class Order>
+struct is_trusted<key_order<Order>> : is_trusted<Order> {};
+
+/// True for nan_last, and for a key order built on it: NaNs (keys) are set apart before a
+/// local sort, and the numbers sorted under plain_order.
 template <class Less>
 struct is_nan_last : std::false_type {};
 template <class T, bool Descending>
 struct is_nan_last<nan_last<T, Descending>> : std::true_type {};
+template <class Order>
+struct is_nan_last<key_order<Order>> : is_nan_last<Order> {};
+
+/// The order a nan_last order is on numbers: std::less or std::greater, trusted.
+template <class T, bool Descending>
+auto plain_order(const nan_last<T, Descending>&) {
+  if constexpr (Descending) return trusted_order<std::greater<T>>{};
+  else return trusted_order<std::less<T>>{};
+}
+/// The key order on the pairs whose keys are numbers.
+template <class Order>
+auto plain_order(const key_order<Order>& k) {
+  using plain = decltype(plain_order(k.order));
+  return key_order<plain>{plain_order(k.order)};
+}
+
+/// True when `x` (an arithmetic element, or a pair's key) is not a NaN.
+template <class E>
+bool is_number_element(const E& x) {
+  if constexpr (std::is_arithmetic_v<E>) return x == x;
+  else return x.key == x.key;
+}
 
 /// Sorts `v` on this locale's threads. A trusted order (is_trusted): one std::sort (stable:
 /// std::stable_sort) per thread's chunk and a stable merge of the chunks; under
@@ -200,20 +238,28 @@ struct is_nan_last<nan_last<T, Descending>> : std::true_type {};
 template <class E, class Less>
 void local_sort(std::vector<E>& v, Less& less, bool stable) {
   if constexpr (is_nan_last<Less>::value) {
-    const auto number = [](const E& x) { return x == x; };
+    const auto number = [](const E& x) { return is_number_element(x); };
     const auto end = stable ? std::stable_partition(v.begin(), v.end(), number)
                             : std::partition(v.begin(), v.end(), number);
     std::vector<E> tail(end, v.end());
     v.erase(end, v.end());
-    if constexpr (Less{}(E{1}, E{0})) {
-      trusted_order<std::greater<E>> plain{};
-      local_sort(v, plain, stable);
-    } else {
-      trusted_order<std::less<E>> plain{};
-      local_sort(v, plain, stable);
-    }
+    auto plain = plain_order(less);
+    local_sort(v, plain, stable);
     v.insert(v.end(), tail.begin(), tail.end());
     return;
+  }
+  if constexpr (is_trusted<Less>::value && std::is_arithmetic_v<E>) {
+    if (stable) {
+      // Numbers that compare equal are identical, but for the signs of zeros: the unstable
+      // sort gives the stable result once the zeros are written back in their first order.
+      std::vector<E> zeros;
+      if constexpr (std::is_floating_point_v<E>)
+        for (const E& x : v)
+          if (x == E{0}) zeros.push_back(x);
+      local_sort(v, less, false);
+      if (!zeros.empty()) std::copy(zeros.begin(), zeros.end(), std::lower_bound(v.begin(), v.end(), E{0}, less));
+      return;
+    }
   }
   const std::size_t threads = static_cast<std::size_t>(num_threads());
   if constexpr (is_trusted<Less>::value) {
@@ -557,12 +603,8 @@ void sort_by_key(array<K, 1>& keys, array<V, 1>& values, const Comp& comp, bool 
   auto vs = in_position_order(values, &ks.starts);
   using kv = key_value<K, V>;
   const auto order = effective_order<K>(comp);
-  const auto key_order = [order](const kv& a, const kv& b) { return order(a.key, b.key); };
-  // A trusted order of the keys is one of the pairs too.
-  const auto by_key = [&] {
-    if constexpr (is_trusted<std::remove_const_t<decltype(order)>>::value) return trusted_order<decltype(key_order)>{key_order};
-    else return key_order;
-  }();
+  // A key order on a trusted order of the keys is trusted too; NaN keys are set apart first.
+  const key_order<std::remove_const_t<decltype(order)>> by_key{order};
   auto sorted = sample_sort<kv>(
       [&] {
         std::vector<kv> v(static_cast<std::size_t>(ks.count()));

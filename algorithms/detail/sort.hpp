@@ -1,9 +1,9 @@
 // The machinery behind sort.hpp (not part of the API): nan_last, trusted_order, is_trusted,
 // effective_order, sort_grain, checked_merge, checked_sort, merge_runs, key_order, is_nan_last,
 // plain_order, is_number_element, local_sort, sort_sample, samples_per_locale, sorted_buckets,
-// sample_sort, run_info,
-// local_run, cut_of, position_ordered, in_position_order, place_buckets, check_sortable,
-// sort_array, key_value, sort_by_key, run_summary, summarise, summaries, combine, copy_of_view.
+// sample_sort, run_info, local_run, cut_of, position_ordered, in_position_order, place_buckets,
+// key_value, place_pairs, check_sortable, sort_array, sort_by_key, run_summary, summarise,
+// summaries, combine, copy_of_view.
 #pragma once
 
 #include <algorithm>
@@ -560,6 +560,61 @@ void place_buckets(array<T, 1>& a, position_ordered<T>& to, const std::vector<T>
   if (to.copy) a = *to.copy;
 }
 
+/// A key and its value, sorted together.
+template <class K, class V>
+struct key_value {
+  K key;
+  V value;
+};
+
+/// Collective: place_buckets for the sorted key-value pairs of sort_by_key, into the keys'
+/// and the values' position-ordered storage (`kto` and `vto`, of one cut): the pairs bound for
+/// another locale travel as pairs in one exchange, and each side writes keys and values
+/// straight from the pairs; then the arrays are assigned from their copies, if any.
+template <class K, class V>
+void place_pairs(array<K, 1>& keys, position_ordered<K>& kto, array<V, 1>& values, position_ordered<V>& vto,
+                 const std::vector<key_value<K, V>>& bucket, const std::vector<index_t>& sizes) {
+  using kv = key_value<K, V>;
+  const int p = num_locales();
+  const auto me = static_cast<std::size_t>(here());
+  std::vector<index_t> bucket_starts{0};
+  for (index_t s : sizes) bucket_starts.push_back(bucket_starts.back() + s);
+  const index_t mine = bucket_starts[me];
+  const auto& cut = kto.starts;
+  detail::byte_buffers outgoing = agreed([&] {
+    detail::byte_buffers bytes(static_cast<std::size_t>(p));
+    for (std::size_t q = 0; q < bytes.size(); ++q) {
+      if (q == me) continue;
+      const index_t a0 = std::max(mine, cut[q]), a1 = std::min(mine + static_cast<index_t>(bucket.size()), cut[q + 1]);
+      if (a1 <= a0) continue;
+      bytes[q].resize(static_cast<std::size_t>(a1 - a0) * sizeof(kv));
+      std::memcpy(bytes[q].data(), bucket.data() + (a0 - mine), bytes[q].size());
+    }
+    return bytes;
+  });
+  const detail::byte_buffers incoming = detail::exchange(std::move(outgoing));
+  // Keys and values from pairs at `from` (bytes: a received message need not be aligned).
+  const auto split = [&](const std::byte* from, index_t count, index_t at) {
+    K* k = kto.data + at;
+    V* v = vto.data + at;
+    for (index_t i = 0; i < count; ++i) {
+      kv x;
+      std::memcpy(&x, from + static_cast<std::size_t>(i) * sizeof(kv), sizeof(kv));
+      k[i] = x.key;
+      v[i] = x.value;
+    }
+  };
+  const index_t a0 = std::max(mine, cut[me]), a1 = std::min(mine + static_cast<index_t>(bucket.size()), cut[me + 1]);
+  if (a1 > a0) split(reinterpret_cast<const std::byte*>(bucket.data() + (a0 - mine)), a1 - a0, a0 - cut[me]);
+  for (std::size_t q = 0; q < incoming.size(); ++q) {
+    if (q == me || incoming[q].empty()) continue;
+    const index_t first = std::max(bucket_starts[q], cut[me]);
+    split(incoming[q].data(), static_cast<index_t>(incoming[q].size() / sizeof(kv)), first - cut[me]);
+  }
+  if (kto.copy) keys = *kto.copy;
+  if (vto.copy) values = *vto.copy;
+}
+
 /// Throws argument_error on every locale when `a` was moved from on some locale.
 template <class T>
 void check_sortable(const array<T, 1>& a, const char* who, const char* name) {
@@ -581,13 +636,6 @@ void sort_array(array<T, 1>& a, const Comp& comp, bool stable, const char* who) 
       effective_order<T>(comp), stable);
   place_buckets(a, src, sorted.bucket, sorted.sizes);
 }
-
-/// A key and its value, sorted together.
-template <class K, class V>
-struct key_value {
-  K key;
-  V value;
-};
 
 template <class K, class V, class Comp>
 void sort_by_key(array<K, 1>& keys, array<V, 1>& values, const Comp& comp, bool stable, const char* who) {
@@ -612,19 +660,7 @@ void sort_by_key(array<K, 1>& keys, array<V, 1>& values, const Comp& comp, bool 
         return v;
       },
       ks.offset(), ks.starts, by_key, stable);
-  std::vector<K> k_bucket;
-  std::vector<V> v_bucket;
-  agreed([&] {
-    k_bucket.resize(sorted.bucket.size());
-    v_bucket.resize(sorted.bucket.size());
-  });
-  for (std::size_t i = 0; i < sorted.bucket.size(); ++i) {
-    k_bucket[i] = sorted.bucket[i].key;
-    v_bucket[i] = sorted.bucket[i].value;
-  }
-  std::vector<kv>().swap(sorted.bucket);
-  place_buckets(keys, ks, k_bucket, sorted.sizes);
-  place_buckets(values, vs, v_bucket, sorted.sizes);
+  place_pairs(keys, ks, values, vs, sorted.bucket, sorted.sizes);
 }
 
 /// One locale's summary for is_sorted and count_unique: its first and last element, whether

@@ -132,6 +132,57 @@ void checked_sort(std::vector<E>& v, Less& less) {
   checked_sort(v.data(), v.size(), less, scratch.data());
 }
 
+/// One piece of a parallel merge: [a0, a1) and [b0, b1) merged into `out`.
+template <class E>
+struct merge_piece {
+  const E* a0;
+  const E* a1;
+  const E* b0;
+  const E* b1;
+  E* out;
+};
+
+/// Appends to `pieces` the merge of the sorted runs [a, a + na) and [b, b + nb) into `out`,
+/// cut into `cuts` pieces at merge-path split points: how many of the first k merged elements
+/// come from run a (ties from a first, which keeps the merge stable). Each split is searched
+/// between the previous one's counts, so the pieces tile both runs even when `less` is not a
+/// strict weak order (the search is then not monotone in k).
+template <class E, class Less>
+void cut_merge(const E* a, std::size_t na, const E* b, std::size_t nb, E* out, std::size_t cuts, Less& less,
+               std::vector<merge_piece<E>>& pieces) {
+  const std::size_t total = na + nb;
+  std::size_t prev_i = 0, prev_k = 0;
+  for (std::size_t c = 1; c <= cuts; ++c) {
+    const std::size_t k = total * c / cuts;
+    std::size_t lo = std::max(k > nb ? k - nb : 0, prev_i), hi = std::min(na, prev_i + (k - prev_k));
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (!less(b[k - mid - 1], a[mid])) lo = mid + 1;
+      else hi = mid;
+    }
+    pieces.push_back({a + prev_i, a + lo, b + (prev_k - prev_i), b + (k - lo), out + prev_k});
+    prev_i = lo;
+    prev_k = k;
+  }
+}
+
+/// The number of pieces a merge of `total` elements out of `all` merged in one round is cut
+/// into: its share of the threads, one piece per 4096 elements at most.
+inline std::size_t merge_cuts(std::size_t total, std::size_t all) {
+  const std::size_t threads = static_cast<std::size_t>(num_threads());
+  std::size_t cuts = all < sort_grain ? 1 : std::max<std::size_t>(1, threads * total / all);
+  return std::min(cuts, std::max<std::size_t>(1, total / 4096));
+}
+
+/// Runs the pieces of one merge round on this locale's threads (checked_merge each).
+template <class E, class Less>
+void run_merge_pieces(const std::vector<merge_piece<E>>& pieces, Less& less) {
+  run_tasks(pieces.size(), [&](std::size_t t) {
+    const merge_piece<E>& p = pieces[t];
+    checked_merge(p.a0, p.a1, p.b0, p.b1, p.out, less);
+  });
+}
+
 /// Merges the sorted runs of `v` ([bounds[k], bounds[k + 1]) for each k) into one sorted run,
 /// stably: of equal elements, those of an earlier run come first. Adjacent runs are merged
 /// pairwise, log2(runs) rounds; each round is cut into about one piece per thread at
@@ -141,50 +192,39 @@ template <class E, class Less>
 void merge_runs(std::vector<E>& v, std::vector<std::size_t> bounds, Less& less) {
   bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
   if (bounds.size() <= 2) return;
-  const std::size_t threads = static_cast<std::size_t>(num_threads());
   std::vector<E> buffer(v.size());
-  struct piece {
-    std::size_t a0, a1, b0, b1, out;
-  };
   while (bounds.size() > 2) {
-    std::vector<piece> pieces;
+    std::vector<merge_piece<E>> pieces;
     std::vector<std::size_t> next{0};
     for (std::size_t r = 0; r + 1 < bounds.size(); r += 2) {
-      if (r + 2 >= bounds.size()) {
-        pieces.push_back({bounds[r], bounds[r + 1], bounds[r + 1], bounds[r + 1], bounds[r]});
-        next.push_back(bounds[r + 1]);
-        continue;
-      }
-      const std::size_t a = bounds[r], m = bounds[r + 1], e = bounds[r + 2];
-      const std::size_t na = m - a, nb = e - m, total = na + nb;
-      std::size_t cuts = v.size() < sort_grain ? 1 : std::max<std::size_t>(1, threads * total / v.size());
-      cuts = std::min(cuts, std::max<std::size_t>(1, total / 4096));
-      std::size_t prev_i = 0, prev_k = 0;
-      for (std::size_t c = 1; c <= cuts; ++c) {
-        const std::size_t k = total * c / cuts;
-        // The merge path: how many of the first k merged elements come from run a (ties
-        // from a first, which keeps the merge stable). Searched between the previous cut's
-        // counts, so the pieces tile both runs even when `less` is not a strict weak order
-        // (the search is then not monotone in k).
-        std::size_t lo = std::max(k > nb ? k - nb : 0, prev_i), hi = std::min(na, prev_i + (k - prev_k));
-        while (lo < hi) {
-          const std::size_t mid = lo + (hi - lo) / 2;
-          if (!less(v[m + (k - mid - 1)], v[a + mid])) lo = mid + 1;
-          else hi = mid;
-        }
-        pieces.push_back({a + prev_i, a + lo, m + (prev_k - prev_i), m + (k - lo), a + prev_k});
-        prev_i = lo;
-        prev_k = k;
-      }
+      const std::size_t a = bounds[r], m = bounds[r + 1];
+      const std::size_t e = r + 2 < bounds.size() ? bounds[r + 2] : m;  // a last run alone is copied
+      cut_merge(v.data() + a, m - a, v.data() + m, e - m, buffer.data() + a, merge_cuts(e - a, v.size()), less, pieces);
       next.push_back(e);
     }
-    run_tasks(pieces.size(), [&](std::size_t t) {
-      const piece& p = pieces[t];
-      checked_merge(v.data() + p.a0, v.data() + p.a1, v.data() + p.b0, v.data() + p.b1, buffer.data() + p.out, less);
-    });
+    run_merge_pieces(pieces, less);
     v.swap(buffer);
     bounds = std::move(next);
   }
+}
+
+/// Merges the sorted runs `sources` (pointer and length, in order) into `out` (their total
+/// size), stably like merge_runs: the first round reads the runs where they are (received
+/// messages, a locale's own part), pairwise, the next rounds merge_runs `out`.
+template <class E, class Less>
+void merge_sources(const std::vector<std::pair<const E*, std::size_t>>& sources, std::vector<E>& out, Less& less) {
+  std::vector<merge_piece<E>> pieces;
+  std::vector<std::size_t> bounds{0};
+  std::size_t at = 0;
+  for (std::size_t r = 0; r < sources.size(); r += 2) {
+    const auto& [a, na] = sources[r];
+    const auto [b, nb] = r + 1 < sources.size() ? sources[r + 1] : std::pair<const E*, std::size_t>{a + na, 0};
+    if (na + nb > 0) cut_merge(a, na, b, nb, out.data() + at, merge_cuts(na + nb, out.size()), less, pieces);
+    at += na + nb;
+    bounds.push_back(at);
+  }
+  run_merge_pieces(pieces, less);
+  merge_runs(out, std::move(bounds), less);
 }
 
 /// Orders key-value pairs (anything with a member `key`) by their keys under `order`.
@@ -361,9 +401,9 @@ sorted_buckets<E> sample_sort(Load&& load, index_t offset, const std::vector<ind
     if (less(a, b)) return true;
     return !less(b, a) && pa < pb;
   };
-  // Splitters, partition and packing: every locale computes the same splitters; a throwing
-  // comparator or a failed allocation is agreed before the exchange.
-  detail::byte_buffers outgoing = agreed([&] {
+  // Splitters and partition: every locale computes the same splitters; a throwing comparator
+  // or a failed allocation is agreed before the exchange.
+  const std::vector<std::size_t> cuts = agreed([&] {
     std::vector<sort_sample<E>> samples;
     for (const auto& s : all)
       if (s.weight > 0) samples.push_back(s);
@@ -399,35 +439,37 @@ sorted_buckets<E> sample_sort(Load&& load, index_t offset, const std::vector<ind
       bounds.push_back(edge);
     }
     bounds.push_back(v.size());
-    detail::byte_buffers bytes(static_cast<std::size_t>(p));
-    for (int q = 0; q < p; ++q) {
-      const std::size_t a = bounds[static_cast<std::size_t>(q)], b = bounds[static_cast<std::size_t>(q) + 1];
-      bytes[static_cast<std::size_t>(q)].resize((b - a) * sizeof(E));
-      if (b > a) std::memcpy(bytes[static_cast<std::size_t>(q)].data(), v.data() + a, (b - a) * sizeof(E));
-    }
-    return bytes;
+    return bounds;
   });
-  std::vector<E>().swap(v);
-  detail::byte_buffers incoming = detail::exchange(std::move(outgoing));
-  // The received runs, in locale order (which is position order), merged stably.
+  // Each bucket sent from where it lies in v; this locale's own stays there.
+  std::vector<std::span<const std::byte>> outgoing(static_cast<std::size_t>(p));
+  for (std::size_t q = 0; q < outgoing.size(); ++q)
+    outgoing[q] = std::as_bytes(std::span<const E>(v.data() + cuts[q], cuts[q + 1] - cuts[q]));
+  detail::byte_buffers incoming = detail::exchange_spans(outgoing);
+  // The runs, in locale order (which is position order), merged stably from where they are.
   struct size_and_flag {
     index_t size;
     int failed;
   };
   size_and_flag mine_size{0, 0};
   try {
+    std::vector<std::pair<const E*, std::size_t>> sources;
+    std::vector<std::vector<E>> realigned;  // messages whose buffer is not aligned for E (over-aligned E)
     std::size_t count = 0;
-    for (const auto& b : incoming) count += b.size() / sizeof(E);
-    out.bucket.resize(count);
-    std::vector<std::size_t> bounds{0};
-    std::size_t at = 0;
-    for (auto& b : incoming) {
-      if (!b.empty()) std::memcpy(out.bucket.data() + at, b.data(), b.size());
-      at += b.size() / sizeof(E);
-      bounds.push_back(at);
-      std::vector<std::byte>().swap(b);
+    for (std::size_t q = 0; q < incoming.size(); ++q) {
+      const std::size_t length = q == static_cast<std::size_t>(here()) ? cuts[q + 1] - cuts[q] : incoming[q].size() / sizeof(E);
+      if (q == static_cast<std::size_t>(here())) sources.emplace_back(v.data() + cuts[q], length);
+      else if (reinterpret_cast<std::uintptr_t>(incoming[q].data()) % alignof(E) == 0)
+        sources.emplace_back(reinterpret_cast<const E*>(incoming[q].data()), length);
+      else {
+        realigned.emplace_back(length);
+        if (length > 0) std::memcpy(realigned.back().data(), incoming[q].data(), length * sizeof(E));
+        sources.emplace_back(realigned.back().data(), length);
+      }
+      count += length;
     }
-    merge_runs(out.bucket, std::move(bounds), less);
+    out.bucket.resize(count);
+    merge_sources(sources, out.bucket, less);
     mine_size.size = static_cast<index_t>(count);
   } catch (...) {
     failure = std::current_exception();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,10 +54,12 @@ std::vector<T> from_bytes(const std::vector<std::byte>& bytes) {
   return out;
 }
 
-/// Sends `outgoing[p]` to every locale p and returns what each locale sent here. Only
-/// non-empty buffers travel: one message per peer and direction; the buffer to oneself is
-/// moved without communication.
-inline byte_buffers exchange(byte_buffers outgoing) {
+/// Sends the bytes `outgoing[p]` (which stay where they are, valid until it returns) to every
+/// other locale p and returns what each other locale sent here (entry here() empty; what
+/// `outgoing[here()]` names is not copied). Only non-empty spans travel: one message per peer
+/// and direction. One all-to-all of sizes and one all-reduce that agrees on the receive
+/// buffers' allocation.
+inline byte_buffers exchange_spans(const std::vector<std::span<const std::byte>>& outgoing) {
   auto& e = env();
   const int p = e.size();
   const int me = e.rank();
@@ -64,7 +67,7 @@ inline byte_buffers exchange(byte_buffers outgoing) {
     throw argument_error("dmap::detail::exchange: outgoing has " + std::to_string(outgoing.size()) +
                          " buffers, must have one per locale (" + std::to_string(p) + ")");
   std::vector<std::uint64_t> send_sizes(p), recv_sizes(p);
-  for (int q = 0; q < p; ++q) send_sizes[q] = outgoing[q].size();
+  for (int q = 0; q < p; ++q) send_sizes[q] = q == me ? 0 : outgoing[q].size();
   count_collective();
   check_mpi(MPI_Alltoall(send_sizes.data(), 1, MPI_UINT64_T, recv_sizes.data(), 1,
                                  MPI_UINT64_T, e.comm()),
@@ -94,7 +97,17 @@ inline byte_buffers exchange(byte_buffers outgoing) {
   for (int q = 0; q < p; ++q)
     if (q != me) batch.send(q, outgoing[q].data(), send_sizes[q]);
   batch.wait();
-  incoming[me] = std::move(outgoing[me]);
+  return incoming;
+}
+
+/// Sends `outgoing[p]` to every locale p and returns what each locale sent here. Only
+/// non-empty buffers travel: one message per peer and direction; the buffer to oneself is
+/// moved without communication.
+inline byte_buffers exchange(byte_buffers outgoing) {
+  std::vector<std::span<const std::byte>> spans(outgoing.size());
+  for (std::size_t q = 0; q < outgoing.size(); ++q) spans[q] = outgoing[q];
+  byte_buffers incoming = exchange_spans(spans);
+  incoming[static_cast<std::size_t>(env().rank())] = std::move(outgoing[static_cast<std::size_t>(env().rank())]);
   return incoming;
 }
 

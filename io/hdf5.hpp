@@ -151,7 +151,8 @@ class hdf5_writer {
       const detail::h5_id links = detail::h5_check(H5Pcreate(H5P_LINK_CREATE), H5Pclose, who, "cannot make link properties");
       detail::h5_status(H5Pset_create_intermediate_group(links.get(), 1), who, "cannot ask for groups");
       type = detail::h5_type_of<T>();
-      set = detail::h5_check(H5Dcreate2(file_.get(), name.c_str(), type.get(), space.get(), links.get(), H5P_DEFAULT,
+      const detail::h5_id creation = detail::h5_dataset_creation(who);
+      set = detail::h5_check(H5Dcreate2(file_.get(), name.c_str(), type.get(), space.get(), links.get(), creation.get(),
                                         H5P_DEFAULT),
                              H5Dclose, who, "cannot create " + what);
       guard.why = "writing its " + what + " failed";

@@ -264,9 +264,9 @@ std::pair<std::string, std::vector<std::pair<index_t, index_t>>> h5_origin(const
 
 /// Objects of at least this many bytes (datasets' elements) start at a multiple of it in the file
 /// (H5Pset_alignment). Measured with bench_io (docs/performance.md, "Parallel I/O"): HDF5's
-/// collective write of column blocks (1 x 2 locales) ran 1.3-1.9x faster with its elements at
-/// 1 MiB than at HDF5's packed offset (2 KiB), page alignment (4 KiB) gained nothing, and the
-/// other cases were unchanged. Parallel file systems stripe at 1 MiB too. The gap before a
+/// collective write of column blocks (1 x 2 locales) ran at 1.3-1.9 of hand-written MPI-IO's
+/// rate with its elements at 1 MiB, 0.91-0.99 right after the metadata (2 KiB in); page alignment
+/// (4 KiB) gained nothing, and the other cases were unchanged. Parallel file systems stripe at 1 MiB too. The gap before a
 /// dataset is a hole (no disk blocks on ext4, XFS, Lustre).
 inline constexpr hsize_t h5_alignment = hsize_t{1} << 20;
 
@@ -274,8 +274,9 @@ inline constexpr hsize_t h5_alignment = hsize_t{1} << 20;
 /// average is made by each locale's own MPI-IO calls inside the collective H5Dwrite / H5Dread
 /// (H5FD_MPIO_INDIVIDUAL_IO); smaller pieces (interleaved shares: column blocks, Cyclic) keep
 /// two-phase collective I/O, which gathers them into large writes. Measured with bench_io: at
-/// 4 x 1 (4 ranks on 2 cores) row blocks wrote 2-4x and read 2.3-3.4x faster than through
-/// two-phase I/O, at 2 x 1 and 1 x 2 no change.
+/// 4 x 1 (4 ranks on 2 cores) row blocks then wrote at 1.3-2.2 and read at 2.4-4.5 of the rate of
+/// hand-written two-phase MPI_File_write_all / read_all (0.77-0.97 and 0.56-0.96 before); at
+/// 2 x 1 no change.
 inline constexpr std::uint64_t h5_individual_run_bytes = std::uint64_t{1} << 20;
 
 /// The file access properties of dmap's files: MPI-IO on dmap's communicator, large objects

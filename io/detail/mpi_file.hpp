@@ -484,7 +484,7 @@ class file_commit {
       };
       bool aside = false;
       if (::lstat(target_.c_str(), &st) == 0) {
-        if (std::remove(previous_.c_str()) != 0 && errno != ENOENT)
+        if (::unlink(previous_.c_str()) != 0 && errno != ENOENT)
           throw failed("cannot remove the leftover '" + previous_ + "'");
         if (std::rename(target_.c_str(), previous_.c_str()) != 0)
           throw failed("cannot move the old file aside to '" + previous_ + "'");
@@ -497,7 +497,7 @@ class file_commit {
         throw e;
       }
       io_crash_point("published");
-      std::remove(previous_.c_str());  // a failure leaves a file the recovery rule ignores
+      ::unlink(previous_.c_str());  // a failure leaves a file the recovery rule ignores
     });
     published_ = true;
   }

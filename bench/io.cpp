@@ -4,9 +4,13 @@
 //   io_npy_rewrite   dmap::write_npy(path, A)        the file exists: dmap writes a temporary
 //                                                    and renames it over the old file, the
 //                                                    baseline overwrites its file in place
+//   io_npy_rewrite_vs_new   the rewrite against dmap's own write of a new file: baseline = that
+//                    write (the file removed first, outside the timing), dmap = the rewrite that
+//                    follows it, alternating in one loop; ratio = rewrite rate / new-file rate
 //   io_npy_read      dmap::read_npy(path, A)
 //   io_hdf5_write    dmap::write_hdf5(path, "/field", A)   (when built with dmap::hdf5)
 //   io_hdf5_read     dmap::read_hdf5(path, "/field", A)    (when built with dmap::hdf5)
+//   io_hdf5_rewrite_vs_new  as io_npy_rewrite_vs_new, for write_hdf5 (when built with dmap::hdf5)
 // The baseline (every case's, HDF5's too): each rank holds its block in a std::vector<double>,
 // builds MPI_Type_create_subarray (global n x n, its block's sizes and starts, MPI_ORDER_C),
 // MPI_File_open, rank 0 writes the same .npy header (MPI_File_write_at), MPI_File_set_view at
@@ -199,6 +203,23 @@ std::pair<double, double> median_times_prepared(int reps, P&& prepare, A&& a, B&
   return {ta[ta.size() / 2], tb[tb.size() / 2]};
 }
 
+/// Medians of `reps` rounds (one warm-up round first) of: `prepare` (outside the timing), a timed
+/// `write` of a new file, a timed `write` again over the file the first left. Returns (rewrite,
+/// new file).
+template <class P, class W>
+std::pair<double, double> median_rewrite_and_new(int reps, P&& prepare, W&& write) {
+  std::vector<double> again, fresh;
+  for (int r = 0; r <= reps; ++r) {
+    prepare();
+    const double x = bench::timed(write);
+    const double y = bench::timed(write);
+    if (r > 0) fresh.push_back(x), again.push_back(y);
+  }
+  std::sort(again.begin(), again.end());
+  std::sort(fresh.begin(), fresh.end());
+  return {again[again.size() / 2], fresh[fresh.size() / 2]};
+}
+
 /// dmap's communication and file counters of locale 0 for one operation, after a first run
 /// (bench::counters_of_repeat, with the file counters beside).
 struct repeat_counters {
@@ -354,6 +375,15 @@ int main(int argc, char** argv) {
     const auto [td, tb] = bench::median_times(o.reps, write_dmap, write_base);
     line(cx, "io_npy_rewrite", td, tb, counts, true, cx.header_bytes);
   }
+  // io_npy_rewrite_vs_new: dmap's rewrite against dmap's write of a new file (crash-safe
+  // replacement must not cost much more than writing).
+  {
+    const auto remove_dmap = [&] { remove_files({dmap_npy}); };
+    write_dmap();
+    const auto counts = counters_of_repeat(nothing, write_dmap);
+    const auto [td, tb] = median_rewrite_and_new(o.reps, remove_dmap, write_dmap);
+    line(cx, "io_npy_rewrite_vs_new", td, tb, counts, true, cx.header_bytes);
+  }
   // io_npy_read: both read the same file (dmap's), alternating.
   {
     const auto read_dmap = [&] { dmap::read_npy(dmap_npy, B); };
@@ -393,6 +423,13 @@ int main(int argc, char** argv) {
       const auto counts = counters_of_repeat(nothing, read_h5);
       const auto [td, tb] = bench::median_times(o.reps, read_h5, read_base);
       line(cx, "io_hdf5_read", td, tb, counts, false, 0);
+    }
+    {
+      const auto remove_only_h5 = [&] { remove_files({h5}); };
+      write_h5();
+      const auto counts = counters_of_repeat(nothing, write_h5);
+      const auto [td, tb] = median_rewrite_and_new(o.reps, remove_only_h5, write_h5);
+      line(cx, "io_hdf5_rewrite_vs_new", td, tb, counts, true, 0);
     }
     remove_files({h5});
   }

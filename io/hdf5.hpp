@@ -46,7 +46,10 @@ struct hdf5_dataset_info {
 /// any object. Nothing appears under the final name until commit(): the file is made under a
 /// temporary name in the same directory and renamed then, so an existing file is replaced
 /// whole or left untouched (a writer destroyed without commit() removes its temporary file).
-/// Every member function is collective.
+/// commit() replaces an existing file as write_npy does (moved aside to "<path>.dmap-previous",
+/// the new file renamed in, the old one removed), with the same recovery rule when the writer
+/// dies: the last complete file is `path` when it exists, otherwise "<path>.dmap-previous"
+/// (hdf5_reader applies it). Every member function is collective.
 class hdf5_writer {
  public:
   /// Collective. Starts the file `path`. Throws io_error (on every locale) when it cannot be
@@ -62,6 +65,7 @@ class hdf5_writer {
       const hid_t f = H5Fcreate(commit_.temporary().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
       file_ = detail::h5_check(f, H5Fclose, who, "cannot create '" + shown + "' (as '" + commit_.temporary() + "')");
     });
+    detail::io_crash_point("created");
   }
   hdf5_writer(const hdf5_writer&) = delete;
   hdf5_writer& operator=(const hdf5_writer&) = delete;
@@ -147,7 +151,8 @@ class hdf5_writer {
       const detail::h5_id links = detail::h5_check(H5Pcreate(H5P_LINK_CREATE), H5Pclose, who, "cannot make link properties");
       detail::h5_status(H5Pset_create_intermediate_group(links.get(), 1), who, "cannot ask for groups");
       type = detail::h5_type_of<T>();
-      set = detail::h5_check(H5Dcreate2(file_.get(), name.c_str(), type.get(), space.get(), links.get(), H5P_DEFAULT,
+      const detail::h5_id creation = detail::h5_dataset_creation(who);
+      set = detail::h5_check(H5Dcreate2(file_.get(), name.c_str(), type.get(), space.get(), links.get(), creation.get(),
                                         H5P_DEFAULT),
                              H5Dclose, who, "cannot create " + what);
       guard.why = "writing its " + what + " failed";
@@ -179,23 +184,26 @@ class hdf5_reader {
   /// read (missing, unreadable, truncated) on some locale, format_error when it is not an HDF5
   /// file, argument_error when the locales pass different paths (or one relative path from
   /// different working directories). Each locale checks the file it sees; the verdict is agreed.
+  /// When `path` does not exist but "<path>.dmap-previous" does (a writer that died part way;
+  /// see hdf5_writer), opens that.
   explicit hdf5_reader(std::string path) : path_(std::move(path)) {
     detail::h5_quiet();
     const std::string who = "dmap::hdf5_reader";
     // Every locale checks the path as it sees it, agreed before any locale opens: H5Fopen
     // (MPI_File_open) waits forever when the file is missing on one locale only.
     index_t bytes = 0;
+    const std::string source = detail::committed_file(path_);  // path_, or the last complete write
     agreed(detail::file_arguments(who, path_), [&] {
       if (path_.empty()) throw argument_error(who + ": the file name is empty");
       if (path_.find('\0') != std::string::npos) throw argument_error(who + ": the file name contains a NUL character");
-      detail::check_mpi_file_name(path_, who, path_);
-      detail::check_file_here(path_, false, who, path_);
-      const htri_t is_hdf5 = H5Fis_hdf5(path_.c_str());
+      detail::check_mpi_file_name(source, who, path_);
+      detail::check_file_here(source, false, who, path_);
+      const htri_t is_hdf5 = H5Fis_hdf5(source.c_str());
       const std::string on = num_locales() > 1 ? " (on locale " + std::to_string(here()) + ")" : std::string();
       if (is_hdf5 == 0) throw format_error(who + ": '" + path_ + "' is not an HDF5 file (no HDF5 signature)" + on);
       if (is_hdf5 < 0) throw io_error(who + ": cannot read '" + path_ + "': " + detail::h5_error_text() + on);
       struct stat st {};
-      if (::stat(path_.c_str(), &st) == 0) bytes = static_cast<index_t>(st.st_size);
+      if (::stat(source.c_str(), &st) == 0) bytes = static_cast<index_t>(st.st_size);
     });
     // HDF5's MPI-IO driver takes locale 0's file size for every locale: a copy cut short on
     // another locale would read past its end unseen.
@@ -204,7 +212,7 @@ class hdf5_reader {
     detail::h5_id fapl;
     agreed([&] { fapl = detail::h5_file_access(who); });
     agreed([&] {
-      const hid_t f = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, fapl.get());
+      const hid_t f = H5Fopen(source.c_str(), H5F_ACC_RDONLY, fapl.get());
       file_ = detail::h5_check(f, H5Fclose, who, "cannot open '" + path_ + "'");
     });
   }

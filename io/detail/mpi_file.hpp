@@ -1,10 +1,11 @@
 // MPI-IO for dmap's file formats: a collectively opened file whose every failure reaches all
 // locales as the same io_error, collective reads and writes of one locale's share of an array
 // (file_part) through a file view, and the write-then-rename protocol that never leaves a
-// half-written file under its final name.
+// half-written file under its final name (and its recovery rule, committed_file).
 #pragma once
 
 #include <mpi.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -358,16 +360,71 @@ class mpi_file {
   std::string who_, shown_;
 };
 
-/// Writing a file under a temporary name in its directory and renaming it to the final name
-/// only when every locale succeeded: an existing file is replaced whole or not at all.
+/// The suffix of the name an existing file is moved aside to while its replacement takes its
+/// name (file_commit::publish): "<path>.dmap-previous".
+inline constexpr const char* previous_suffix = ".dmap-previous";
+
+/// Test hook of the crash tests (tests/io_crash): when the environment variable DMAP_IO_KILL_AT
+/// is `step`, locale 0 kills its own process there with SIGKILL (no unwinding, no destructors),
+/// as a writer dying at that step would. Steps: "created" (the temporary exists, nothing
+/// written), "written" (the temporary is whole and closed), "aside" (the old file is moved
+/// aside, the new one not yet in place), "published" (the new file is in place, the old one
+/// not yet removed).
+inline void io_crash_point(const char* step) {
+  if (here() != 0) return;
+  const char* at = std::getenv("DMAP_IO_KILL_AT");
+  if (at != nullptr && std::strcmp(at, step) == 0) ::kill(::getpid(), SIGKILL);
+}
+
+/// Collective. The file that holds the last complete write of `path` (file_commit's recovery
+/// rule, decided by locale 0 and told to all): `path` itself, unless it does not exist and
+/// "<path>.dmap-previous" (beside the file `path` resolves to) is a regular file, which a writer
+/// that died between moving the old file aside and putting the new one in place leaves.
+inline std::string committed_file(const std::string& path) {
+  std::string use = path;
+  if (here() == 0 && !path.empty() && path.find('\0') == std::string::npos) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) {
+      std::error_code ec;
+      const auto resolved = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+      const std::string previous = (ec ? path : resolved.string()) + previous_suffix;
+      if (::stat(previous.c_str(), &st) == 0 && S_ISREG(st.st_mode)) use = previous;
+    }
+  }
+  if (num_locales() > 1) {
+    bool moved = use != path;
+    broadcast(moved, 0);
+    if (moved) broadcast(use, 0);
+    else use = path;
+  }
+  return use;
+}
+
+/// Writing a file under a temporary name in its directory and moving it to the final name only
+/// when every locale succeeded: an existing file is replaced whole or not at all, and a writer
+/// killed at any moment leaves a complete file that committed_file() finds.
+///
+/// publish() (locale 0), after the temporary "<dir>/.<name>.dmap-<pid>-<k>.tmp" is whole:
+///   1. if `path` exists: remove "<path>.dmap-previous" (a leftover; `path` is complete) and
+///      rename `path` to "<path>.dmap-previous";
+///   2. rename the temporary to `path`;
+///   3. remove "<path>.dmap-previous".
+/// No rename replaces an existing file: on ext4 (auto_da_alloc) a rename over an existing file
+/// first writes the new file's data to disk, which made a rewrite 3-5x slower than writing a new
+/// file. Recovery rule (committed_file, used by read_npy, read_npy_header and hdf5_reader): the
+/// last complete write is `path` when it exists, otherwise "<path>.dmap-previous" when that
+/// exists. Killed before step 1 or in it, `path` is the old file; between 1 and 2, `path` is
+/// missing and the old file is "<path>.dmap-previous"; after 2, `path` is the new file.
+/// Temporaries are never complete writes. Nothing is synced to disk: this protects against the
+/// writing process dying, not against the machine losing power.
 class file_commit {
  public:
   /// Collective. Chooses the temporary name (locale 0's choice, told to all) for `path`, in the
   /// directory locale 0 resolves it to (an absolute path, links followed). Every locale must
   /// pass the same path from the same working directory (file_arguments: argument_error
-  /// otherwise). A symbolic link is followed (its target is replaced, the link stays); an existing `path` that
-  /// is not a regular file (a directory, device, FIFO or socket) is an io_error on every locale,
-  /// as replacing it by renaming would remove it.
+  /// otherwise). A symbolic link is followed (its target is replaced, the link stays); an
+  /// existing `path` or "<path>.dmap-previous" that is not a regular file (a directory, device,
+  /// FIFO or socket) is an io_error on every locale, as replacing it would remove it.
   file_commit(std::string path, std::string who) : final_(std::move(path)), who_(std::move(who)) {
     agreed(file_arguments(who_, final_), [&] {
       if (final_.empty()) throw argument_error(who_ + ": the file name is empty");
@@ -385,10 +442,15 @@ class file_commit {
       if (ec) throw io_error(who_ + ": cannot resolve '" + final_ + "': " + ec.message());
       target_ = resolved.string();
       if (trailing && (target_.empty() || target_.back() != '/')) target_ += '/';
-      const auto status = std::filesystem::status(target_, ec);
-      if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
-        throw io_error(who_ + ": cannot write '" + final_ + "': it exists and is not a regular file (a directory, "
-                       "device, FIFO or socket); dmap replaces regular files only");
+      previous_ = target_ + previous_suffix;
+      for (const std::string* name : {&target_, &previous_}) {
+        const auto status = std::filesystem::status(*name, ec);
+        if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+          throw io_error(who_ + ": cannot write '" + final_ + "': " +
+                         (name == &target_ ? std::string("it") : "'" + previous_ + "'") +
+                         " exists and is not a regular file (a directory, device, FIFO or socket); dmap replaces "
+                         "regular files only");
+      }
       const auto slash = target_.rfind('/');
       const std::string dir = slash == std::string::npos ? std::string() : target_.substr(0, slash + 1);
       const std::string base = slash == std::string::npos ? target_ : target_.substr(slash + 1);
@@ -406,25 +468,44 @@ class file_commit {
   const std::string& temporary() const noexcept { return temp_; }
   /// The final name.
   const std::string& path() const noexcept { return final_; }
-  /// Collective, after the file was closed: renames it to its final name. With
-  /// `expected_bytes` >= 0, first checks the file has that size (OMPIO reports a collective
-  /// write cut short by EFBIG or ENOSPC as a success: the file then ends early).
+  /// Collective, after the file was closed: moves it to its final name (the steps in the class
+  /// comment). With `expected_bytes` >= 0, first checks the file has that size (OMPIO reports a
+  /// collective write cut short by EFBIG or ENOSPC as a success: the file then ends early).
   void publish(index_t expected_bytes = -1) {
     agreed([&] {
       if (here() != 0) return;
+      io_crash_point("written");
       struct stat st {};
       if (expected_bytes >= 0 && (::stat(temp_.c_str(), &st) != 0 || st.st_size != expected_bytes))
         throw io_error(who_ + ": cannot write '" + final_ + "': the written file has " + std::to_string(st.st_size) +
                        " bytes, not " + std::to_string(expected_bytes) + " (file size limit or full disk?)");
-      if (std::rename(temp_.c_str(), target_.c_str()) != 0)
-        throw io_error(who_ + ": cannot rename the written file to '" + final_ + "': " + std::strerror(errno));
+      const auto failed = [&](const std::string& what) {
+        return io_error(who_ + ": cannot write '" + final_ + "': " + what + ": " + std::strerror(errno));
+      };
+      bool aside = false;
+      if (::lstat(target_.c_str(), &st) == 0) {
+        if (::unlink(previous_.c_str()) != 0 && errno != ENOENT)
+          throw failed("cannot remove the leftover '" + previous_ + "'");
+        if (std::rename(target_.c_str(), previous_.c_str()) != 0)
+          throw failed("cannot move the old file aside to '" + previous_ + "'");
+        aside = true;
+        io_crash_point("aside");
+      }
+      if (std::rename(temp_.c_str(), target_.c_str()) != 0) {
+        const io_error e = failed("cannot rename the written file to it");
+        if (aside) std::rename(previous_.c_str(), target_.c_str());  // the old file back under its name
+        throw e;
+      }
+      io_crash_point("published");
+      ::unlink(previous_.c_str());  // a failure leaves a file the recovery rule ignores
     });
     published_ = true;
   }
 
  private:
   std::string final_, who_, temp_;
-  std::string target_;  ///< locale 0: the file replaced (final_ resolved: absolute, links followed)
+  std::string target_;    ///< locale 0: the file replaced (final_ resolved: absolute, links followed)
+  std::string previous_;  ///< locale 0: where the replaced file waits (target_ + previous_suffix)
   bool published_ = false;
 };
 

@@ -291,6 +291,7 @@ void write_npy(const std::string& path, const X& x, file_route route) {
   const std::string header = npy_header_bytes(npy_descr<T>(), std::vector<index_t>(shape.begin(), shape.end()));
   file_commit out(path, who);
   mpi_file file(out.temporary(), MPI_MODE_CREATE | MPI_MODE_WRONLY, who, path);
+  io_crash_point("created");
   file.write_part(static_cast<index_t>(header.size()), part, [&] {
     if (here() == 0) file.write_at(0, header);
   });
@@ -308,7 +309,7 @@ void read_npy(const std::string& path, X& x, file_route route) {
   constexpr std::size_t N = array_traits_of<X>::rank;
   const std::string who = "dmap::read_npy";
   check_live_operand(x, who.c_str());
-  mpi_file file(path, MPI_MODE_RDONLY, who, path, file_arguments(who, path));
+  mpi_file file(committed_file(path), MPI_MODE_RDONLY, who, path, file_arguments(who, path));
   const auto [h, start] = read_npy_header(file, who, path);
   auto part = file_part<T, N>::for_reading(x, route);
   check_npy_fits<T, N>(h, part.shape(), who, path);

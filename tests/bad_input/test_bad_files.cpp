@@ -845,6 +845,8 @@ TEST_CASE("bad input: files: bad arguments", "[bad_input][files]") {
     std::filesystem::copy_file(dir / "a.npy", deep_npy);
     std::filesystem::copy_file(dir / "a.h5", deep_h5);
     ::mkfifo((dir / "pipe").c_str(), 0600);
+    std::filesystem::create_directory(dir / "a.npy.dmap-previous");  // where a rewrite moves the old file
+    std::filesystem::create_directory(dir / "a.h5.dmap-previous");
   }
   dmap::barrier();
   REQUIRE((deep_npy.size() == 250 || dir.path.size() > 200));
@@ -881,6 +883,10 @@ TEST_CASE("bad input: files: bad arguments", "[bad_input][files]") {
   // else stops it): refused. A FIFO in the scratch directory, not /dev/null, in case it is not.
   BAD_INPUT("write_npy: a FIFO (not a regular file)", dmap::io_error, dmap::write_npy(dir / "pipe", a));
   BAD_INPUT("write_hdf5: a FIFO (not a regular file)", dmap::io_error, dmap::write_hdf5(dir / "pipe", "/a", a));
+  // A rewrite moves the old file aside to <path>.dmap-previous, removing a leftover there first:
+  // one that is not a regular file is refused (and a reader takes <path>, which exists).
+  BAD_INPUT("write_npy: <path>.dmap-previous is a directory", dmap::io_error, dmap::write_npy(dir / "a.npy", a));
+  BAD_INPUT("write_hdf5: <path>.dmap-previous is a directory", dmap::io_error, dmap::write_hdf5(dir / "a.h5", "/g/a", a));
   DMAP_CHECK_ALL(entries(dir.path) == before);  // nothing published, no temporary left
 
   // Dataset and object names.

@@ -5,7 +5,9 @@
 // views (a strided slice, Stencil with ghosts, a rank-reducing section); groups, several
 // datasets and attributes in one file; each locale moves only its own elements (file
 // counters); errors on every locale for missing, foreign and truncated files, missing
-// datasets, other element types and shapes, and writes that never leave a partial file.
+// datasets, other element types and shapes, and writes that never leave a partial file;
+// rewrites and their recovery rule (<path>.dmap-previous); shares of long runs through each
+// locale's own MPI-IO calls.
 #include "../support.hpp"
 
 #include <hdf5.h>
@@ -256,6 +258,59 @@ TEST_CASE("bad HDF5 files and datasets fail with the same error on every locale"
   if (dmap::here() == 0)
     for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path)) ++entries;
   DMAP_CHECK_ALL(dmap::here() != 0 || entries == 4);  // good, text, short and "taken": no temporary
+}
+
+TEST_CASE("an HDF5 rewrite leaves one file; hdf5_reader takes <path>.dmap-previous when <path> is missing", "[hdf5]") {
+  scratch_dir dir;
+  const rect<1> r{range{0, 10}};
+  dmap::array<std::int32_t, 1> a{dmap::domain<1>{dmap::block<1>{}, r}};
+  dmap::array<std::int32_t, 1> b{dmap::domain<1>{dmap::cyclic<1>{}, r}};
+  const std::string path = dir / "c.h5", previous = path + ".dmap-previous";
+  const auto write = [&](std::int32_t v) {
+    dmap::forall(a, [v](std::int32_t& x) { x = v; });
+    dmap::write_hdf5(path, "/c", a);
+  };
+  const auto read_sum = [&] {
+    dmap::forall(b, [](std::int32_t& x) { x = -1; });
+    dmap::read_hdf5(path, "/c", b);
+    return dmap::reduce(b, std::int32_t{0});
+  };
+  const auto entries = [&] {
+    index_t n = 0;
+    if (dmap::here() == 0)
+      for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path)) ++n;
+    return n;
+  };
+  write(1);
+  write(2);
+  DMAP_CHECK_ALL(dmap::here() != 0 || (entries() == 1 && std::filesystem::exists(path)));
+  DMAP_CHECK_ALL(read_sum() == 20);
+  if (dmap::here() == 0) std::filesystem::rename(path, previous);  // died between the two renames
+  dmap::barrier();
+  DMAP_CHECK_ALL(read_sum() == 20);
+  write(3);
+  DMAP_CHECK_ALL(dmap::here() != 0 || (entries() == 1 && std::filesystem::exists(path)));
+  DMAP_CHECK_ALL(read_sum() == 30);
+}
+
+TEST_CASE("HDF5 shares of long runs go through each locale's own MPI-IO calls and read back exact", "[hdf5]") {
+  scratch_dir dir;
+  // 2^19 doubles (4 MiB): at 1-4 locales every Block share is one run of at least 1 MiB.
+  const rect<1> r{range{0, index_t{1} << 19}};
+  dmap::array<double, 1> block{dmap::domain<1>{dmap::block<1>{}, r}};
+  dmap::array<double, 1> cyclic{dmap::domain<1>{dmap::cyclic<1>{}, r}};
+  fill_by_position(block);
+  DMAP_CHECK_ALL(dmap::detail::h5_individual_io(dmap::detail::h5_part<double, 1>(block, true, file_route::automatic)));
+  if (dmap::num_locales() > 1)  // one element per run: two-phase I/O
+    DMAP_CHECK_ALL(!dmap::detail::h5_individual_io(dmap::detail::h5_part<double, 1>(cyclic, false, file_route::direct)));
+  dmap::write_hdf5(dir / "long.h5", "/x", block);
+  CHECK_NO_FAILURE(check_values(serial_values<double>(dir / "long.h5", "/x"), r.size()));
+  dmap::array<double, 1> again{block.domain()};
+  dmap::read_hdf5(dir / "long.h5", "/x", again);  // individual
+  CHECK_NO_FAILURE(check_by_position(again));
+  dmap::hdf5_reader in(dir / "long.h5");
+  in.read_dataset("/x", cyclic, file_route::direct);  // two-phase at 2-4 locales
+  CHECK_NO_FAILURE(check_by_position(cyclic));
 }
 
 }  // namespace test_hdf5

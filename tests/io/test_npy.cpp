@@ -4,11 +4,13 @@
 // row-major slab); the element types NumPy names; views (a strided slice, a rank-reducing
 // section) as source and destination; each locale writes only its own elements (file counters);
 // the header NumPy's format asks for; errors on every locale for missing, foreign, truncated,
-// mistyped and misshapen files, and writes that never leave a partial file behind.
+// mistyped and misshapen files, and writes that never leave a partial file behind; rewrites and
+// their recovery rule (<path>.dmap-previous).
 #include "../support.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <cstdlib>
@@ -245,6 +247,52 @@ TEST_CASE("a failed write leaves an existing file as it was", "[npy]") {
   CHECK_NO_FAILURE(dmap::testing::throws_with<dmap::argument_error>([&] { dmap::write_npy(dir / "keep.npy", a); },
                                                                     "moved from"));
   DMAP_CHECK_ALL(file_bytes(dir / "keep.npy") == before);
+}
+
+TEST_CASE("a rewrite leaves one file; read_npy takes <path>.dmap-previous when <path> is missing", "[npy]") {
+  scratch_dir dir;
+  const rect<1> r{range{0, 10}};
+  dmap::array<std::int32_t, 1> a{dmap::domain<1>{dmap::block<1>{}, r}};
+  dmap::array<std::int32_t, 1> b{dmap::domain<1>{dmap::cyclic<1>{}, r}};
+  const std::string path = dir / "c.npy", previous = path + ".dmap-previous";
+  const auto write = [&](std::int32_t v, const std::string& to) {
+    dmap::forall(a, [v](std::int32_t& x) { x = v; });
+    dmap::write_npy(to, a);
+  };
+  const auto read_sum = [&] {
+    dmap::forall(b, [](std::int32_t& x) { x = -1; });
+    dmap::read_npy(path, b);
+    return dmap::reduce(b, std::int32_t{0});
+  };
+  const auto only = [&](std::vector<std::string> names) {  // locale 0: the directory holds exactly `names`
+    if (dmap::here() != 0) return true;
+    std::vector<std::string> seen;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path)) seen.push_back(e.path().filename().string());
+    std::sort(seen.begin(), seen.end()), std::sort(names.begin(), names.end());
+    return seen == names;
+  };
+  write(1, path);
+  write(2, path);  // over the existing file: moved aside, replaced, removed
+  DMAP_CHECK_ALL(only({"c.npy"}) && read_sum() == 20);
+  // A writer that died between moving the old file aside and renaming its temporary.
+  if (dmap::here() == 0) std::filesystem::rename(path, previous);
+  dmap::barrier();
+  DMAP_CHECK_ALL(read_sum() == 20);
+  DMAP_CHECK_ALL(dmap::read_npy_header(path).shape == std::vector<index_t>{10});
+  write(3, path);  // the next write puts its file in place and removes the leftover
+  DMAP_CHECK_ALL(only({"c.npy"}) && read_sum() == 30);
+  // Died after renaming its temporary: both exist, <path> is the newer and wins.
+  write(4, dir / "older.npy");
+  if (dmap::here() == 0) std::filesystem::rename(dir / "older.npy", previous);
+  dmap::barrier();
+  DMAP_CHECK_ALL(read_sum() == 30);
+  write(5, path);
+  DMAP_CHECK_ALL(only({"c.npy"}) && read_sum() == 50);
+  // A leftover that is not a regular file is never removed: the write fails, nothing changes.
+  if (dmap::here() == 0) std::filesystem::create_directory(previous);
+  dmap::barrier();
+  CHECK_NO_FAILURE(dmap::testing::throws_with<dmap::io_error>([&] { write(6, path); }, "not a regular file"));
+  DMAP_CHECK_ALL(only({"c.npy", "c.npy.dmap-previous"}) && read_sum() == 50);
 }
 
 }  // namespace test_npy

@@ -1,5 +1,6 @@
 // The machinery behind aggregation.hpp (not part of the API): keyed_value, dense_combine_ratio,
-// dense_table_bytes, owned_element, combined_bytes.
+// dense_table_bytes, op_identity, count_table_bytes, count_switch_ratio, dense_routes,
+// owned_element, combined_bytes.
 #pragma once
 
 #include <algorithm>
@@ -42,6 +43,134 @@ inline constexpr index_t dense_combine_ratio = 2;
 /// this many bytes folds each thread's contributions into such a table as they come (dense
 /// mode: no per-destination lists, no owner lookup per contribution).
 inline constexpr index_t dense_table_bytes = index_t{1} << 21;
+
+/// Numbers an op identity is known for: integers but bool, float and double (no padding bits,
+/// so that a value equals the identity exactly when its bytes do).
+template <class T>
+concept plain_number =
+    (std::is_integral_v<T> && !std::is_same_v<T, bool>) || std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+/// The identity of an aggregation's `op` on T when dmap knows one (`op(identity, x) == x` bit
+/// for bit, for every x): then a thread's table can start filled with it and fold with a plain
+/// `t[k] = op(t[k], x)`, no flag per index. Unknown by default.
+template <class Op, class T>
+struct op_identity {
+  static constexpr bool known = false;  ///< no identity known: tables keep a flag per index
+};
+/// Sums: 0, and -0.0 for floating point (+0.0 would turn a -0.0 element into +0.0).
+template <class T>
+  requires plain_number<T>
+struct op_identity<std::plus<>, T> {
+  static constexpr bool known = true;                                             ///< an identity is known
+  static constexpr T value() { return std::is_floating_point_v<T> ? T(-0.0) : T(0); }  ///< the identity
+};
+/// Sums written `std::plus<T>`: as `std::plus<>`.
+template <class T>
+  requires plain_number<T>
+struct op_identity<std::plus<T>, T> : op_identity<std::plus<>, T> {};
+/// Products: 1.
+template <class T>
+  requires plain_number<T>
+struct op_identity<std::multiplies<>, T> {
+  static constexpr bool known = true;           ///< an identity is known
+  static constexpr T value() { return T(1); }  ///< the identity
+};
+/// Products written `std::multiplies<T>`: as `std::multiplies<>`.
+template <class T>
+  requires plain_number<T>
+struct op_identity<std::multiplies<T>, T> : op_identity<std::multiplies<>, T> {};
+
+/// With an op identity (op_identity), `aggregation::automatic` lets a thread fold into a table
+/// of the whole index set only when that table takes at most this many bytes.
+inline constexpr index_t count_table_bytes = index_t{1} << 26;
+
+/// With an op identity, `aggregation::automatic` starts each thread on lists and moves it to a
+/// table of the whole index set (n elements) once it has listed n / count_switch_ratio
+/// contributions in the round: from there on a table (filled, summed and sent once per
+/// round: a few passes over n elements) costs less than buffering each contribution.
+inline constexpr index_t count_switch_ratio = 8;
+
+/// The first word of a dense message (values in route sequence, no keys): a key of a keyed
+/// message (an order) is never negative.
+inline constexpr index_t dense_message_tag = -1;
+
+/// `count` consecutive positions from `first` (orders of an index set, or storage offsets).
+struct run {
+  index_t first;  ///< the first position
+  index_t count;  ///< how many
+};
+
+/// Appends the positions [first, first + count) to `runs`, extending the last run when they
+/// follow it.
+inline void append_run(std::vector<run>& runs, index_t first, index_t count) {
+  if (!runs.empty() && runs.back().first + runs.back().count == first)
+    runs.back().count += count;
+  else
+    runs.push_back({first, count});
+}
+
+/// Where a dense table of the whole index set goes (formula maps): for every locale, the runs
+/// of row-major orders of the elements it owns, piece by piece (as its local_subdomains lists
+/// them), row by row; and for this locale, the runs of storage offsets (from local_data()) of
+/// the same elements in the same sequence. A message of values in that sequence needs no keys.
+struct dense_routes {
+  std::vector<std::vector<run>> to;  ///< per locale: the orders of its elements, in message sequence
+  std::vector<run> here;             ///< this locale's storage offsets, in message sequence
+  index_t here_count = 0;            ///< the number of elements this locale owns
+};
+
+/// The routes of `whole` under `model` for an array `a` over it (this locale's storage).
+template <std::size_t N, class T>
+dense_routes make_dense_routes(const domain_model_base<N>& model, const rect<N>& whole, const array<T, N>& a) {
+  dense_routes routes;
+  const int p = num_locales(), me = here();
+  routes.to.resize(static_cast<std::size_t>(p));
+  // Calls f(first index, count) for each row (the last dimension) of r, in row-major order.
+  const auto rows = [](const rect<N>& r, auto&& f) {
+    if (r.empty()) return;
+    const index_t len = r.dim(N - 1).size();
+    for (index_t k = 0; k < r.size(); k += len) f(r.index_at(k), len);
+  };
+  const index_t whole_stride = whole.dim(N - 1).stride();
+  for (int q = 0; q < p; ++q) {
+    auto& runs = routes.to[static_cast<std::size_t>(q)];
+    for (const rect<N>& r : model.local_subdomains(q))
+      rows(r, [&](idx<N> i, index_t len) {
+        const index_t step = r.dim(N - 1).stride();
+        if (step == whole_stride) {  // consecutive orders
+          append_run(runs, whole.order_of(i), len);
+        } else {
+          const index_t first = i[N - 1];
+          for (index_t j = 0; j < len; ++j) {
+            i[N - 1] = first + j * step;
+            append_run(runs, whole.order_of(i), 1);
+          }
+        }
+      });
+  }
+  const T* data = a.local_data();
+  const auto& owned = model.local_subdomains(me);
+  const auto& blocks = a.local_blocks();
+  for (std::size_t b = 0; b < owned.size() && b < blocks.size(); ++b) {
+    const rect<N>& r = owned[b];
+    rows(r, [&](idx<N> i, index_t len) {
+      const index_t step = r.dim(N - 1).stride();
+      const index_t first = i[N - 1];
+      const index_t at = &blocks[b](i) - data;
+      i[N - 1] = first + (len - 1) * step;
+      if (&blocks[b](i) - data == at + len - 1) {  // layouts are affine: the row is contiguous
+        append_run(routes.here, at, len);
+      } else {
+        for (index_t j = 0; j < len; ++j) {
+          i[N - 1] = first + j * step;
+          append_run(routes.here, &blocks[b](i) - data, 1);
+        }
+      }
+      routes.here_count += len;
+    });
+  }
+  return routes;
+}
 
 /// The element of the index at row-major order `order` of `whole`, which this locale owns,
 /// in `a`'s storage (formula maps). Throws runtime_error when this locale does not own it.

@@ -53,10 +53,12 @@ std::vector<T> from_bytes(const std::vector<std::byte>& bytes) {
   return out;
 }
 
-/// Sends `outgoing[p]` to every locale p and returns what each locale sent here. Only
-/// non-empty buffers travel: one message per peer and direction; the buffer to oneself is
-/// moved without communication.
-inline byte_buffers exchange(byte_buffers outgoing) {
+/// Sends `outgoing[p]` to every locale p and leaves in `incoming[p]` what each locale sent
+/// here. Only non-empty buffers travel: one message per peer and direction; the buffer to
+/// oneself is swapped with incoming[me] without communication. The buffers keep their
+/// capacity (incoming[q] is resized, not made anew): a caller that keeps both from call to
+/// call allocates, and faults pages in, only when its messages grow.
+inline void exchange_into(byte_buffers& outgoing, byte_buffers& incoming) {
   auto& e = env();
   const int p = e.size();
   const int me = e.rank();
@@ -73,7 +75,6 @@ inline byte_buffers exchange(byte_buffers outgoing) {
   // every locale whether some locale could not allocate (reported as 2^64-1 minus its id, so
   // the lowest failing locale is named). Messages over message_piece_bytes travel in pieces.
   constexpr std::uint64_t failed_mark = UINT64_MAX;
-  byte_buffers incoming;
   std::exception_ptr failure;
   try {
     incoming.resize(static_cast<std::size_t>(p));
@@ -94,7 +95,14 @@ inline byte_buffers exchange(byte_buffers outgoing) {
   for (int q = 0; q < p; ++q)
     if (q != me) batch.send(q, outgoing[q].data(), send_sizes[q]);
   batch.wait();
-  incoming[me] = std::move(outgoing[me]);
+  std::swap(incoming[me], outgoing[me]);
+}
+
+/// Sends `outgoing[p]` to every locale p and returns what each locale sent here (see
+/// exchange_into); the buffer to oneself is moved without communication.
+inline byte_buffers exchange(byte_buffers outgoing) {
+  byte_buffers incoming;
+  exchange_into(outgoing, incoming);
   return incoming;
 }
 

@@ -42,14 +42,14 @@ struct replace {
 /// - When dmap knows the identity of `op` on T (`std::plus` and `std::multiplies`, with or
 ///   without the type, on integers, float and double: a histogram) and the map is a formula
 ///   map (not Hashed or Unstructured): each thread starts on lists and moves to a table of
-///   the whole index set at its (n / 8)-th contribution of the round, when that table
-///   (n * sizeof(T) bytes) fits in 64 MiB; beyond 64 MiB it stays on lists. A table costs a
-///   few passes over n per round (filled with the identity, summed with the other threads',
-///   sent, applied), a listed contribution some ten times one pass's cost per element (its
-///   owner, 16 bytes buffered, folded, sent): from n / 8 contributions per thread on, the
-///   table is the cheaper (docs/performance.md, "histogram", measured at 2^8 to 2^24 bins).
-///   The bound keeps a table per thread within memory: at 2^24 int64 bins 128 MiB per
-///   thread, where lists cost less anyway.
+///   the whole index set at its (n / 16)-th contribution of the round, when that table
+///   (n * sizeof(T) bytes) fits in 256 MiB; beyond 256 MiB it stays on lists. A table costs
+///   a few passes over n per round (filled with the identity, summed with the other
+///   threads', sent, applied), a listed contribution some tens of times one pass's cost per
+///   element (its owner found, 16 bytes buffered, folded, sent, applied): from about n / 16
+///   contributions per thread on, the table is the cheaper (docs/performance.md, "histogram",
+///   measured at 2^8 to 2^24 bins). The bound keeps a table per thread within memory (2^25
+///   int64 elements: 256 MiB per thread and as much again at finish()).
 /// - Otherwise: `table` (with a flag per index) when n * (sizeof(T) + 1) <= 2 MiB, `lists`
 ///   beyond.
 enum class aggregation {
@@ -134,15 +134,15 @@ class aggregator {
         extent_[d] = whole_.dim(d).size();
       }
       if constexpr (has_identity) {
-        // Counting tables: explicit `table` from the first add; `automatic` once a thread's
-        // contributions reach n / count_switch_ratio, when a table fits count_table_bytes.
+        // Counting tables: explicit `table` from the first add; `automatic` as
+        // detail::table_switch_at says.
         if (!directory_ && whole_.size() > 0 && how != aggregation::lists) {
           if (how == aggregation::table) {
             counting_ = true;
             switch_at_ = 0;
-          } else if (whole_.size() <= detail::count_table_bytes / static_cast<index_t>(sizeof(T))) {
+          } else if (const index_t at = detail::table_switch_at(whole_.size(), static_cast<index_t>(sizeof(T))); at > 0) {
             counting_ = true;
-            switch_at_ = std::max<index_t>(1, whole_.size() / detail::count_switch_ratio);
+            switch_at_ = at;
           }
         }
       }
@@ -510,12 +510,35 @@ class aggregator {
             continue;
           }
         }
+      if constexpr (N == 1)
+        if (!directory_ && unit_ && apply_to_one_run(bytes)) continue;
       const auto entries = detail::from_bytes<detail::keyed_value<T>>(bytes);
       for (const auto& e : entries) {
         T* element = directory_ ? data + e.key : detail::owned_element(*a_, whole_, e.key);
         *element = op_(*element, e.value);
       }
     }
+  }
+  // Local, 1-D unit-stride index sets: applies one keyed message when this locale owns one
+  // unit-stride range (Block): the element of a key is then one subtraction away, read
+  // straight from the message (no copy, no search of the pieces). False otherwise.
+  bool apply_to_one_run(const std::vector<std::byte>& bytes) {
+    const auto& owned = a_->domain().local_subdomains();
+    if (owned.size() != 1 || owned[0].dim(0).stride() != 1 || owned[0].empty()) return false;
+    const index_t first = owned[0].dim(0).first(), count = owned[0].size();
+    const auto& block = a_->local_blocks()[0];
+    T* const base = &block(idx<1>{first});
+    const index_t step = block.layout.strides[0];
+    const std::size_t entries = bytes.size() / sizeof(detail::keyed_value<T>);
+    for (std::size_t j = 0; j < entries; ++j) {
+      detail::keyed_value<T> e;
+      std::memcpy(&e, bytes.data() + j * sizeof e, sizeof e);
+      const std::uint64_t k = static_cast<std::uint64_t>(lo_[0] + e.key) - static_cast<std::uint64_t>(first);
+      if (k >= static_cast<std::uint64_t>(count)) (void)detail::owned_element(*a_, whole_, e.key);  // throws
+      T& element = base[static_cast<index_t>(k) * step];
+      element = op_(element, e.value);
+    }
+    return true;
   }
 
   array<T, N>* a_;

@@ -1,5 +1,6 @@
 // The machinery behind aggregation.hpp (not part of the API): keyed_value, dense_combine_ratio,
-// dense_table_bytes, op_identity, count_table_bytes, count_switch_ratio, dense_routes,
+// dense_table_bytes, op_identity, count_table_bytes, count_switch_ratio, table_switch_at,
+// dense_routes,
 // owned_element, combined_bytes.
 #pragma once
 
@@ -82,17 +83,27 @@ struct op_identity<std::multiplies<T>, T> : op_identity<std::multiplies<>, T> {}
 
 /// With an op identity (op_identity), `aggregation::automatic` lets a thread fold into a table
 /// of the whole index set only when that table takes at most this many bytes.
-inline constexpr index_t count_table_bytes = index_t{1} << 26;
+inline constexpr index_t count_table_bytes = index_t{1} << 28;
 
 /// With an op identity, `aggregation::automatic` starts each thread on lists and moves it to a
-/// table of the whole index set (n elements) once it has listed n / count_switch_ratio
-/// contributions in the round: from there on a table (filled, summed and sent once per
-/// round: a few passes over n elements) costs less than buffering each contribution.
-inline constexpr index_t count_switch_ratio = 8;
+/// table of the whole index set (n elements) at its (n / count_switch_ratio)-th contribution
+/// of the round: from there on a table (filled, summed, sent and applied once per round: a
+/// few passes over n elements) costs less than buffering each contribution (measured,
+/// docs/performance.md "histogram").
+inline constexpr index_t count_switch_ratio = 16;
 
 /// The first word of a dense message (values in route sequence, no keys): a key of a keyed
 /// message (an order) is never negative.
 inline constexpr index_t dense_message_tag = -1;
+
+/// The rule of `aggregation::automatic` with an op identity over a formula map: the
+/// contribution of a round (counted from 1) at which a thread moves to a table of the `n`
+/// elements of `element_bytes` bytes each, or -1 when it never does (the table would exceed
+/// count_table_bytes).
+constexpr index_t table_switch_at(index_t n, index_t element_bytes) {
+  if (n <= 0 || element_bytes <= 0 || n > count_table_bytes / element_bytes) return -1;
+  return std::max<index_t>(1, n / count_switch_ratio);
+}
 
 /// `count` consecutive positions from `first` (orders of an index set, or storage offsets).
 struct run {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -139,7 +140,7 @@ TEST_CASE("aggregation: serial adds to local and remote elements, repeated round
 }
 
 TEST_CASE("aggregation: few contributions to a large domain (automatic lists, sent unfolded)", "[aggregation]") {
-  // 240007 int64 elements and 41 contributions per locale, far fewer than the n / 8 that
+  // 240007 int64 elements and 41 contributions per locale, far fewer than the n / 16 that
   // would move a thread to a table: lists; the keys are sparse, so they travel as they were
   // added (repeats included), 16 bytes each.
   const int p = dmap::num_locales(), me = dmap::here();
@@ -178,19 +179,19 @@ TEST_CASE("aggregation: few contributions to a large domain (automatic lists, se
 
 TEST_CASE("aggregation: automatic moves a thread to a table by its contributions and the table's size",
           "[aggregation]") {
-  // Serial adds (one thread per locale): a thread lists until it has n / 8 contributions in
+  // Serial adds (one thread per locale): a thread lists until its (n / 16)-th contribution of
   // the round, then folds into a table of the whole index set, which is sent densely (a tag
   // and every value of each peer's elements) instead of (key, value) pairs.
   const int p = dmap::num_locales(), me = dmap::here();
   for (const auto k : {maps::map_kind::block, maps::map_kind::cyclic, maps::map_kind::irregular}) {
-    const index_t n = 1001;  // n / 8 = 125
+    const index_t n = 1001;  // n / 16 = 62
     INFO("map " << maps::name_of(k));
     const auto D = maps::domain_of(k, rect<1>{range(-500, -500 + n)});
     dmap::array<std::int64_t, 1> A(D, 0);
     std::vector<index_t> owned_by(static_cast<std::size_t>(p), 0);
     for (index_t i = -500; i < -500 + n; ++i) ++owned_by[static_cast<std::size_t>(D.locale_of(idx<1>{i}))];
     auto acc = dmap::accumulate(A);
-    for (const index_t count : {index_t{124}, index_t{125}, index_t{3 * n}}) {
+    for (const index_t count : {index_t{61}, index_t{62}, index_t{3 * n}}) {
       INFO(count << " contributions per locale");
       std::uint64_t away = 0;
       std::vector<bool> touched(static_cast<std::size_t>(p), false);  // owners of some contribution
@@ -207,43 +208,31 @@ TEST_CASE("aggregation: automatic moves a thread to a table by its contributions
           dense_bytes += 8 + 8 * static_cast<std::uint64_t>(owned_by[static_cast<std::size_t>(q)]);
       dmap::reset_counters();
       acc.finish();
-      // 124 distinct keys spread over 1001 are sparse: unfolded pairs; 125 reach n / 8.
-      DMAP_CHECK_ALL(dmap::counters().bytes_sent == (count < 125 ? 16 * away : dense_bytes));
+      // 61 distinct keys spread over 1001 are sparse: unfolded pairs; the 62nd is n / 16's.
+      DMAP_CHECK_ALL(dmap::counters().bytes_sent == (count < 62 ? 16 * away : dense_bytes));
     }
     DMAP_CHECK_ALL(mismatches(D, A, [&](index_t o) {
                      std::int64_t c = 0;
-                     for (const index_t count : {index_t{124}, index_t{125}, index_t{3 * n}})
+                     for (const index_t count : {index_t{61}, index_t{62}, index_t{3 * n}})
                        for (index_t j = 0; j < count; ++j) c += (j * 37) % n == o;
                      return c * p;
                    }) == 0);
   }
 }
 
-TEST_CASE("aggregation: no table beyond the per-thread bound, whatever the contributions", "[aggregation]") {
-  // 2^23 + 1 int64 elements: a table per thread would exceed 64 MiB, so automatic keeps
-  // lists even with n / 8 + 1 contributions from one thread; sparse keys travel as pairs
-  // (16 bytes each; a table would send 8 per element of each peer).
-  const int me = dmap::here();
-  const index_t n = (index_t{1} << 23) + 1;
-  const dmap::domain<1> D(dmap::block<1>{}, rect<1>{range(0, n)});
-  dmap::array<std::int64_t, 1> A(D, 0);
-  auto acc = dmap::accumulate(A);
-  const index_t count = n / 8 + 1;
-  std::uint64_t away = 0;
-  for (index_t j = 0; j < count; ++j) {
-    const index_t i = 7 * j + me % 7;  // distinct, below n
-    acc.add(i, 1);
-    away += D.locale_of(idx<1>{i}) != me;
-  }
-  dmap::reset_counters();
-  acc.finish();
-  DMAP_CHECK_ALL(dmap::counters().bytes_sent == 16 * away);
-  const int p = dmap::num_locales();
-  DMAP_CHECK_ALL(mismatches(D, A, [&](index_t o) {
-                   std::int64_t c = 0;
-                   for (int q = 0; q < p; ++q) c += o % 7 == q % 7 && o / 7 < count;
-                   return c;
-                 }) == 0);
+TEST_CASE("aggregation: the automatic rule's thresholds", "[aggregation]") {
+  // The rule the constructor applies (an op identity, a formula map): the (n / 16)-th
+  // contribution moves a thread to a table, at least the first; no table beyond 256 MiB.
+  using dmap::detail::table_switch_at;
+  DMAP_CHECK_ALL(table_switch_at(1, 8) == 1);
+  DMAP_CHECK_ALL(table_switch_at(31, 8) == 1);
+  DMAP_CHECK_ALL(table_switch_at(1001, 8) == 62);
+  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 16, 8) == index_t{1} << 12);
+  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 25, 8) == index_t{1} << 21);  // 256 MiB of int64: allowed
+  DMAP_CHECK_ALL(table_switch_at((index_t{1} << 25) + 1, 8) == -1);           // one more: lists
+  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 26, 4) == index_t{1} << 22);   // 256 MiB of float
+  DMAP_CHECK_ALL(table_switch_at(0, 8) == -1);
+  DMAP_CHECK_ALL(table_switch_at(std::numeric_limits<index_t>::max(), 1) == -1);
 }
 
 TEST_CASE("aggregation: locales buffering in different modes, floating-point sums", "[aggregation]") {

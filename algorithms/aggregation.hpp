@@ -151,6 +151,8 @@ class aggregator {
                  (how == aggregation::table ||
                   (how == aggregation::automatic &&
                    whole_.size() <= detail::dense_table_bytes / static_cast<index_t>(sizeof(T) + 1)));
+      if constexpr (N == 1)
+        if (!directory_ && !st->layers && whole_.size() > 0) owners_ = detail::one_run_owners(*st->model, whole_);
       if (st->layers)
         failure_ = std::make_exception_ptr(unsupported_error(
             "dmap::accumulate: the map " + st->model->name() +
@@ -278,7 +280,7 @@ class aggregator {
           if (!b.live) {
             if (b.listed + 1 < switch_at_) {  // the switch_at_-th contribution goes to the table
               ++b.listed;
-              b.to[static_cast<std::size_t>(state_->model->locale_of(i))].push_back({o, x});
+              b.to[static_cast<std::size_t>(owner_of(i, o))].push_back({o, x});
               return;
             }
             go_live(b);
@@ -303,7 +305,7 @@ class aggregator {
         }
         return;
       }
-      b.to[directory_ ? 0 : static_cast<std::size_t>(state_->model->locale_of(i))].push_back({o, x});
+      b.to[directory_ ? 0 : static_cast<std::size_t>(owner_of(i, o))].push_back({o, x});
     } catch (...) {
       b.failure = std::current_exception();
     }
@@ -404,6 +406,12 @@ class aggregator {
   const detail::dense_routes& routes() {
     if (!routes_) routes_ = std::make_unique<detail::dense_routes>(detail::make_dense_routes(*state_->model, whole_, *a_));
     return *routes_;
+  }
+  // The owner of index i (at order o) of a formula map: by the runs of orders when each
+  // locale owns one (a search among P numbers), else the map's locale_of.
+  int owner_of(const idx<N>& i, index_t o) const {
+    if (!owners_.first.empty()) return owners_.owner(o);
+    return state_->model->locale_of(i);
   }
   out_of_bounds_error bad_index(const idx<N>& i) const {
     std::ostringstream s;
@@ -552,6 +560,7 @@ class aggregator {
   bool counting_ = false;              // tables filled with the op identity (see go_live)
   index_t switch_at_ = 0;              // counting: contributions a thread lists before its table goes live
   std::unique_ptr<detail::dense_routes> routes_;  // counting: made on first use
+  detail::order_runs owners_;          // 1-D formula maps owned in one run per locale: the runs
   detail::byte_buffers out_, in_;      // the messages of the last finish(), kept for their capacity
   bool unit_ = false;                  // every dimension of the index set has stride 1
   std::array<index_t, N> lo_{}, extent_{};  // then its first index and extent per dimension

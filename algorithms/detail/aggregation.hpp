@@ -1,6 +1,6 @@
 // The machinery behind aggregation.hpp (not part of the API): keyed_value, dense_combine_ratio,
 // dense_table_bytes, op_identity, count_table_bytes, count_switch_ratio, table_switch_at,
-// dense_routes,
+// order_runs, one_run_owners, dense_routes,
 // owned_element, combined_bytes.
 #pragma once
 
@@ -103,6 +103,47 @@ inline constexpr index_t dense_message_tag = -1;
 constexpr index_t table_switch_at(index_t n, index_t element_bytes) {
   if (n <= 0 || element_bytes <= 0 || n > count_table_bytes / element_bytes) return -1;
   return std::max<index_t>(1, n / count_switch_ratio);
+}
+
+/// The owners of a 1-D index set whose locales each own at most one run of consecutive
+/// orders (Block, Irregular): the runs' first orders, increasing, and their locales. Empty
+/// when the map deals otherwise (Cyclic, BlockCyclic) or owns no index set.
+struct order_runs {
+  std::vector<index_t> first;  ///< the first order of each run, increasing from 0
+  std::vector<int> locale;     ///< the locale owning each run
+  /// The locale owning the index at order `o` (0 <= o < the size of the index set).
+  int owner(index_t o) const {
+    const auto at = std::upper_bound(first.begin(), first.end(), o) - first.begin();
+    return locale[static_cast<std::size_t>(at - 1)];
+  }
+};
+
+/// The order_runs of `whole` under `model` (p questions to the model, once per handle).
+inline order_runs one_run_owners(const domain_model_base<1>& model, const rect<1>& whole) {
+  std::vector<std::pair<index_t, std::pair<index_t, int>>> runs;  // (first order, (count, locale))
+  const int p = num_locales();
+  for (int q = 0; q < p; ++q) {
+    const auto pieces = model.local_subdomains(q);
+    index_t count = 0;
+    for (const auto& r : pieces) count += r.size();
+    if (count == 0) continue;
+    if (pieces.size() != 1 && std::count_if(pieces.begin(), pieces.end(), [](const rect<1>& r) { return !r.empty(); }) != 1)
+      return {};
+    const rect<1>& r = *std::find_if(pieces.begin(), pieces.end(), [](const rect<1>& x) { return !x.empty(); });
+    if (r.dim(0).stride() != whole.dim(0).stride()) return {};
+    runs.push_back({whole.order_of(r.index_at(0)), {count, q}});
+  }
+  std::sort(runs.begin(), runs.end());
+  order_runs out;
+  index_t next = 0;
+  for (const auto& [first, rest] : runs) {
+    if (first != next) return {};  // the runs must tile the index set
+    out.first.push_back(first);
+    out.locale.push_back(rest.second);
+    next = first + rest.first;
+  }
+  if (next != whole.size()) return {};
+  return out;
 }
 
 /// `count` consecutive positions from `first` (orders of an index set, or storage offsets).

@@ -113,6 +113,11 @@ struct order_runs {
   std::vector<int> locale;     ///< the locale owning each run
   /// The locale owning the index at order `o` (0 <= o < the size of the index set).
   int owner(index_t o) const {
+    if (first.size() <= 16) {  // a branch-free count: random indices would mispredict a search
+      std::size_t at = 0;
+      for (const index_t f : first) at += static_cast<std::size_t>(f <= o);
+      return locale[at - 1];
+    }
     const auto at = std::upper_bound(first.begin(), first.end(), o) - first.begin();
     return locale[static_cast<std::size_t>(at - 1)];
   }

@@ -42,14 +42,16 @@ struct replace {
 /// - When dmap knows the identity of `op` on T (`std::plus` and `std::multiplies`, with or
 ///   without the type, on integers, float and double: a histogram) and the map is a formula
 ///   map (not Hashed or Unstructured): each thread starts on lists and moves to a table of
-///   the whole index set at its (n / 16)-th contribution of the round, when that table
-///   (n * sizeof(T) bytes) fits in 256 MiB; beyond 256 MiB it stays on lists. A table costs
-///   a few passes over n per round (filled with the identity, summed with the other
-///   threads', sent, applied), a listed contribution some tens of times one pass's cost per
-///   element (its owner found, 16 bytes buffered, folded, sent, applied): from about n / 16
-///   contributions per thread on, the table is the cheaper (docs/performance.md, "histogram",
-///   measured at 2^8 to 2^24 bins). The bound keeps a table per thread within memory (2^25
-///   int64 elements: 256 MiB per thread and as much again at finish()).
+///   the whole index set at its (n / 16)-th contribution of the round when that table
+///   (n * sizeof(T) bytes) fits in 16 MiB, at its (n / 4)-th when it fits in 256 MiB; beyond
+///   256 MiB it stays on lists. A table costs a few passes over n per round (filled with the
+///   identity, summed with the other threads', sent, applied), a listed contribution some
+///   tens of times one pass's cost per element (its owner found, 16 bytes buffered, folded,
+///   sent, applied): from about n / 16 contributions per thread on, a cached table is the
+///   cheaper; a table in main memory costs more per element and every locale sends all of it,
+///   hence n / 4 (docs/performance.md, "Histogram", measured at 2^8 to 2^24 bins). The bound
+///   keeps a table per thread within memory (2^25 int64 elements: 256 MiB per thread and as
+///   much again at finish()).
 /// - Otherwise: `table` (with a flag per index) when n * (sizeof(T) + 1) <= 2 MiB, `lists`
 ///   beyond.
 enum class aggregation {

@@ -1,5 +1,6 @@
 // The machinery behind aggregation.hpp (not part of the API): keyed_value, dense_combine_ratio,
-// dense_table_bytes, op_identity, count_table_bytes, count_switch_ratio, table_switch_at,
+// dense_table_bytes, op_identity, count_table_bytes, count_switch_ratio,
+// count_cached_table_bytes, count_large_switch_ratio, table_switch_at,
 // order_runs, one_run_owners, dense_routes,
 // owned_element, combined_bytes.
 #pragma once
@@ -92,17 +93,28 @@ inline constexpr index_t count_table_bytes = index_t{1} << 28;
 /// docs/performance.md "histogram").
 inline constexpr index_t count_switch_ratio = 16;
 
+/// A table larger than this many bytes lives in main memory, not in the caches: its passes
+/// cost more per element (and every locale sends all of it), so a thread moves to it only at
+/// its (n / count_large_switch_ratio)-th contribution (measured at 2^24 int64 bins: 2 and 4
+/// locales were faster on lists at n / 8 and n / 16 contributions per thread, on the table
+/// from n / 4).
+inline constexpr index_t count_cached_table_bytes = index_t{1} << 24;
+
+/// The ratio of count_switch_ratio for tables beyond count_cached_table_bytes.
+inline constexpr index_t count_large_switch_ratio = 4;
+
 /// The first word of a dense message (values in route sequence, no keys): a key of a keyed
 /// message (an order) is never negative.
 inline constexpr index_t dense_message_tag = -1;
 
 /// The rule of `aggregation::automatic` with an op identity over a formula map: the
 /// contribution of a round (counted from 1) at which a thread moves to a table of the `n`
-/// elements of `element_bytes` bytes each, or -1 when it never does (the table would exceed
-/// count_table_bytes).
+/// elements of `element_bytes` bytes each (n / 16 up to 16 MiB, n / 4 beyond), or -1 when it
+/// never does (the table would exceed count_table_bytes).
 constexpr index_t table_switch_at(index_t n, index_t element_bytes) {
   if (n <= 0 || element_bytes <= 0 || n > count_table_bytes / element_bytes) return -1;
-  return std::max<index_t>(1, n / count_switch_ratio);
+  const bool cached = n <= count_cached_table_bytes / element_bytes;
+  return std::max<index_t>(1, n / (cached ? count_switch_ratio : count_large_switch_ratio));
 }
 
 /// The owners of a 1-D index set whose locales each own at most one run of consecutive

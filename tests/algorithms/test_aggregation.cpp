@@ -222,15 +222,18 @@ TEST_CASE("aggregation: automatic moves a thread to a table by its contributions
 
 TEST_CASE("aggregation: the automatic rule's thresholds", "[aggregation]") {
   // The rule the constructor applies (an op identity, a formula map): the (n / 16)-th
-  // contribution moves a thread to a table, at least the first; no table beyond 256 MiB.
+  // contribution moves a thread to a table, at least the first; beyond 16 MiB of table the
+  // (n / 4)-th; no table beyond 256 MiB.
   using dmap::detail::table_switch_at;
   DMAP_CHECK_ALL(table_switch_at(1, 8) == 1);
   DMAP_CHECK_ALL(table_switch_at(31, 8) == 1);
   DMAP_CHECK_ALL(table_switch_at(1001, 8) == 62);
   DMAP_CHECK_ALL(table_switch_at(index_t{1} << 16, 8) == index_t{1} << 12);
-  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 25, 8) == index_t{1} << 21);  // 256 MiB of int64: allowed
+  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 21, 8) == index_t{1} << 17);        // 16 MiB: still n / 16
+  DMAP_CHECK_ALL(table_switch_at((index_t{1} << 21) + 4, 8) == (index_t{1} << 19) + 1);  // beyond: n / 4
+  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 25, 8) == index_t{1} << 23);  // 256 MiB of int64: allowed
   DMAP_CHECK_ALL(table_switch_at((index_t{1} << 25) + 1, 8) == -1);           // one more: lists
-  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 26, 4) == index_t{1} << 22);   // 256 MiB of float
+  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 26, 4) == index_t{1} << 24);   // 256 MiB of float
   DMAP_CHECK_ALL(table_switch_at(0, 8) == -1);
   DMAP_CHECK_ALL(table_switch_at(std::numeric_limits<index_t>::max(), 1) == -1);
 }

@@ -37,9 +37,26 @@ struct replace {
 };
 
 /// How an aggregator buffers contributions on each thread (see dmap::aggregator).
+///
+/// The rule of `automatic`, for an index set of n elements of type T:
+/// - When dmap knows the identity of `op` on T (`std::plus` and `std::multiplies`, with or
+///   without the type, on integers, float and double: a histogram) and the map is a formula
+///   map (not Hashed or Unstructured): each thread starts on lists and moves to a table of
+///   the whole index set at its (n / 16)-th contribution of the round when that table
+///   (n * sizeof(T) bytes) fits in 16 MiB, at its (n / 4)-th when it fits in 256 MiB; beyond
+///   256 MiB it stays on lists. A table costs a few passes over n per round (filled with the
+///   identity, summed with the other threads', sent, applied), a listed contribution some
+///   tens of times one pass's cost per element (its owner found, 16 bytes buffered, folded,
+///   sent, applied): from about n / 16 contributions per thread on, a cached table is the
+///   cheaper; a table in main memory costs more per element and every locale sends all of it,
+///   hence n / 4 (docs/performance.md, "Histogram", measured at 2^8 to 2^24 bins). The bound
+///   keeps a table per thread within memory (2^25 int64 elements: 256 MiB per thread and as
+///   much again at finish()).
+/// - Otherwise: `table` (with a flag per index) when n * (sizeof(T) + 1) <= 2 MiB, `lists`
+///   beyond.
 enum class aggregation {
-  automatic,  ///< `table` when the index set's table fits in 2 MiB per thread, `lists` otherwise
-  table,      ///< one value and one flag per index of the domain per thread, folded as added
+  automatic,  ///< by the number of contributions and the size of the index set (the rule above)
+  table,      ///< one table of the whole index set per thread, from the first contribution
   lists       ///< one list of (order, value) per destination locale per thread
 };
 
@@ -49,20 +66,25 @@ enum class aggregation {
 /// `dmap::scatter(A)`.
 ///
 /// - `add(i, x)` (alias `put`) may be called from `forall` bodies on any thread, without
-///   locks: each thread buffers on its own. With `aggregation::table` (automatic when the
-///   domain has at most 2 MiB / (sizeof(T) + 1) indices: histograms) a thread folds each
-///   contribution into its own table of the whole index set at once, so a locale sends one
-///   value per element it touched, whatever the number of contributions. With
-///   `aggregation::lists` it appends (order, value) to a list per owner (found by the map's
-///   `locale_of`; with a directory map the owners are looked up at `finish()`, one one-sided
-///   read per directory home), and a list whose keys are dense is folded before it is sent.
+///   locks: each thread buffers on its own. In a table (`aggregation::table`, or automatic
+///   as dmap::aggregation says) a thread folds each contribution into its own table of the
+///   whole index set at once. When dmap knows `op`'s identity (sums and products of numbers)
+///   the table starts filled with it and the add is `t[o] = op(t[o], x)` after a bounds
+///   check; the threads' tables are summed at `finish()` and each owner receives the values
+///   of all its elements in one message without keys (for a Block map one contiguous range),
+///   or nothing when they are all the identity. Other ops keep a flag per index, and a locale
+///   sends (order, value) for each element it touched. With `aggregation::lists` a thread
+///   appends (order, value) to a list per owner (found by the map's `locale_of`; with a
+///   directory map the owners are looked up at `finish()`, one one-sided read per directory
+///   home), and a list whose keys are dense is folded before it is sent.
 /// - A bad index (outside the domain), a failed allocation or an exception of `op` is not
 ///   thrown by add(): it is kept, and `finish()` throws it on every locale, so a locale that
 ///   fails never leaves its peers waiting.
 /// - `finish()` is collective: every locale calls it, in the same order as its other
 ///   collective calls, whether or not it added anything. Owners apply what they receive with
 ///   `op`, source locales in increasing order, each source's contributions in its order (in
-///   table mode one per element, by increasing row-major order).
+///   table mode one per element, by increasing row-major order, or with a known identity in
+///   the order the owner lists its pieces).
 /// - `op` must be associative (one locale's contributions to one element are folded before
 ///   they are applied) and may run on several threads at once. With integers and
 ///   `std::plus` the result is exact. The order in which the contributions of different
@@ -85,6 +107,12 @@ class aggregator {
     std::vector<unsigned char> seen;                      // dense mode: whether table[o] holds one
     std::vector<index_t> touched;                         // dense mode: the orders seen, first touch first
     std::exception_ptr failure;                           // the first add() that failed here
+    // Counting mode (an op identity, a formula map): `table` holds this round's contributions
+    // (identity elsewhere) when `live`; `fast` is its data for add()'s hot path (unit strides
+    // only), else null; `listed` counts the contributions listed before the table went live.
+    T* fast = nullptr;
+    bool live = false;
+    index_t listed = 0;
   };
   using buffers_type = detail::per_thread<thread_buffers>;
 
@@ -107,11 +135,26 @@ class aggregator {
         lo_[d] = whole_.dim(d).first();
         extent_[d] = whole_.dim(d).size();
       }
+      if constexpr (has_identity) {
+        // Counting tables: explicit `table` from the first add; `automatic` as
+        // detail::table_switch_at says.
+        if (!directory_ && whole_.size() > 0 && how != aggregation::lists) {
+          if (how == aggregation::table) {
+            counting_ = true;
+            switch_at_ = 0;
+          } else if (const index_t at = detail::table_switch_at(whole_.size(), static_cast<index_t>(sizeof(T))); at > 0) {
+            counting_ = true;
+            switch_at_ = at;
+          }
+        }
+      }
       if constexpr (std::is_default_constructible_v<T>)
-        dense_ = whole_.size() > 0 &&
+        dense_ = !counting_ && whole_.size() > 0 &&
                  (how == aggregation::table ||
                   (how == aggregation::automatic &&
                    whole_.size() <= detail::dense_table_bytes / static_cast<index_t>(sizeof(T) + 1)));
+      if constexpr (N == 1)
+        if (!directory_ && !st->layers && whole_.size() > 0) owners_ = detail::one_run_owners(*st->model, whole_);
       if (st->layers)
         failure_ = std::make_exception_ptr(unsupported_error(
             "dmap::accumulate: the map " + st->model->name() +
@@ -128,11 +171,29 @@ class aggregator {
   /// Buffers `A[i] = op(A[i], x)`. Any thread, not collective. An index outside the domain
   /// is reported by finish() (out_of_bounds_error on every locale), not here.
   [[gnu::always_inline]] void add(const idx<N>& i, const T& x) {
-    thread_buffers& b = my_buffers();
-    // The hot path, small enough to inline into the loop body: a table already made, unit
-    // strides, an index inside, an order seen before on this thread. Everything else (first
-    // touch, lists, strides, bad indices, failures) is add_slowly's.
-    if (dense_ && unit_ && !b.seen.empty() && !b.failure) {
+    thread_cache& c = my_cache();
+    if constexpr (has_identity) {  // (no flagged table then but with directory maps: add_slowly's)
+      // The hot path of counting mode: a live table, an index inside; then the add is
+      // `t[o] = op(t[o], x)`. Everything else (lists, the first add, strides, bad indices)
+      // is add_slowly's. After a failure the table may take more: finish() throws anyway.
+      if (T* const t = c.fast) {
+        index_t o = 0;
+        bool inside = true;
+        for (std::size_t d = 0; d < N; ++d) {
+          const std::uint64_t k = static_cast<std::uint64_t>(i[d]) - static_cast<std::uint64_t>(lo_[d]);
+          inside = inside && k < static_cast<std::uint64_t>(extent_[d]);
+          o = o * extent_[d] + static_cast<index_t>(k);
+        }
+        if (inside) [[likely]] {
+          t[o] = op_(t[o], x);
+          return;
+        }
+      }
+    }
+    // The hot path of a flagged table, small enough to inline into the loop body: a table
+    // already made, unit strides, an index inside, an order seen before on this thread.
+    // Everything else (first touch, lists, strides, bad indices, failures) is add_slowly's.
+    else if (thread_buffers& b = *c.buffers; dense_ && unit_ && !b.seen.empty() && !b.failure) {
       index_t o = 0;
       bool inside = true;
       for (std::size_t d = 0; d < N; ++d) {
@@ -154,7 +215,7 @@ class aggregator {
         return;
       }
     }
-    add_slowly(b, i, x);
+    add_slowly(*c.buffers, i, x);
   }
   /// Buffers `A[i] = op(A[i], x)` for the 1-D index `i`.
   [[gnu::always_inline]] void add(index_t i, const T& x)
@@ -174,7 +235,7 @@ class aggregator {
   /// True when this locale holds contributions (or a failure) not yet finished.
   bool pending() const {
     for (const auto& b : *buffers_) {
-      if (b.failure || !b.touched.empty()) return true;
+      if (b.failure || b.live || !b.touched.empty()) return true;
       for (const auto& v : b.to)
         if (!v.empty()) return true;
     }
@@ -194,14 +255,15 @@ class aggregator {
       aggregator* self;
       ~clear_at_exit() { self->clear(); }
     } guard{this};
-    detail::byte_buffers outgoing = agreed([&] { return pack(); });
-    detail::byte_buffers incoming = detail::exchange(std::move(outgoing));
-    agreed([&] { apply(incoming); });
+    agreed([&] { pack(); });
+    detail::exchange_into(out_, in_);
+    agreed([&] { apply(in_); });
   }
 
  private:
   // add() off its hot path: first touches, lists, strided index sets, bad indices.
-  [[gnu::noinline]] void add_slowly(thread_buffers& b, const idx<N>& i, const T& x) {
+  // (By value: the hot path then keeps the index and the value in registers.)
+  [[gnu::noinline]] void add_slowly(thread_buffers& b, idx<N> i, T x) {
     if (b.failure) return;
     try {
       index_t o = 0;
@@ -214,6 +276,21 @@ class aggregator {
       } else {
         if (!state_ || !whole_.contains(i)) throw bad_index(i);
         o = whole_.order_of(i);
+      }
+      if constexpr (has_identity) {
+        if (counting_) {
+          if (!b.live) {
+            if (b.listed + 1 < switch_at_) {  // the switch_at_-th contribution goes to the table
+              ++b.listed;
+              b.to[static_cast<std::size_t>(owner_of(i, o))].push_back({o, x});
+              return;
+            }
+            go_live(b);
+          }
+          T& slot = b.table[static_cast<std::size_t>(o)];
+          slot = op_(slot, x);
+          return;
+        }
       }
       if (dense_) {
         if (b.seen.empty()) {
@@ -230,10 +307,113 @@ class aggregator {
         }
         return;
       }
-      b.to[directory_ ? 0 : static_cast<std::size_t>(state_->model->locale_of(i))].push_back({o, x});
+      b.to[directory_ ? 0 : static_cast<std::size_t>(owner_of(i, o))].push_back({o, x});
     } catch (...) {
       b.failure = std::current_exception();
     }
+  }
+  // Counting mode: this thread's table, filled with the identity, takes its listed
+  // contributions and goes live.
+  void go_live(thread_buffers& b) {
+    const auto n = static_cast<std::size_t>(whole_.size());
+    const T id = detail::op_identity<Op, T>::value();
+    if (b.table.size() != n) {
+      std::vector<T>().swap(b.table);  // let the old one go first
+      b.table.assign(n, id);
+    } else {
+      std::fill(b.table.begin(), b.table.end(), id);
+    }
+    T* const t = b.table.data();
+    for (auto& v : b.to) {
+      for (const auto& e : v) t[e.key] = op_(t[e.key], e.value);
+      v.clear();
+    }
+    b.live = true;
+    b.fast = unit_ ? t : nullptr;
+    cache().fast = b.fast;  // b is this thread's: add() found it through cache()
+  }
+  // Counting mode: whether `v` is the identity, bit for bit (then it need not travel).
+  static bool is_identity(const T& v) {
+    const T id = detail::op_identity<Op, T>::value();
+    return std::memcmp(&v, &id, sizeof(T)) == 0;
+  }
+  // Counting mode, local: when a thread's table is live, the messages: the threads' tables
+  // and lists folded into one table, and to each locale whose elements are not all the
+  // identity there, a tag and then their values in its route's sequence (no keys). False
+  // when no table is live (then lists travel as in lists mode).
+  bool pack_table(detail::byte_buffers& out) {
+    thread_buffers* sum = nullptr;
+    const auto n = static_cast<std::size_t>(whole_.size());
+    for (auto& b : *buffers_) {
+      if (!b.live) continue;
+      if (sum == nullptr) {
+        sum = &b;
+        continue;
+      }
+      T* const s = sum->table.data();
+      const T* const t = b.table.data();
+      for (std::size_t k = 0; k < n; ++k) s[k] = op_(s[k], t[k]);
+    }
+    if (sum == nullptr) return false;
+    T* const s = sum->table.data();
+    for (auto& b : *buffers_)
+      for (auto& v : b.to) {
+        for (const auto& e : v) s[e.key] = op_(s[e.key], e.value);
+        v.clear();
+      }
+    const detail::dense_routes& r = routes();
+    for (std::size_t q = 0; q < out.size(); ++q) {
+      const auto& runs = r.to[q];
+      bool any = false;
+      index_t count = 0;
+      for (const auto& run : runs) {
+        for (index_t j = 0; j < run.count && !any; ++j) any = !is_identity(s[run.first + j]);
+        count += run.count;
+      }
+      if (!any) {
+        out[q].clear();
+        continue;
+      }
+      out[q].resize(sizeof(index_t) + static_cast<std::size_t>(count) * sizeof(T));  // its capacity is kept
+      std::memcpy(out[q].data(), &detail::dense_message_tag, sizeof(index_t));
+      std::size_t at = sizeof(index_t);
+      for (const auto& run : runs) {
+        std::memcpy(out[q].data() + at, s + run.first, static_cast<std::size_t>(run.count) * sizeof(T));
+        at += static_cast<std::size_t>(run.count) * sizeof(T);
+      }
+    }
+    return true;
+  }
+  // Counting mode, local: applies one locale's dense message (pack_table's) to this locale's
+  // elements.
+  void apply_table(const std::vector<std::byte>& bytes) {
+    const detail::dense_routes& r = routes();
+    if (bytes.size() != sizeof(index_t) + static_cast<std::size_t>(r.here_count) * sizeof(T))
+      throw runtime_error("dmap aggregation: locale " + std::to_string(here()) + " received " +
+                          std::to_string(bytes.size()) + " bytes of dense values for its " +
+                          std::to_string(r.here_count) + " elements");
+    T* const data = a_->local_data();
+    const std::byte* v = bytes.data() + sizeof(index_t);
+    for (const auto& run : r.here) {
+      T* const e = data + run.first;
+      for (index_t j = 0; j < run.count; ++j) {
+        T x;
+        std::memcpy(&x, v + static_cast<std::size_t>(j) * sizeof(T), sizeof(T));
+        e[j] = op_(e[j], x);
+      }
+      v += static_cast<std::size_t>(run.count) * sizeof(T);
+    }
+  }
+  // The dense routes of the index set, made on first use (formula maps).
+  const detail::dense_routes& routes() {
+    if (!routes_) routes_ = std::make_unique<detail::dense_routes>(detail::make_dense_routes(*state_->model, whole_, *a_));
+    return *routes_;
+  }
+  // The owner of index i (at order o) of a formula map: by the runs of orders when each
+  // locale owns one (a search among P numbers), else the map's locale_of.
+  int owner_of(const idx<N>& i, index_t o) const {
+    if (!owners_.first.empty()) return owners_.owner(o);
+    return state_->model->locale_of(i);
   }
   out_of_bounds_error bad_index(const idx<N>& i) const {
     std::ostringstream s;
@@ -242,18 +422,23 @@ class aggregator {
     return out_of_bounds_error(s.str());
   }
   void clear() {
+    id_ = next_id();  // the threads' caches of fast tables are stale: make them look again
     for (auto& b : *buffers_) {
       for (auto& v : b.to) {
         if (b.failure) std::vector<detail::keyed_value<T>>().swap(v);  // perhaps out of memory: let go
         else v.clear();  // the capacity stays for the next round, like the table
       }
       b.failure = nullptr;
+      b.live = false;
+      b.fast = nullptr;
+      b.listed = 0;
       for (const index_t o : b.touched) b.seen[static_cast<std::size_t>(o)] = 0;  // the table stays for the next round
       b.touched.clear();
     }
   }
-  // Local: the messages to every locale, or the first failure of this locale.
-  detail::byte_buffers pack() {
+  // Local: the messages to every locale into out_ (each buffer rewritten), or the first
+  // failure of this locale.
+  void pack() {
     if (failure_) std::rethrow_exception(failure_);
     for (const auto& b : *buffers_)
       if (b.failure) std::rethrow_exception(b.failure);
@@ -264,7 +449,10 @@ class aggregator {
       throw argument_error("dmap::aggregator::finish: the array's domain changed its index set since the handle "
                            "was made; finish contributions before changing the domain");
     const auto p = static_cast<std::size_t>(num_locales());
-    detail::byte_buffers out(p);
+    detail::byte_buffers& out = out_;
+    out.resize(p);
+    if constexpr (has_identity)
+      if (counting_ && pack_table(out)) return;
     if (dense_ || directory_) {
       std::vector<std::vector<detail::keyed_value<T>>> to(p);
       // Contributions not yet routed, keyed by order: one per order seen in dense mode.
@@ -318,12 +506,22 @@ class aggregator {
         for (auto& b : *buffers_) b.to[q].clear();
       }
     }
-    return out;
   }
   // Local: applies what every locale sent, source locales in order.
   void apply(const detail::byte_buffers& incoming) {
     T* data = a_->local_data();
     for (const auto& bytes : incoming) {
+      if constexpr (has_identity)
+        if (!directory_ && bytes.size() >= sizeof(index_t)) {
+          index_t tag = 0;
+          std::memcpy(&tag, bytes.data(), sizeof tag);
+          if (tag == detail::dense_message_tag) {
+            apply_table(bytes);
+            continue;
+          }
+        }
+      if constexpr (N == 1)
+        if (!directory_ && unit_ && apply_to_one_run(bytes)) continue;
       const auto entries = detail::from_bytes<detail::keyed_value<T>>(bytes);
       for (const auto& e : entries) {
         T* element = directory_ ? data + e.key : detail::owned_element(*a_, whole_, e.key);
@@ -331,14 +529,41 @@ class aggregator {
       }
     }
   }
+  // Local, 1-D unit-stride index sets: applies one keyed message when this locale owns one
+  // unit-stride range (Block): the element of a key is then one subtraction away, read
+  // straight from the message (no copy, no search of the pieces). False otherwise.
+  bool apply_to_one_run(const std::vector<std::byte>& bytes) {
+    const auto& owned = a_->domain().local_subdomains();
+    if (owned.size() != 1 || owned[0].dim(0).stride() != 1 || owned[0].empty()) return false;
+    const index_t first = owned[0].dim(0).first(), count = owned[0].size();
+    const auto& block = a_->local_blocks()[0];
+    T* const base = &block(idx<1>{first});
+    const index_t step = block.layout.strides[0];
+    const std::size_t entries = bytes.size() / sizeof(detail::keyed_value<T>);
+    for (std::size_t j = 0; j < entries; ++j) {
+      detail::keyed_value<T> e;
+      std::memcpy(&e, bytes.data() + j * sizeof e, sizeof e);
+      const std::uint64_t k = static_cast<std::uint64_t>(lo_[0] + e.key) - static_cast<std::uint64_t>(first);
+      if (k >= static_cast<std::uint64_t>(count)) (void)detail::owned_element(*a_, whole_, e.key);  // throws
+      T& element = base[static_cast<index_t>(k) * step];
+      element = op_(element, e.value);
+    }
+    return true;
+  }
 
   array<T, N>* a_;
   Op op_;
   std::shared_ptr<detail::domain_state<N>> state_;
   rect<N> whole_{};
   std::uint64_t generation_ = 0;
+  static constexpr bool has_identity = detail::op_identity<Op, T>::known;
   bool directory_ = false;
-  bool dense_ = false;
+  bool dense_ = false;                 // a table with a flag per index (no op identity known)
+  bool counting_ = false;              // tables filled with the op identity (see go_live)
+  index_t switch_at_ = 0;              // counting: contributions a thread lists before its table goes live
+  std::unique_ptr<detail::dense_routes> routes_;  // counting: made on first use
+  detail::order_runs owners_;          // 1-D formula maps owned in one run per locale: the runs
+  detail::byte_buffers out_, in_;      // the messages of the last finish(), kept for their capacity
   bool unit_ = false;                  // every dimension of the index set has stride 1
   std::array<index_t, N> lo_{}, extent_{};  // then its first index and extent per dimension
   std::exception_ptr failure_;
@@ -350,18 +575,30 @@ class aggregator {
     static std::atomic<std::uint64_t> count{0};
     return ++count;
   }
-  // This thread's buffers: the last handle's this thread added to is remembered in a
-  // thread_local (a TLS load), so the enumerable_thread_specific lookup (a call into the
-  // threads library) runs only when a thread switches handles. Keyed by id, not address: a
-  // new handle may reuse a destroyed one's address.
-  thread_buffers& my_buffers() {
-    struct last_used {
-      std::uint64_t id;
-      thread_buffers* buffers;
-    };
-    static thread_local last_used last{0, nullptr};
-    if (last.id != id_) last = {id_, &buffers_->local()};
-    return *last.buffers;
+  // What a thread remembers of the last handle (of this type) it added to: its id, the
+  // thread's buffers and their live table for add()'s hot path (counting mode).
+  struct thread_cache {
+    std::uint64_t id;
+    thread_buffers* buffers;
+    T* fast;
+  };
+  static thread_cache& cache() {
+    static thread_local thread_cache c{0, nullptr, nullptr};
+    return c;
+  }
+  // This thread's cache for this handle: a TLS load and a compare, so that the
+  // enumerable_thread_specific lookup (a call into the threads library) runs only when a
+  // thread switches handles or a round ends (finish() gives the handle a new id). Keyed by
+  // id, not address: a new handle may reuse a destroyed one's address.
+  [[gnu::always_inline]] thread_cache& my_cache() {
+    thread_cache& c = cache();
+    if (c.id != id_) [[unlikely]]
+      look_up(c);
+    return c;
+  }
+  [[gnu::noinline]] void look_up(thread_cache& c) {
+    thread_buffers& b = buffers_->local();
+    c = {id_, &b, b.fast};
   }
 };
 

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -97,8 +98,14 @@ class block {
   static int owner(index_t lo, index_t hi, int p, index_t i) noexcept {
     if (hi <= lo || i < lo) return 0;
     if (i >= hi) return p - 1;
-    return static_cast<int>((static_cast<detail::wide_int>(i) - lo) * p /
-                            (static_cast<detail::wide_int>(hi) - lo));
+    const detail::wide_int n = static_cast<detail::wide_int>(hi) - lo;
+    // (i - lo) * p < n * p fits in 64 bits for every array that fits in memory: a 64-bit
+    // division then (a 128-bit one is a library call, several times slower; aggregation asks
+    // per contribution).
+    if (n <= std::numeric_limits<index_t>::max() / p)
+      return static_cast<int>(static_cast<index_t>(static_cast<std::uint64_t>(i) - static_cast<std::uint64_t>(lo)) * p /
+                              static_cast<index_t>(n));
+    return static_cast<int>((static_cast<detail::wide_int>(i) - lo) * p / n);
   }
 
   friend bool operator==(const block&, const block&) = default;

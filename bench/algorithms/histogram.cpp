@@ -6,7 +6,9 @@
 // element_ref: one-sided reads and writes, one locale at a time so that no two locales
 // update one bin at once) on a smaller count. A third line compares dmap with the best a user
 // writes by hand when the bins fit in memory per thread: dense per-thread counts, summed, then
-// MPI_Reduce_scatter (no per-value buffering at all).
+// MPI_Reduce_scatter (no per-value buffering at all). A fourth line (histogram_vs_best) times
+// the automatic choice against the faster of the two hand-written ways, all three alternating:
+// what the automatic choice must reach at every (n, bins).
 //   mpirun -n 4 bench_algorithms histogram [log2 n = 24] [log2 bins = 16] [reps = 5]
 #include <dmap/dmap.hpp>
 #include <mpi.h>
@@ -172,6 +174,16 @@ int run(const std::vector<std::string>& args) {
   index_t wrong_dense = 0;
   for (index_t k = 0; k < H.local_size(); ++k) wrong_dense += H.local_data()[k] != counts[static_cast<std::size_t>(k)];
   wrong += dmap::all_reduce_sum(wrong_dense);
+  // The automatic choice against the better hand-written way at this (n, bins): the three
+  // alternate, one warm-up round, medians.
+  std::vector<double> t_auto, t_lists, t_dense;
+  for (int r = 0; r <= reps; ++r) {
+    const double a = bench::timed(with_dmap), l = bench::timed(by_hand), d = bench::timed(dense_by_hand);
+    if (r > 0) t_auto.push_back(a), t_lists.push_back(l), t_dense.push_back(d);
+  }
+  for (auto* t : {&t_auto, &t_lists, &t_dense}) std::sort(t->begin(), t->end());
+  const double best_auto_s = t_auto[t_auto.size() / 2],
+               best_base_s = std::min(t_lists[t_lists.size() / 2], t_dense[t_dense.size() / 2]);
   // At least (locale 0, when n >> bins so that it holds values of every bin): one 8-byte count
   // for every bin it does not own.
   bench::print_seconds("histogram", n, dmap_s, base_s, c,
@@ -180,6 +192,11 @@ int run(const std::vector<std::string>& args) {
                        n >= 16 * bins ? static_cast<std::uint64_t>(8 * (bins - H.local_size())) : 0);
   bench::print_seconds("histogram_lists", n, lists_s, lists_base_s, lc,
                        n >= 16 * bins ? static_cast<std::uint64_t>(8 * (bins - H.local_size())) : 0);
+  bench::print_seconds("histogram_vs_best", n, best_auto_s, best_base_s, c,
+                       n >= 16 * bins ? static_cast<std::uint64_t>(8 * (bins - H.local_size())) : 0);
+  if (me == 0)
+    std::printf("  (histogram_vs_best: lists by hand %.6f s, dense by hand %.6f s)\n", t_lists[t_lists.size() / 2],
+                t_dense[t_dense.size() / 2]);
 
   // The per-element path: H[v] += 1 one locale after the other (no two locales race on a bin).
   // Its own array in private storage, so that remote elements are reached by MPI one-sided

@@ -55,11 +55,13 @@ std::vector<T> from_bytes(const std::vector<std::byte>& bytes) {
 }
 
 /// Sends the bytes `outgoing[p]` (which stay where they are, valid until it returns) to every
-/// other locale p and returns what each other locale sent here (entry here() empty; what
-/// `outgoing[here()]` names is not copied). Only non-empty spans travel: one message per peer
-/// and direction. One all-to-all of sizes and one all-reduce that agrees on the receive
-/// buffers' allocation.
-inline byte_buffers exchange_spans(const std::vector<std::span<const std::byte>>& outgoing) {
+/// other locale p and leaves in `incoming[p]` what each other locale sent here (`incoming` is
+/// resized to one buffer per locale; entry here() is left alone, and what `outgoing[here()]`
+/// names is not copied). Only non-empty spans travel: one message per peer and direction. One
+/// all-to-all of sizes and one all-reduce that agrees on the receive buffers' allocation. The
+/// receive buffers keep their capacity (resized, not made anew): a caller that keeps them from
+/// call to call allocates, and faults pages in, only when its messages grow.
+inline void exchange_spans_into(const std::vector<std::span<const std::byte>>& outgoing, byte_buffers& incoming) {
   auto& e = env();
   const int p = e.size();
   const int me = e.rank();
@@ -76,7 +78,6 @@ inline byte_buffers exchange_spans(const std::vector<std::span<const std::byte>>
   // every locale whether some locale could not allocate (reported as 2^64-1 minus its id, so
   // the lowest failing locale is named). Messages over message_piece_bytes travel in pieces.
   constexpr std::uint64_t failed_mark = UINT64_MAX;
-  byte_buffers incoming;
   std::exception_ptr failure;
   try {
     incoming.resize(static_cast<std::size_t>(p));
@@ -97,17 +98,31 @@ inline byte_buffers exchange_spans(const std::vector<std::span<const std::byte>>
   for (int q = 0; q < p; ++q)
     if (q != me) batch.send(q, outgoing[q].data(), send_sizes[q]);
   batch.wait();
+}
+
+/// exchange_spans_into into new buffers: returns what each other locale sent here (entry
+/// here() empty).
+inline byte_buffers exchange_spans(const std::vector<std::span<const std::byte>>& outgoing) {
+  byte_buffers incoming;
+  exchange_spans_into(outgoing, incoming);
   return incoming;
 }
 
-/// Sends `outgoing[p]` to every locale p and returns what each locale sent here. Only
-/// non-empty buffers travel: one message per peer and direction; the buffer to oneself is
-/// moved without communication.
-inline byte_buffers exchange(byte_buffers outgoing) {
+/// Sends `outgoing[p]` to every locale p and leaves in `incoming[p]` what each locale sent
+/// here (see exchange_spans_into: the buffers keep their capacity); the buffer to oneself is
+/// swapped with incoming[here()] without communication.
+inline void exchange_into(byte_buffers& outgoing, byte_buffers& incoming) {
   std::vector<std::span<const std::byte>> spans(outgoing.size());
   for (std::size_t q = 0; q < outgoing.size(); ++q) spans[q] = outgoing[q];
-  byte_buffers incoming = exchange_spans(spans);
-  incoming[static_cast<std::size_t>(env().rank())] = std::move(outgoing[static_cast<std::size_t>(env().rank())]);
+  exchange_spans_into(spans, incoming);
+  std::swap(incoming[static_cast<std::size_t>(env().rank())], outgoing[static_cast<std::size_t>(env().rank())]);
+}
+
+/// Sends `outgoing[p]` to every locale p and returns what each locale sent here (see
+/// exchange_into); the buffer to oneself is moved without communication.
+inline byte_buffers exchange(byte_buffers outgoing) {
+  byte_buffers incoming;
+  exchange_into(outgoing, incoming);
   return incoming;
 }
 

@@ -5,8 +5,10 @@
 // are exact whatever the thread count. Message counts are checked where the API promises
 // one message per peer with data.
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -66,8 +68,15 @@ index_t histogram_mismatches(const dmap::domain<N>& D, index_t per_locale, dmap:
 }
 
 constexpr index_t sizes[] = {0, 1, 2, 7, 37, 101};
-/// Both ways of buffering (a per-thread table of the index set, per-destination lists).
-constexpr dmap::aggregation modes[] = {dmap::aggregation::table, dmap::aggregation::lists};
+/// Every way of buffering: a per-thread table of the index set, per-destination lists, and
+/// the automatic choice (with std::plus: lists, then a table once a thread has many).
+constexpr dmap::aggregation modes[] = {dmap::aggregation::table, dmap::aggregation::lists,
+                                       dmap::aggregation::automatic};
+
+/// The name of a buffering mode, for INFO.
+const char* name_of(dmap::aggregation how) {
+  return how == dmap::aggregation::table ? "table" : how == dmap::aggregation::lists ? "lists" : "automatic";
+}
 
 }  // namespace
 
@@ -113,7 +122,7 @@ TEST_CASE("aggregation: serial adds to local and remote elements, repeated round
     for (const auto how : modes) {
       if (k == maps::map_kind::replicated) continue;
       const auto D = maps::domain_of(k, rect<1>{range(10, 10 + 2 * 101, 2)});
-      INFO("map " << maps::name_of(k) << (how == dmap::aggregation::table ? ", table" : ", lists"));
+      INFO("map " << maps::name_of(k) << ", " << name_of(how));
       dmap::array<std::int64_t, 1> A(D, 1);
       auto acc = dmap::accumulate(A, std::plus<>{}, how);
       DMAP_CHECK_ALL(!acc.pending());
@@ -131,8 +140,9 @@ TEST_CASE("aggregation: serial adds to local and remote elements, repeated round
 }
 
 TEST_CASE("aggregation: few contributions to a large domain (automatic lists, sent unfolded)", "[aggregation]") {
-  // 240007 int64 elements: a table per thread would exceed 2 MiB, so lists are chosen; the
-  // keys are sparse, so they travel as they were added (repeats included).
+  // 240007 int64 elements and 41 contributions per locale, far fewer than the n / 16 that
+  // would move a thread to a table: lists; the keys are sparse, so they travel as they were
+  // added (repeats included), 16 bytes each.
   const int p = dmap::num_locales(), me = dmap::here();
   const index_t n = 240007;
   for (const auto k : {maps::map_kind::block, maps::map_kind::cyclic}) {
@@ -140,9 +150,16 @@ TEST_CASE("aggregation: few contributions to a large domain (automatic lists, se
     const auto D = maps::domain_of(k, rect<1>{range(0, n)});
     dmap::array<std::int64_t, 1> A(D, 2);
     auto acc = dmap::accumulate(A);
-    for (index_t j = 0; j < 40; ++j) acc.add(scramble(me, j) % n, j + 1);
+    std::uint64_t away = 0;  // contributions to other locales' elements
+    for (index_t j = 0; j < 40; ++j) {
+      acc.add(scramble(me, j) % n, j + 1);
+      away += D.locale_of(idx<1>{scramble(me, j) % n}) != me;
+    }
     acc.add(scramble(me, 0) % n, 100);  // a repeat
+    away += D.locale_of(idx<1>{scramble(me, 0) % n}) != me;
+    dmap::reset_counters();
     acc.finish();
+    DMAP_CHECK_ALL(dmap::counters().bytes_sent == 16 * away);
     std::vector<std::int64_t> expected(static_cast<std::size_t>(n), 2);
     std::vector<index_t> touched;
     for (int q = 0; q < p; ++q) {
@@ -157,6 +174,95 @@ TEST_CASE("aggregation: few contributions to a large domain (automatic lists, se
     for (std::size_t j = 0; ok && j < got.size(); ++j) ok = got[j] == expected[static_cast<std::size_t>(touched[j])];
     DMAP_CHECK_ALL(ok);
     DMAP_CHECK_ALL(mismatches(D, A, [&](index_t o) { return expected[static_cast<std::size_t>(o)]; }) == 0);
+  }
+}
+
+TEST_CASE("aggregation: automatic moves a thread to a table by its contributions and the table's size",
+          "[aggregation]") {
+  // Serial adds (one thread per locale): a thread lists until its (n / 16)-th contribution of
+  // the round, then folds into a table of the whole index set, which is sent densely (a tag
+  // and every value of each peer's elements) instead of (key, value) pairs.
+  const int p = dmap::num_locales(), me = dmap::here();
+  for (const auto k : {maps::map_kind::block, maps::map_kind::cyclic, maps::map_kind::irregular}) {
+    const index_t n = 1001;  // n / 16 = 62
+    INFO("map " << maps::name_of(k));
+    const auto D = maps::domain_of(k, rect<1>{range(-500, -500 + n)});
+    dmap::array<std::int64_t, 1> A(D, 0);
+    std::vector<index_t> owned_by(static_cast<std::size_t>(p), 0);
+    for (index_t i = -500; i < -500 + n; ++i) ++owned_by[static_cast<std::size_t>(D.locale_of(idx<1>{i}))];
+    auto acc = dmap::accumulate(A);
+    for (const index_t count : {index_t{61}, index_t{62}, index_t{3 * n}}) {
+      INFO(count << " contributions per locale");
+      std::uint64_t away = 0;
+      std::vector<bool> touched(static_cast<std::size_t>(p), false);  // owners of some contribution
+      for (index_t j = 0; j < count; ++j) {
+        const index_t i = -500 + (j * 37) % n;  // distinct while j < n
+        acc.add(i, 1);
+        away += D.locale_of(idx<1>{i}) != me;
+        touched[static_cast<std::size_t>(D.locale_of(idx<1>{i}))] = true;
+      }
+      // A table sends to each peer owning a touched element all its values (untouched: 0).
+      std::uint64_t dense_bytes = 0;
+      for (int q = 0; q < p; ++q)
+        if (q != me && touched[static_cast<std::size_t>(q)])
+          dense_bytes += 8 + 8 * static_cast<std::uint64_t>(owned_by[static_cast<std::size_t>(q)]);
+      dmap::reset_counters();
+      acc.finish();
+      // 61 distinct keys spread over 1001 are sparse: unfolded pairs; the 62nd is n / 16's.
+      DMAP_CHECK_ALL(dmap::counters().bytes_sent == (count < 62 ? 16 * away : dense_bytes));
+    }
+    DMAP_CHECK_ALL(mismatches(D, A, [&](index_t o) {
+                     std::int64_t c = 0;
+                     for (const index_t count : {index_t{61}, index_t{62}, index_t{3 * n}})
+                       for (index_t j = 0; j < count; ++j) c += (j * 37) % n == o;
+                     return c * p;
+                   }) == 0);
+  }
+}
+
+TEST_CASE("aggregation: the automatic rule's thresholds", "[aggregation]") {
+  // The rule the constructor applies (an op identity, a formula map): the (n / 16)-th
+  // contribution moves a thread to a table, at least the first; beyond 16 MiB of table the
+  // (n / 4)-th; no table beyond 256 MiB.
+  using dmap::detail::table_switch_at;
+  DMAP_CHECK_ALL(table_switch_at(1, 8) == 1);
+  DMAP_CHECK_ALL(table_switch_at(31, 8) == 1);
+  DMAP_CHECK_ALL(table_switch_at(1001, 8) == 62);
+  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 16, 8) == index_t{1} << 12);
+  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 21, 8) == index_t{1} << 17);        // 16 MiB: still n / 16
+  DMAP_CHECK_ALL(table_switch_at((index_t{1} << 21) + 4, 8) == (index_t{1} << 19) + 1);  // beyond: n / 4
+  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 25, 8) == index_t{1} << 23);  // 256 MiB of int64: allowed
+  DMAP_CHECK_ALL(table_switch_at((index_t{1} << 25) + 1, 8) == -1);           // one more: lists
+  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 26, 4) == index_t{1} << 24);   // 256 MiB of float
+  DMAP_CHECK_ALL(table_switch_at(0, 8) == -1);
+  DMAP_CHECK_ALL(table_switch_at(std::numeric_limits<index_t>::max(), 1) == -1);
+}
+
+TEST_CASE("aggregation: locales buffering in different modes, floating-point sums", "[aggregation]") {
+  // Even locales use tables, odd ones lists: every owner takes dense and keyed messages in
+  // one round. Sums of doubles: elements nobody touched keep -0.0 (a table's untouched
+  // entries hold the identity -0.0, not +0.0), elements that receive +0.0 become +0.0.
+  const int p = dmap::num_locales(), me = dmap::here();
+  for (const auto k : {maps::map_kind::block, maps::map_kind::block_cyclic, maps::map_kind::stencil}) {
+    INFO("map " << maps::name_of(k));
+    const index_t n = 53;
+    const auto D = maps::domain_of(k, rect<1>{range(0, n)});
+    dmap::array<double, 1> A(D, -0.0);
+    auto acc = dmap::accumulate(A, std::plus<>{}, me % 2 == 0 ? dmap::aggregation::table : dmap::aggregation::lists);
+    for (index_t i = 0; i < n; ++i) {
+      if (i % 5 == 0) continue;  // untouched by anyone
+      acc.add(i, i % 5 == 1 ? 0.0 : 0.5 * (me + 1));
+    }
+    acc.finish();
+    const double sum = 0.5 * p * (p + 1) / 2;
+    std::atomic<index_t> bad{0};
+    dmap::forall(D, [&](const idx<1>& i) {
+      const double v = A.local(i);
+      if (i[0] % 5 == 0) bad += !(v == 0.0 && std::signbit(v));
+      else if (i[0] % 5 == 1) bad += !(v == 0.0 && !std::signbit(v));
+      else bad += v != sum;
+    });
+    DMAP_CHECK_ALL(dmap::all_reduce_sum(bad.load()) == 0);
   }
 }
 
@@ -260,7 +366,7 @@ TEST_CASE("aggregation: one message per peer with data", "[aggregation]") {
   for (index_t i = 0; i < n; ++i)
     if (D.locale_of(idx<1>{i}) == next || D.locale_of(idx<1>{i}) == me) targets.push_back(i);
   for (const auto how : modes) {
-    INFO((how == dmap::aggregation::table ? "table" : "lists"));
+    INFO(name_of(how));
     dmap::forall(A, [](std::int64_t& a) { a = 0; });
     auto acc = dmap::accumulate(A, std::plus<>{}, how);
     dmap::reset_counters();
@@ -271,10 +377,12 @@ TEST_CASE("aggregation: one message per peer with data", "[aggregation]") {
     const std::uint64_t peers = p > 1 ? 1 : 0;
     DMAP_CHECK_ALL(spent.messages_sent == peers);
     DMAP_CHECK_ALL(spent.messages_received == peers);
-    // Dense bins are combined at the source: one (key, value) pair per element sent.
+    // Dense bins are combined at the source: lists send one (key, value) pair per element;
+    // tables (chosen by automatic too: 3 contributions per element) a tag and the values of
+    // the next locale's elements (all of them touched), no keys.
     std::uint64_t to_next = 0;
     for (const index_t i : targets) to_next += D.locale_of(idx<1>{i}) == next && next != me;
-    DMAP_CHECK_ALL(spent.bytes_sent == to_next * 16);
+    DMAP_CHECK_ALL(spent.bytes_sent == (how == dmap::aggregation::lists ? to_next * 16 : to_next > 0 ? 8 + to_next * 8 : 0));
     DMAP_CHECK_ALL(mismatches(D, A, [&](index_t) { return p == 1 ? 3 : 6; }) == 0);
 
     // Every locale to every locale: p - 1 messages each way; a gather: p - 1 each way, twice.

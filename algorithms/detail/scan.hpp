@@ -106,8 +106,8 @@ struct scan_piece {
   index_t size = 0;
   index_t local = 0;  // where it starts in this locale's sequence (its pieces in position order)
   std::array<index_t, N> extents{};
-  chunk_cursor<element_row<In>, N> in;
-  chunk_cursor<element_row<Out>, N> out;
+  chunk_cursor<element_row<In>, N> in{};
+  chunk_cursor<element_row<Out>, N> out{};
 };
 
 /// A run of a scan: the consecutive global positions [first, first + size), which this

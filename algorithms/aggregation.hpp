@@ -178,13 +178,7 @@ class aggregator {
       // is add_slowly's. After a failure the table may take more: finish() throws anyway.
       if (T* const t = c.fast) {
         index_t o = 0;
-        bool inside = true;
-        for (std::size_t d = 0; d < N; ++d) {
-          const std::uint64_t k = static_cast<std::uint64_t>(i[d]) - static_cast<std::uint64_t>(lo_[d]);
-          inside = inside && k < static_cast<std::uint64_t>(extent_[d]);
-          o = o * extent_[d] + static_cast<index_t>(k);
-        }
-        if (inside) [[likely]] {
+        if (unit_order(i, o)) [[likely]] {
           t[o] = op_(t[o], x);
           return;
         }
@@ -195,13 +189,7 @@ class aggregator {
     // Everything else (first touch, lists, strides, bad indices, failures) is add_slowly's.
     else if (thread_buffers& b = *c.buffers; dense_ && unit_ && !b.seen.empty() && !b.failure) {
       index_t o = 0;
-      bool inside = true;
-      for (std::size_t d = 0; d < N; ++d) {
-        const std::uint64_t k = static_cast<std::uint64_t>(i[d]) - static_cast<std::uint64_t>(lo_[d]);
-        inside = inside && k < static_cast<std::uint64_t>(extent_[d]);
-        o = o * extent_[d] + static_cast<index_t>(k);
-      }
-      if (inside && b.seen[static_cast<std::size_t>(o)]) {
+      if (unit_order(i, o) && b.seen[static_cast<std::size_t>(o)]) {
         T& slot = b.table[static_cast<std::size_t>(o)];
         if constexpr (std::is_nothrow_invocable_v<Op&, const T&, const T&>) {
           slot = op_(slot, x);
@@ -261,18 +249,28 @@ class aggregator {
   }
 
  private:
+  // For a unit-stride index set: whether `i` is inside, and then `o` = its row-major order
+  // (unsigned arithmetic: the differences catch the int64 extremes, and an index outside
+  // cannot overflow a signed product; no division).
+  [[gnu::always_inline]] bool unit_order(const idx<N>& i, index_t& o) const {
+    bool inside = true;
+    std::uint64_t order = 0;
+    for (std::size_t d = 0; d < N; ++d) {
+      const std::uint64_t k = static_cast<std::uint64_t>(i[d]) - static_cast<std::uint64_t>(lo_[d]);
+      inside = inside && k < static_cast<std::uint64_t>(extent_[d]);
+      order = order * static_cast<std::uint64_t>(extent_[d]) + k;
+    }
+    o = static_cast<index_t>(order);
+    return inside;
+  }
   // add() off its hot path: first touches, lists, strided index sets, bad indices.
   // (By value: the hot path then keeps the index and the value in registers.)
   [[gnu::noinline]] void add_slowly(thread_buffers& b, idx<N> i, T x) {
     if (b.failure) return;
     try {
       index_t o = 0;
-      if (unit_) {  // unit strides: the order without divisions; unsigned differences catch int64 extremes
-        for (std::size_t d = 0; d < N; ++d) {
-          const std::uint64_t k = static_cast<std::uint64_t>(i[d]) - static_cast<std::uint64_t>(lo_[d]);
-          if (k >= static_cast<std::uint64_t>(extent_[d])) throw bad_index(i);
-          o = o * extent_[d] + static_cast<index_t>(k);
-        }
+      if (unit_) {
+        if (!unit_order(i, o)) throw bad_index(i);
       } else {
         if (!state_ || !whole_.contains(i)) throw bad_index(i);
         o = whole_.order_of(i);

@@ -1,9 +1,10 @@
 // The machinery behind sort.hpp (not part of the API): nan_last, trusted_order, is_trusted,
-// effective_order, sort_grain, checked_merge, checked_sort, merge_runs, key_order, is_nan_last,
-// plain_order, is_number_element, local_sort, sort_sample, samples_per_locale, sorted_buckets,
-// sample_sort, run_info, local_run, cut_of, position_ordered, in_position_order, place_buckets,
-// key_value, place_pairs, check_sortable, sort_array, sort_by_key, run_summary, summarise,
-// summaries, combine, copy_of_view.
+// effective_order, sort_grain, checked_merge, checked_sort, merge_piece, cut_merge, merge_cuts,
+// run_merge_pieces, merge_runs, merge_sources, key_order, is_nan_last, plain_order,
+// is_number_element, local_sort, sort_sample, samples_per_locale, sorted_buckets, sample_sort,
+// run_info, local_run, cut_of, position_ordered, in_position_order, starts_of_buckets,
+// exchange_bucket_parts, place_buckets, key_value, place_pairs, check_sortable, sort_array,
+// sort_by_key, run_summary, summarise, summaries, combine, copy_of_view.
 #pragma once
 
 #include <algorithm>
@@ -566,6 +567,33 @@ position_ordered<T> in_position_order(const array<T, 1>& a, const std::vector<in
   return out;
 }
 
+/// The first position of each bucket (bucket sizes in locale order), then the total.
+inline std::vector<index_t> starts_of_buckets(const std::vector<index_t>& sizes) {
+  std::vector<index_t> starts{0};
+  for (index_t s : sizes) starts.push_back(starts.back() + s);
+  return starts;
+}
+
+/// Collective: sends each other locale q the part of this locale's `bucket` (positions from
+/// `mine` on) that lies in its run [cut[q], cut[q + 1]), packed in `agreed` (an allocation
+/// failure is agreed), in one exchange; returns what the others sent here.
+template <class E>
+detail::byte_buffers exchange_bucket_parts(const std::vector<E>& bucket, index_t mine, const std::vector<index_t>& cut) {
+  const auto me = static_cast<std::size_t>(here());
+  detail::byte_buffers outgoing = agreed([&] {
+    detail::byte_buffers bytes(static_cast<std::size_t>(num_locales()));
+    for (std::size_t q = 0; q < bytes.size(); ++q) {
+      if (q == me) continue;
+      const index_t a0 = std::max(mine, cut[q]), a1 = std::min(mine + static_cast<index_t>(bucket.size()), cut[q + 1]);
+      if (a1 <= a0) continue;
+      bytes[q].resize(static_cast<std::size_t>(a1 - a0) * sizeof(E));
+      std::memcpy(bytes[q].data(), bucket.data() + (a0 - mine), bytes[q].size());
+    }
+    return bytes;
+  });
+  return detail::exchange(std::move(outgoing));
+}
+
 /// Collective: writes the sorted buckets (bucket q on locale q, `sizes` in locale order) at
 /// their positions into `to` (position-ordered storage, cut by to.starts): the part of a
 /// bucket that lies in another locale's run travels in one `exchange` (one message per peer
@@ -574,24 +602,11 @@ position_ordered<T> in_position_order(const array<T, 1>& a, const std::vector<in
 template <class T>
 void place_buckets(array<T, 1>& a, position_ordered<T>& to, const std::vector<T>& bucket,
                    const std::vector<index_t>& sizes) {
-  const int p = num_locales();
   const auto me = static_cast<std::size_t>(here());
-  std::vector<index_t> bucket_starts{0};
-  for (index_t s : sizes) bucket_starts.push_back(bucket_starts.back() + s);
+  const std::vector<index_t> bucket_starts = starts_of_buckets(sizes);
   const index_t mine = bucket_starts[me];
   const auto& cut = to.starts;
-  detail::byte_buffers outgoing = agreed([&] {
-    detail::byte_buffers bytes(static_cast<std::size_t>(p));
-    for (std::size_t q = 0; q < bytes.size(); ++q) {
-      if (q == me) continue;
-      const index_t a0 = std::max(mine, cut[q]), a1 = std::min(mine + static_cast<index_t>(bucket.size()), cut[q + 1]);
-      if (a1 <= a0) continue;
-      bytes[q].resize(static_cast<std::size_t>(a1 - a0) * sizeof(T));
-      std::memcpy(bytes[q].data(), bucket.data() + (a0 - mine), bytes[q].size());
-    }
-    return bytes;
-  });
-  const detail::byte_buffers incoming = detail::exchange(std::move(outgoing));
+  const detail::byte_buffers incoming = exchange_bucket_parts(bucket, mine, cut);
   const index_t a0 = std::max(mine, cut[me]), a1 = std::min(mine + static_cast<index_t>(bucket.size()), cut[me + 1]);
   if (a1 > a0) std::memmove(to.data + (a0 - cut[me]), bucket.data() + (a0 - mine), static_cast<std::size_t>(a1 - a0) * sizeof(T));
   for (std::size_t q = 0; q < incoming.size(); ++q) {
@@ -617,24 +632,11 @@ template <class K, class V>
 void place_pairs(array<K, 1>& keys, position_ordered<K>& kto, array<V, 1>& values, position_ordered<V>& vto,
                  const std::vector<key_value<K, V>>& bucket, const std::vector<index_t>& sizes) {
   using kv = key_value<K, V>;
-  const int p = num_locales();
   const auto me = static_cast<std::size_t>(here());
-  std::vector<index_t> bucket_starts{0};
-  for (index_t s : sizes) bucket_starts.push_back(bucket_starts.back() + s);
+  const std::vector<index_t> bucket_starts = starts_of_buckets(sizes);
   const index_t mine = bucket_starts[me];
   const auto& cut = kto.starts;
-  detail::byte_buffers outgoing = agreed([&] {
-    detail::byte_buffers bytes(static_cast<std::size_t>(p));
-    for (std::size_t q = 0; q < bytes.size(); ++q) {
-      if (q == me) continue;
-      const index_t a0 = std::max(mine, cut[q]), a1 = std::min(mine + static_cast<index_t>(bucket.size()), cut[q + 1]);
-      if (a1 <= a0) continue;
-      bytes[q].resize(static_cast<std::size_t>(a1 - a0) * sizeof(kv));
-      std::memcpy(bytes[q].data(), bucket.data() + (a0 - mine), bytes[q].size());
-    }
-    return bytes;
-  });
-  const detail::byte_buffers incoming = detail::exchange(std::move(outgoing));
+  const detail::byte_buffers incoming = exchange_bucket_parts(bucket, mine, cut);
   // Keys and values from pairs at `from` (bytes: a received message need not be aligned).
   const auto split = [&](const std::byte* from, index_t count, index_t at) {
     K* k = kto.data + at;

@@ -20,6 +20,9 @@
 #include <vector>
 
 #include "../dsi/array.hpp"
+#include "../iterators/concepts.hpp"
+#include "../iterators/detail/body_traits.hpp"
+#include "../iterators/detail/engine.hpp"
 #include "../runtime/agreement.hpp"
 #include "../runtime/collectives.hpp"
 #include "../runtime/detail/byte_exchange.hpp"
@@ -220,6 +223,37 @@ class aggregator {
     add(idx<1>{i}, x);
   }
 
+  /// Collective (a loop over `iterand`, as dmap::forall): buffers one contribution per
+  /// element of `iterand` (a domain, array, view or zip): `f(elements...)` returns a pair
+  /// (index, value), an `idx<N>` (or for 1-D an integer) and a T, and `A[index] = op(A[index],
+  /// value)` is buffered as add() buffers it. The same as
+  ///   forall(iterand, [&](auto&&... e) { auto [i, x] = f(e...); add(i, x); })
+  /// but each thread finds its buffers once per row of the loop, not once per element: with
+  /// a live counting table (see dmap::aggregation) the loop over a row is a plain loop that
+  /// counts into the table while the indices are inside. A histogram of `values` is
+  ///   acc.add_each(std::as_const(values), [](std::int64_t v) { return std::pair{v, std::int64_t{1}}; });
+  /// An exception of `f` is rethrown on every locale, as from a forall body; contributions
+  /// buffered before it stay buffered until finish() or the handle's end.
+  template <loop_iterand Iterand, class F>
+    requires loop_body<F, Iterand>
+  void add_each(Iterand&& iterand, F&& f) {
+    const auto ops = detail::operands_of(iterand, "dmap::aggregator::add_each");
+    constexpr std::size_t count = std::tuple_size_v<loop_args_t<Iterand>>;
+    constexpr std::uint64_t written = detail::parameters_written<F>(std::make_index_sequence<count>{});
+    detail::run_loop(
+        ops, [](std::size_t) {},
+        [&](std::size_t, auto&& each_row) {
+          each_row([&](index_t length, const auto&... rows) {
+            // (The rows by value: the row loop keeps their pointers in registers.)
+            if ((rows.contiguous() && ...))
+              add_row(length, [&f, rows...](index_t k) -> decltype(auto) { return f(rows.unit(k)...); });
+            else
+              add_row(length, [&f, rows...](index_t k) -> decltype(auto) { return f(rows.at(k)...); });
+          });
+        },
+        written);
+  }
+
   /// True when this locale holds contributions (or a failure) not yet finished.
   bool pending() const {
     for (const auto& b : *buffers_) {
@@ -252,16 +286,68 @@ class aggregator {
   // For a unit-stride index set: whether `i` is inside, and then `o` = its row-major order
   // (unsigned arithmetic: the differences catch the int64 extremes, and an index outside
   // cannot overflow a signed product; no division).
-  [[gnu::always_inline]] bool unit_order(const idx<N>& i, index_t& o) const {
+  [[gnu::always_inline]] bool unit_order(const idx<N>& i, index_t& o) const { return unit_order(lo_, extent_, i, o); }
+  [[gnu::always_inline]] static bool unit_order(const std::array<index_t, N>& lo, const std::array<index_t, N>& extent,
+                                                const idx<N>& i, index_t& o) {
     bool inside = true;
     std::uint64_t order = 0;
     for (std::size_t d = 0; d < N; ++d) {
-      const std::uint64_t k = static_cast<std::uint64_t>(i[d]) - static_cast<std::uint64_t>(lo_[d]);
-      inside = inside && k < static_cast<std::uint64_t>(extent_[d]);
-      order = order * static_cast<std::uint64_t>(extent_[d]) + k;
+      const std::uint64_t k = static_cast<std::uint64_t>(i[d]) - static_cast<std::uint64_t>(lo[d]);
+      inside = inside && k < static_cast<std::uint64_t>(extent[d]);
+      order = order * static_cast<std::uint64_t>(extent[d]) + k;
     }
     o = static_cast<index_t>(order);
     return inside;
+  }
+  // The index of a contribution returned by add_each's function: an idx<N>, or for 1-D an
+  // integer.
+  template <class I>
+  static idx<N> index_of(const I& i) {
+    if constexpr (std::is_convertible_v<const I&, idx<N>>) {
+      return i;
+    } else {
+      static_assert(N == 1 && std::is_integral_v<I>,
+                    "dmap::aggregator::add_each: the function must return a pair (index, value) whose index is an "
+                    "idx<N> or, for a 1-D array, an integer");
+      return idx<1>{static_cast<index_t>(i)};
+    }
+  }
+  // add_each's loop over one row: `element(k)` is f's pair for the row's k-th element. With a
+  // live counting table (unit strides) a plain loop counts into it while the indices are
+  // inside; its bounds and table stay in registers (the only call, add_slowly's, is on the
+  // way out of that loop). Everything else goes through add().
+  template <class Element>
+  [[gnu::noinline]] void add_row(index_t length, Element element) {
+    thread_cache& c = my_cache();
+    index_t k = 0;
+    if constexpr (has_identity) {
+      const std::array<index_t, N> lo = lo_, extent = extent_;
+      while (k < length) {
+        T* const t = c.fast;  // live from the first add that makes the table live
+        if (t == nullptr) {
+          auto&& [i, x] = element(k);
+          add(index_of(i), static_cast<T>(x));
+          ++k;
+          continue;
+        }
+        for (; k < length; ++k) {
+          auto&& [i, x] = element(k);
+          const idx<N> at = index_of(i);
+          index_t o = 0;
+          if (!unit_order(lo, extent, at, o)) [[unlikely]] {
+            add_slowly(*c.buffers, at, static_cast<T>(x));  // (a bad index: kept for finish())
+            ++k;
+            break;
+          }
+          t[o] = op_(t[o], static_cast<T>(x));
+        }
+      }
+    } else {
+      for (; k < length; ++k) {
+        auto&& [i, x] = element(k);
+        add(index_of(i), static_cast<T>(x));
+      }
+    }
   }
   // add() off its hot path: first touches, lists, strided index sets, bad indices.
   // (By value: the hot path then keeps the index and the value in registers.)

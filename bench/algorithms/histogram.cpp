@@ -1,6 +1,6 @@
 // Case "histogram": 2^k values (uniform random bins, made on each rank from a hash of the
-// value's position) counted into 2^b bins of a Block 1-D array of int64, through
-// dmap::accumulate inside a dmap::forall, against a hand-written baseline: per-thread
+// value's position) counted into 2^b bins of a Block 1-D array of int64, through a
+// dmap::accumulate handle's add_each, against a hand-written baseline: per-thread
 // per-destination buffers of local bin offsets, MPI_Alltoall of the counts, MPI_Alltoallv,
 // then the owners add. A second line times the per-element path (`H[i] += 1` through
 // element_ref: one-sided reads and writes, one locale at a time so that no two locales
@@ -8,7 +8,8 @@
 // writes by hand when the bins fit in memory per thread: dense per-thread counts, summed, then
 // MPI_Reduce_scatter (no per-value buffering at all). A fourth line (histogram_vs_best) times
 // the automatic choice against the faster of the two hand-written ways, all three alternating:
-// what the automatic choice must reach at every (n, bins).
+// what the automatic choice must reach at every (n, bins). A fifth line (histogram_forall_add)
+// times the per-element form, add() called from a dmap::forall body, against the same best.
 //   mpirun -n 4 bench_algorithms histogram [log2 n = 24] [log2 bins = 16] [reps = 5]
 #include <dmap/dmap.hpp>
 #include <mpi.h>
@@ -135,6 +136,11 @@ int run(const std::vector<std::string>& args) {
   auto* acc = &automatic;
   const auto with_dmap = [&] {
     dmap::forall(H, [](std::int64_t& h) { h = 0; });
+    acc->add_each(std::as_const(values), [](std::int64_t v) { return std::pair{v, std::int64_t{1}}; });
+    acc->finish();
+  };
+  const auto with_forall_add = [&] {
+    dmap::forall(H, [](std::int64_t& h) { h = 0; });
     dmap::forall(std::as_const(values), [&](const std::int64_t& v) { acc->add(v, 1); });
     acc->finish();
   };
@@ -176,12 +182,16 @@ int run(const std::vector<std::string>& args) {
   wrong += dmap::all_reduce_sum(wrong_dense);
   // The automatic choice against the better hand-written way at this (n, bins): the three
   // alternate, one warm-up round, medians.
-  std::vector<double> t_auto, t_lists, t_dense;
+  std::vector<double> t_auto, t_lists, t_dense, t_add;
   for (int r = 0; r <= reps; ++r) {
-    const double a = bench::timed(with_dmap), l = bench::timed(by_hand), d = bench::timed(dense_by_hand);
-    if (r > 0) t_auto.push_back(a), t_lists.push_back(l), t_dense.push_back(d);
+    const double a = bench::timed(with_dmap), l = bench::timed(by_hand), d = bench::timed(dense_by_hand),
+                 e = bench::timed(with_forall_add);
+    if (r > 0) t_auto.push_back(a), t_lists.push_back(l), t_dense.push_back(d), t_add.push_back(e);
   }
-  for (auto* t : {&t_auto, &t_lists, &t_dense}) std::sort(t->begin(), t->end());
+  index_t wrong_add = 0;
+  for (index_t k = 0; k < H.local_size(); ++k) wrong_add += H.local_data()[k] != counts[static_cast<std::size_t>(k)];
+  wrong += dmap::all_reduce_sum(wrong_add);
+  for (auto* t : {&t_auto, &t_lists, &t_dense, &t_add}) std::sort(t->begin(), t->end());
   const double best_auto_s = t_auto[t_auto.size() / 2],
                best_base_s = std::min(t_lists[t_lists.size() / 2], t_dense[t_dense.size() / 2]);
   // At least (locale 0, when n >> bins so that it holds values of every bin): one 8-byte count
@@ -193,6 +203,8 @@ int run(const std::vector<std::string>& args) {
   bench::print_seconds("histogram_lists", n, lists_s, lists_base_s, lc,
                        n >= 16 * bins ? static_cast<std::uint64_t>(8 * (bins - H.local_size())) : 0);
   bench::print_seconds("histogram_vs_best", n, best_auto_s, best_base_s, c,
+                       n >= 16 * bins ? static_cast<std::uint64_t>(8 * (bins - H.local_size())) : 0);
+  bench::print_seconds("histogram_forall_add", n, t_add[t_add.size() / 2], best_base_s, c,
                        n >= 16 * bins ? static_cast<std::uint64_t>(8 * (bins - H.local_size())) : 0);
   if (me == 0)
     std::printf("  (histogram_vs_best: lists by hand %.6f s, dense by hand %.6f s)\n", t_lists[t_lists.size() / 2],

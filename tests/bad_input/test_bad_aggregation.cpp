@@ -172,6 +172,51 @@ TEST_CASE("bad input: an aggregation op or loop body throwing on one locale fail
     }
 }
 
+TEST_CASE("bad input: add_each with bad indices or a throwing function on one locale fails everywhere",
+          "[bad_input][aggregation]") {
+  // The bad index sits in the middle of a row of the last locale's part, after the table went
+  // live: the fast loop leaves, keeps the failure, and goes on with the rest of the row.
+  const int p = dmap::num_locales(), last = p - 1;
+  const index_t n = 3 * 4096 * 2 + 5;
+  const dmap::domain<1> S(dmap::block<1>{}, rect<1>{range(0, n)});
+  const index_t last_middle = S.indices().dim(0).first() + (n * last) / p + (n / p) / 2;
+  for (const auto k : {maps::map_kind::block, maps::map_kind::cyclic, maps::map_kind::hashed})
+    for (const auto how : {dmap::aggregation::automatic, dmap::aggregation::table, dmap::aggregation::lists}) {
+      const std::string map = std::string(maps::name_of(k)) +
+                              (how == dmap::aggregation::table   ? ", table"
+                               : how == dmap::aggregation::lists ? ", lists"
+                                                                 : ", automatic");
+      const dmap::domain<1> D = maps::domain_of(k, rect<1>{range(-3, 34)});
+      dmap::array<std::int64_t, 1> A(D);
+      auto acc = dmap::accumulate(A, std::plus<>{}, how);
+      for (const index_t bad : {index_t{34}, index_t{-4}, int64_max, int64_min}) {
+        BAD_INPUT_DO("add_each (" + map + "): index " + std::to_string(bad) + " mid-row on the last locale only",
+                     dmap::out_of_bounds_error, {
+                       acc.add_each(S, [&](const idx<1>& j) {
+                         return std::pair{j[0] == last_middle ? bad : -3 + j[0] % 37, std::int64_t{1}};
+                       });
+                       acc.finish();
+                     });
+        CHECK_NO_FAILURE(holds(D, A, 0));
+        DMAP_CHECK_ALL(!acc.pending());
+      }
+      // The function throws on the last locale part way: add_each fails everywhere (as a
+      // forall), the contributions made before stay buffered and finish() delivers them.
+      BAD_INPUT_ANY("add_each (" + map + "): the function throws on the last locale", {
+        acc.add_each(S, [&](const idx<1>& j) {
+          if (dmap::here() == last && j[0] == last_middle) throw user_failure("f fails");
+          return std::pair{-3 + j[0] % 37, std::int64_t{0}};
+        });
+      });
+      acc.finish();
+      CHECK_NO_FAILURE(holds(D, A, 0));
+      // Afterwards the handle counts right.
+      acc.add_each(S, [](const idx<1>& j) { return std::pair{idx<1>{-3 + j[0] % 37}, std::int64_t{j[0] < 37 ? 1 : 0}}; });
+      acc.finish();
+      CHECK_NO_FAILURE(holds(D, A, 1));
+    }
+}
+
 TEST_CASE("bad input: one locale out of memory while buffering aggregated writes fails everywhere",
           "[bad_input][aggregation][out_of_memory]") {
   const int p = dmap::num_locales(), last = p - 1;

@@ -1,13 +1,14 @@
 // The machinery behind sort.hpp (not part of the API): nan_last, trusted_order, is_trusted,
 // effective_order, sort_grain, checked_merge, checked_sort, merge_piece, cut_merge, merge_cuts,
 // run_merge_pieces, merge_runs, merge_sources, key_order, is_nan_last, plain_order,
-// is_number_element, local_sort, sort_sample, samples_per_locale, sorted_buckets, sample_sort,
+// is_number_element, local_sort, sort_part, split_part, sort_numbers_in_place, sort_sample, samples_per_locale, sorted_buckets, sample_sort,
 // run_info, local_run, cut_of, position_ordered, in_position_order, starts_of_buckets,
 // exchange_bucket_parts, place_buckets, key_value, place_pairs, check_sortable, sort_array,
 // sort_by_key, run_summary, summarise, summaries, combine, copy_of_view.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -330,6 +331,82 @@ void local_sort(std::vector<E>& v, Less& less, bool stable) {
   });
   std::vector<E>().swap(scratch);
   merge_runs(v, std::move(bounds), less);
+}
+
+/// A stretch [first, last) of the elements sort_numbers_in_place partitions, and how many
+/// threads will sort it (0: its elements are all equivalent, already in order).
+struct sort_part {
+  std::size_t first, last, threads;
+};
+
+/// Partitions the part `p` of `data` (p.threads >= 2) around a pivot taken from a sample at
+/// the quantile of the threads it gives the lower side: elements before the pivot, then (when
+/// the lower side came out small) those equivalent to it, then the rest. Returns the parts,
+/// empty ones with first == last.
+template <class E, class Less>
+std::array<sort_part, 3> split_part(E* data, const sort_part& p, const Less& less) {
+  constexpr std::size_t samples = 255;
+  const std::size_t n = p.last - p.first, low_threads = p.threads / 2;
+  std::array<E, samples> sample;
+  for (std::size_t j = 0; j < samples; ++j) sample[j] = data[p.first + (2 * j + 1) * n / (2 * samples)];
+  const std::size_t rank = samples * low_threads / p.threads;
+  std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(rank), sample.end(), less);
+  const E pivot = sample[rank];
+  E* const first = data + p.first;
+  E* const last = data + p.last;
+  E* const mid = std::partition(first, last, [&](const E& x) { return less(x, pivot); });
+  E* equal_end = mid;
+  // Few elements before the pivot (many equal ones): the equivalent block is set apart, so
+  // that each side shrinks (the block holds the pivot at least).
+  if (static_cast<std::size_t>(mid - first) < n * low_threads / p.threads / 2)
+    equal_end = std::partition(mid, last, [&](const E& x) { return !less(pivot, x); });
+  const auto at = [&](const E* e) { return static_cast<std::size_t>(e - data); };
+  return {sort_part{p.first, at(mid), low_threads}, sort_part{at(mid), at(equal_end), 0},
+          sort_part{at(equal_end), p.last, p.threads - low_threads}};
+}
+
+/// Sorts [data, data + n) in place on this locale's threads under a trusted order of numbers
+/// (is_trusted; a nan_last order sets the NaNs apart at the end first, stably when `stable`):
+/// partitions around sampled pivots until each thread has a part (the parts of one level
+/// partitioned in parallel), then std::sort of each part. No copy and no merge buffer: the
+/// one-locale sort of an array's own storage (oneTBB's parallel_sort works the same way).
+/// `stable`: numbers that compare equal are identical but for the sign of zero, so the zeros
+/// are written back in their first order. Cannot fail but for its small allocations (before
+/// any element moves, or the zeros' list).
+template <class E, class Less>
+void sort_numbers_in_place(E* data, std::size_t n, const Less& less, bool stable) {
+  if constexpr (is_nan_last<Less>::value) {
+    const auto number = [](const E& x) { return x == x; };
+    E* const end = stable ? std::stable_partition(data, data + n, number) : std::partition(data, data + n, number);
+    sort_numbers_in_place(data, static_cast<std::size_t>(end - data), plain_order(less), stable);
+  } else {
+    std::vector<E> zeros;
+    if constexpr (std::is_floating_point_v<E>)
+      if (stable)
+        for (std::size_t k = 0; k < n; ++k)
+          if (data[k] == E{0}) zeros.push_back(data[k]);
+    const std::size_t threads = static_cast<std::size_t>(num_threads());
+    std::vector<sort_part> parts{{0, n, threads == 1 || n < sort_grain ? 1 : threads}};
+    while (std::any_of(parts.begin(), parts.end(), [](const sort_part& p) { return p.threads > 1; })) {
+      std::vector<std::array<sort_part, 3>> split(parts.size());
+      run_tasks(parts.size(), [&](std::size_t j) {
+        if (parts[j].threads > 1 && parts[j].last - parts[j].first >= sort_grain) {
+          split[j] = split_part(data, parts[j], less);
+        } else {
+          split[j] = {sort_part{parts[j].first, parts[j].last, std::min<std::size_t>(parts[j].threads, 1)},
+                      sort_part{0, 0, 0}, sort_part{0, 0, 0}};
+        }
+      });
+      parts.clear();
+      for (const auto& three : split)
+        for (const sort_part& q : three)
+          if (q.last > q.first) parts.push_back(q);
+    }
+    run_tasks(parts.size(), [&](std::size_t j) {
+      if (parts[j].threads > 0) std::sort(data + parts[j].first, data + parts[j].last, less);
+    });
+    if (!zeros.empty()) std::copy(zeros.begin(), zeros.end(), std::lower_bound(data, data + n, E{0}, less));
+  }
 }
 
 /// One regular sample of a locale's sorted elements: the element, its position in the
@@ -675,9 +752,17 @@ void sort_array(array<T, 1>& a, const Comp& comp, bool stable, const char* who) 
   const detail::collective_scope scope;
   check_sortable(a, who, "the array");
   auto src = in_position_order(a);
+  const auto order = effective_order<T>(comp);
+  if constexpr (is_trusted<std::remove_const_t<decltype(order)>>::value && std::is_arithmetic_v<T>) {
+    // One locale, the array's own storage in position order, an order that cannot throw:
+    // sorted where the elements are (no copy out, no merge buffer, no copy back).
+    if (num_locales() == 1 && !src.copy) {
+      agreed([&] { sort_numbers_in_place(src.data, static_cast<std::size_t>(src.count()), order, stable); });
+      return;
+    }
+  }
   auto sorted = sample_sort<T>(
-      [&] { return std::vector<T>(src.data, src.data + src.count()); }, src.offset(), src.starts,
-      effective_order<T>(comp), stable);
+      [&] { return std::vector<T>(src.data, src.data + src.count()); }, src.offset(), src.starts, order, stable);
   place_buckets(a, src, sorted.bucket, sorted.sizes);
 }
 

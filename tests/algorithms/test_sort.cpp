@@ -155,6 +155,46 @@ TEST_CASE("sort: patterns (equal, sorted, reversed, few distinct) and a descendi
     }
 }
 
+TEST_CASE("sort: large patterns of numbers under std::less and std::greater, stable or not", "[sort]") {
+  // Large enough for each locale's threads to split their part (16,384 elements a part at
+  // least); on one locale with Block the elements are sorted in the array's own storage
+  // (partitions around sampled pivots, then a std::sort per thread): patterns that unbalance
+  // the pivots (all equal, two values, sorted, reversed), doubles with NaNs and signed zeros.
+  std::mt19937_64 rng(29);
+  const index_t n = 5 * 16384 * dmap::num_locales() + 7;
+  for (const map_kind k : {map_kind::block, map_kind::cyclic})
+    for (const pattern p : all_patterns) {
+      INFO("map " << name_of(k) << ", pattern " << static_cast<int>(p) << ", " << dmap::num_threads() << " thread(s)");
+      dmap::domain<1> D = domain_of(k, rect<1>{range(0, n)});
+      dmap::array<std::int64_t, 1> A(D);
+      const auto values = values_of(p, n, rng);
+      auto up = values, down = values;
+      std::sort(up.begin(), up.end());
+      std::sort(down.begin(), down.end(), std::greater<>{});
+      fill(A, values);
+      dmap::sort(A);
+      CHECK_NO_FAILURE(holds(A, up));
+      fill(A, values);
+      dmap::sort(A, std::greater<>{});
+      CHECK_NO_FAILURE(holds(A, down));
+      fill(A, values);
+      dmap::stable_sort(A, std::greater<std::int64_t>{});
+      CHECK_NO_FAILURE(holds(A, down));
+      // Doubles: the same values with every 11th a NaN, every 13th a -0.0.
+      std::vector<double> d(values.size());
+      for (std::size_t j = 0; j < d.size(); ++j)
+        d[j] = j % 11 == 0 ? std::numeric_limits<double>::quiet_NaN() : j % 13 == 0 ? -0.0 : static_cast<double>(values[j]);
+      const auto nan_last = [](double a, double b) { return a < b || (b != b && a == a); };
+      auto want = d;
+      std::sort(want.begin(), want.end(), nan_last);
+      dmap::array<double, 1> X(D);
+      fill(X, d);
+      dmap::sort(X);
+      const auto same = [](double a, double b) { return a == b || (a != a && b != b); };  // -0.0 == 0.0
+      CHECK_NO_FAILURE(holds(X, want, same));
+    }
+}
+
 TEST_CASE("sort: many equal keys are spread over the locales, not piled on one", "[sort]") {
   // All elements equal: regular sampling breaks ties by position, so the buckets stay
   // balanced and the placement into Block moves nothing.

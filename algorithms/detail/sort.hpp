@@ -1,7 +1,7 @@
 // The machinery behind sort.hpp (not part of the API): nan_last, trusted_order, is_trusted,
 // effective_order, sort_grain, checked_merge, checked_sort, merge_piece, cut_merge, merge_cuts,
 // run_merge_pieces, merge_runs, merge_sources, key_order, is_nan_last, plain_order,
-// is_number_element, local_sort, sort_part, split_part, sort_numbers_in_place, sort_sample, samples_per_locale, sorted_buckets, sample_sort,
+// is_number_element, local_sort, chunk_count, run_chunks, sort_part, split_part, sort_in_place, sort_sample, samples_per_locale, sorted_buckets, sample_sort,
 // run_info, local_run, cut_of, position_ordered, in_position_order, starts_of_buckets,
 // exchange_bucket_parts, place_buckets, key_value, place_pairs, check_sortable, sort_array,
 // sort_by_key, run_summary, summarise, summaries, combine, copy_of_view.
@@ -27,6 +27,7 @@
 #include "../../dsi/detail/access.hpp"
 #include "../../runtime/agreement.hpp"
 #include "../../runtime/collectives.hpp"
+#include "../../runtime/detail/buffers.hpp"
 #include "../../runtime/detail/byte_exchange.hpp"
 #include "../../runtime/detail/tasks.hpp"
 #include "linear_slabs.hpp"
@@ -333,7 +334,21 @@ void local_sort(std::vector<E>& v, Less& less, bool stable) {
   merge_runs(v, std::move(bounds), less);
 }
 
-/// A stretch [first, last) of the elements sort_numbers_in_place partitions, and how many
+/// The number of ranges run_chunks cuts n elements into: one per thread, one below
+/// sort_grain elements.
+inline std::size_t chunk_count(std::size_t n) {
+  return n < sort_grain ? 1 : static_cast<std::size_t>(num_threads());
+}
+
+/// Calls f(t, a, b) for the t-th of the chunk_count(n) ranges [a, b) that cut [0, n) in
+/// order, on this locale's threads.
+template <class F>
+void run_chunks(std::size_t n, F&& f) {
+  const std::size_t pieces = chunk_count(n);
+  run_tasks(pieces, [&](std::size_t t) { f(t, n * t / pieces, n * (t + 1) / pieces); });
+}
+
+/// A stretch [first, last) of the elements sort_in_place partitions, and how many
 /// threads will sort it (0: its elements are all equivalent, already in order).
 struct sort_part {
   std::size_t first, last, threads;
@@ -365,26 +380,39 @@ std::array<sort_part, 3> split_part(E* data, const sort_part& p, const Less& les
           sort_part{at(equal_end), p.last, p.threads - low_threads}};
 }
 
-/// Sorts [data, data + n) in place on this locale's threads under a trusted order of numbers
-/// (is_trusted; a nan_last order sets the NaNs apart at the end first, stably when `stable`):
-/// partitions around sampled pivots until each thread has a part (the parts of one level
-/// partitioned in parallel), then std::sort of each part. No copy and no merge buffer: the
-/// one-locale sort of an array's own storage (oneTBB's parallel_sort works the same way).
-/// `stable`: numbers that compare equal are identical but for the sign of zero, so the zeros
-/// are written back in their first order. Cannot fail but for its small allocations (before
-/// any element moves, or the zeros' list).
+/// Sorts [data, data + n) in place on this locale's threads under a trusted order (is_trusted)
+/// of numbers or of pairs by number keys (a nan_last order sets the NaNs apart at the end
+/// first, stably when `stable`): partitions around sampled pivots until each thread has a part
+/// (the parts of one level partitioned in parallel), then std::sort of each part. No copy and
+/// no merge buffer: the one-locale sort of an array's own storage (oneTBB's parallel_sort
+/// works the same way). `stable` is for numbers only: numbers that compare equal are
+/// identical but for the sign of zero, so the zeros are written back in their first order.
+/// Cannot fail but for its small allocations (before any element moves, or the zeros' list).
 template <class E, class Less>
-void sort_numbers_in_place(E* data, std::size_t n, const Less& less, bool stable) {
+void sort_in_place(E* data, std::size_t n, const Less& less, bool stable) {
+  static_assert(is_trusted<Less>::value, "sort_in_place: an order that cannot throw or misbehave");
   if constexpr (is_nan_last<Less>::value) {
-    const auto number = [](const E& x) { return x == x; };
-    E* const end = stable ? std::stable_partition(data, data + n, number) : std::partition(data, data + n, number);
-    sort_numbers_in_place(data, static_cast<std::size_t>(end - data), plain_order(less), stable);
+    // The NaNs go to the end (a parallel look for one first: most inputs have none).
+    const auto number = [](const E& x) { return is_number_element(x); };
+    std::vector<unsigned char> has_nan(chunk_count(n), 0);
+    run_chunks(n, [&](std::size_t t, std::size_t a, std::size_t b) {
+      has_nan[t] = !std::all_of(data + a, data + b, number);
+    });
+    E* end = data + n;
+    if (std::find(has_nan.begin(), has_nan.end(), 1) != has_nan.end())
+      end = stable ? std::stable_partition(data, data + n, number) : std::partition(data, data + n, number);
+    sort_in_place(data, static_cast<std::size_t>(end - data), plain_order(less), stable);
   } else {
-    std::vector<E> zeros;
+    std::vector<E> zeros;  // (stable: the zeros in their first order, collected per chunk)
     if constexpr (std::is_floating_point_v<E>)
-      if (stable)
-        for (std::size_t k = 0; k < n; ++k)
-          if (data[k] == E{0}) zeros.push_back(data[k]);
+      if (stable) {
+        std::vector<std::vector<E>> found(chunk_count(n));
+        run_chunks(n, [&](std::size_t t, std::size_t a, std::size_t b) {
+          for (std::size_t k = a; k < b; ++k)
+            if (data[k] == E{0}) found[t].push_back(data[k]);
+        });
+        for (const auto& f : found) zeros.insert(zeros.end(), f.begin(), f.end());
+      }
     const std::size_t threads = static_cast<std::size_t>(num_threads());
     std::vector<sort_part> parts{{0, n, threads == 1 || n < sort_grain ? 1 : threads}};
     while (std::any_of(parts.begin(), parts.end(), [](const sort_part& p) { return p.threads > 1; })) {
@@ -405,7 +433,8 @@ void sort_numbers_in_place(E* data, std::size_t n, const Less& less, bool stable
     run_tasks(parts.size(), [&](std::size_t j) {
       if (parts[j].threads > 0) std::sort(data + parts[j].first, data + parts[j].last, less);
     });
-    if (!zeros.empty()) std::copy(zeros.begin(), zeros.end(), std::lower_bound(data, data + n, E{0}, less));
+    if constexpr (std::is_floating_point_v<E>)
+      if (!zeros.empty()) std::copy(zeros.begin(), zeros.end(), std::lower_bound(data, data + n, E{0}, less));
   }
 }
 
@@ -757,7 +786,7 @@ void sort_array(array<T, 1>& a, const Comp& comp, bool stable, const char* who) 
     // One locale, the array's own storage in position order, an order that cannot throw:
     // sorted where the elements are (no copy out, no merge buffer, no copy back).
     if (num_locales() == 1 && !src.copy) {
-      agreed([&] { sort_numbers_in_place(src.data, static_cast<std::size_t>(src.count()), order, stable); });
+      agreed([&] { sort_in_place(src.data, static_cast<std::size_t>(src.count()), order, stable); });
       return;
     }
   }
@@ -782,13 +811,38 @@ void sort_by_key(array<K, 1>& keys, array<V, 1>& values, const Comp& comp, bool 
   const auto order = effective_order<K>(comp);
   // A key order on a trusted order of the keys is trusted too; NaN keys are set apart first.
   const key_order<std::remove_const_t<decltype(order)>> by_key{order};
-  auto sorted = sample_sort<kv>(
-      [&] {
-        std::vector<kv> v(static_cast<std::size_t>(ks.count()));
-        for (std::size_t i = 0; i < v.size(); ++i) v[i] = {ks.data[i], vs.data[i]};
-        return v;
-      },
-      ks.offset(), ks.starts, by_key, stable);
+  const auto pairs_of = [&] {
+    std::vector<kv> v(static_cast<std::size_t>(ks.count()));
+    run_chunks(v.size(), [&](std::size_t, std::size_t a, std::size_t b) {
+      for (std::size_t i = a; i < b; ++i) v[i] = {ks.data[i], vs.data[i]};
+    });
+    return v;
+  };
+  if constexpr (is_trusted<std::remove_const_t<decltype(by_key)>>::value) {
+    // One locale, both arrays' own storage in position order, an order that cannot throw, not
+    // stable: the pairs are sorted in place (no merge buffer) and written straight back.
+    // The pairs live in a pooled buffer (huge pages, kept for the next transfer or sort), not
+    // in fresh memory whose page faults cost as much as packing them.
+    if (!stable && num_locales() == 1 && !ks.copy && !vs.copy) {
+      agreed([&] {
+        const auto n = static_cast<std::size_t>(ks.count());
+        const pooled_buffer buffer = message_buffers().take(n * sizeof(kv));
+        kv* const v = buffer.as<kv>();
+        run_chunks(n, [&](std::size_t, std::size_t a, std::size_t b) {
+          for (std::size_t i = a; i < b; ++i) v[i] = {ks.data[i], vs.data[i]};
+        });
+        sort_in_place(v, n, by_key, false);
+        run_chunks(n, [&](std::size_t, std::size_t a, std::size_t b) {
+          for (std::size_t i = a; i < b; ++i) {
+            ks.data[i] = v[i].key;
+            vs.data[i] = v[i].value;
+          }
+        });
+      });
+      return;
+    }
+  }
+  auto sorted = sample_sort<kv>(pairs_of, ks.offset(), ks.starts, by_key, stable);
   place_pairs(keys, ks, values, vs, sorted.bucket, sorted.sizes);
 }
 

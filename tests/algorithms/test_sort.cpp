@@ -180,6 +180,23 @@ TEST_CASE("sort: large patterns of numbers under std::less and std::greater, sta
       fill(A, values);
       dmap::stable_sort(A, std::greater<std::int64_t>{});
       CHECK_NO_FAILURE(holds(A, down));
+      // By key (not stable): the keys in order, each with the position it came from.
+      dmap::array<std::int64_t, 1> P(D);
+      std::vector<std::int64_t> positions(values.size());
+      std::iota(positions.begin(), positions.end(), std::int64_t{0});
+      fill(A, values);
+      fill(P, positions);
+      dmap::sort_by_key(A, P);
+      CHECK_NO_FAILURE(holds(A, up));
+      const auto keys = A.gather(), from = P.gather();
+      bool paired = dmap::here() != 0 || (keys.size() == values.size() && from.size() == values.size());
+      std::vector<bool> used(values.size(), false);
+      for (std::size_t j = 0; paired && dmap::here() == 0 && j < keys.size(); ++j) {
+        const auto q = static_cast<std::size_t>(from[j]);
+        paired = q < values.size() && !used[q] && values[q] == keys[j];
+        if (paired) used[q] = true;
+      }
+      DMAP_CHECK_ALL(paired);
       // Doubles: the same values with every 11th a NaN, every 13th a -0.0.
       std::vector<double> d(values.size());
       for (std::size_t j = 0; j < d.size(); ++j)

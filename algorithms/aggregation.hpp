@@ -577,7 +577,8 @@ class aggregator {
           to[static_cast<std::size_t>(st->model->locale_of(whole_.index_at(e.key)))].push_back(e);
       }
       for (std::size_t q = 0; q < p; ++q) {
-        out[q] = dense_ ? detail::to_bytes(to[q]) : detail::combined_bytes<T>({&to[q]}, op_);
+        if (dense_) out[q] = detail::to_bytes(to[q]);
+        else detail::combined_bytes<T>({&to[q]}, op_, out[q]);
         std::vector<detail::keyed_value<T>>().swap(to[q]);
       }
     } else {
@@ -586,7 +587,7 @@ class aggregator {
       for (std::size_t q = 0; q < p; ++q) {
         parts.clear();
         for (const auto& b : *buffers_) parts.push_back(&b.to[q]);
-        out[q] = detail::combined_bytes<T>(parts, op_);
+        detail::combined_bytes<T>(parts, op_, out[q]);
         for (auto& b : *buffers_) b.to[q].clear();
       }
     }

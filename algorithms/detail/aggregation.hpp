@@ -261,8 +261,10 @@ T* owned_element(const array<T, N>& a, const rect<N>& whole, index_t order) {
 /// enough, equal keys are folded first: one entry per distinct key, by increasing key, each
 /// value `op` folded over the key's contributions in their order. Sparse keys travel as
 /// they are.
+/// Written into `out`, whose capacity is reused (a kept message buffer: no fresh pages to fault
+/// in and zero, round after round).
 template <class T, class Op>
-std::vector<std::byte> combined_bytes(const std::vector<const std::vector<keyed_value<T>>*>& parts, Op& op) {
+void combined_bytes(const std::vector<const std::vector<keyed_value<T>>*>& parts, Op& op, std::vector<std::byte>& out) {
   std::size_t count = 0;
   index_t lo = std::numeric_limits<index_t>::max(), hi = -1;
   for (const auto* part : parts) {
@@ -272,17 +274,16 @@ std::vector<std::byte> combined_bytes(const std::vector<const std::vector<keyed_
       hi = std::max(hi, e.key);
     }
   }
-  std::vector<std::byte> out;
   if (count < 2 || hi - lo >= static_cast<index_t>(count) * dense_combine_ratio ||  // keys >= 0: no overflow
       !std::is_default_constructible_v<T>) {
-    out.resize(count * sizeof(keyed_value<T>));
+    out.resize(count * sizeof(keyed_value<T>));  // (zeroes only what grows; then overwritten)
     std::size_t at = 0;
     for (const auto* part : parts) {
       if (part->empty()) continue;
       std::memcpy(out.data() + at, part->data(), part->size() * sizeof(keyed_value<T>));
       at += part->size() * sizeof(keyed_value<T>);
     }
-    return out;
+    return;
   }
   if constexpr (std::is_default_constructible_v<T>) {
     const auto span = static_cast<std::size_t>(hi - lo + 1);
@@ -309,7 +310,6 @@ std::vector<std::byte> combined_bytes(const std::vector<const std::vector<keyed_
         at += sizeof e;
       }
   }
-  return out;
 }
 
 }  // namespace dmap::detail

@@ -360,7 +360,8 @@ struct sort_part {
 /// empty ones with first == last.
 template <class E, class Less>
 std::array<sort_part, 3> split_part(E* data, const sort_part& p, const Less& less) {
-  constexpr std::size_t samples = 255;
+  // (On the stack: no allocation once elements move. At most 16 KiB of samples, 15 at least.)
+  constexpr std::size_t samples = std::clamp<std::size_t>(16384 / sizeof(E), 15, 255);
   const std::size_t n = p.last - p.first, low_threads = p.threads / 2;
   std::array<E, samples> sample;
   for (std::size_t j = 0; j < samples; ++j) sample[j] = data[p.first + (2 * j + 1) * n / (2 * samples)];
@@ -387,7 +388,8 @@ std::array<sort_part, 3> split_part(E* data, const sort_part& p, const Less& les
 /// no merge buffer: the one-locale sort of an array's own storage (oneTBB's parallel_sort
 /// works the same way). `stable` is for numbers only: numbers that compare equal are
 /// identical but for the sign of zero, so the zeros are written back in their first order.
-/// Cannot fail but for its small allocations (before any element moves, or the zeros' list).
+/// Allocates before any element moves (the parts' lists are reserved for their most, 2 per
+/// thread); after that only oneTBB's tasks do.
 template <class E, class Less>
 void sort_in_place(E* data, std::size_t n, const Less& less, bool stable) {
   static_assert(is_trusted<Less>::value, "sort_in_place: an order that cannot throw or misbehave");
@@ -414,9 +416,14 @@ void sort_in_place(E* data, std::size_t n, const Less& less, bool stable) {
         for (const auto& f : found) zeros.insert(zeros.end(), f.begin(), f.end());
       }
     const std::size_t threads = static_cast<std::size_t>(num_threads());
-    std::vector<sort_part> parts{{0, n, threads == 1 || n < sort_grain ? 1 : threads}};
+    // At most one part per thread to sort and one block of equal elements per split.
+    std::vector<sort_part> parts;
+    std::vector<std::array<sort_part, 3>> split;
+    parts.reserve(2 * threads + 1);
+    split.reserve(2 * threads + 1);
+    parts.push_back({0, n, threads == 1 || n < sort_grain ? 1 : threads});
     while (std::any_of(parts.begin(), parts.end(), [](const sort_part& p) { return p.threads > 1; })) {
-      std::vector<std::array<sort_part, 3>> split(parts.size());
+      split.assign(parts.size(), {});
       run_tasks(parts.size(), [&](std::size_t j) {
         if (parts[j].threads > 1 && parts[j].last - parts[j].first >= sort_grain) {
           split[j] = split_part(data, parts[j], less);

@@ -272,37 +272,32 @@ bool is_number_element(const E& x) {
   else return x.key == x.key;
 }
 
-/// Sorts `v` on this locale's threads. A trusted order (is_trusted): one std::sort (stable:
-/// std::stable_sort) per thread's chunk and a stable merge of the chunks; under
-/// nan_last the NaNs are moved to the end first (stably) and the numbers sorted with the plain
-/// operator, which is a strict weak order on them and cheaper. Any other comparator: one
-/// checked_sort per thread's chunk and the checked merge of the chunks (stable either way),
-/// which is safe whatever the comparator answers.
+template <class E, class Less>
+void sort_in_place(E* data, std::size_t n, const Less& less, bool stable);  // (below)
+
+/// Sorts `v` on this locale's threads. A trusted order (is_trusted) of numbers, or of pairs
+/// when not stable: sort_in_place (its NaNs set apart, its parts partitioned around sampled
+/// pivots, no merge). A stable sort of pairs under a trusted order: under nan_last the NaN
+/// keys are moved to the end first (stably) and the numbers sorted with the plain operator,
+/// then one std::stable_sort per thread's chunk and a stable merge of the chunks. Any other
+/// comparator: one checked_sort per thread's chunk and the checked merge of the chunks
+/// (stable either way), which is safe whatever the comparator answers.
 template <class E, class Less>
 void local_sort(std::vector<E>& v, Less& less, bool stable) {
-  if constexpr (is_nan_last<Less>::value) {
-    const auto number = [](const E& x) { return is_number_element(x); };
-    const auto end = stable ? std::stable_partition(v.begin(), v.end(), number)
-                            : std::partition(v.begin(), v.end(), number);
+  if constexpr (is_trusted<Less>::value) {
+    if (!stable || std::is_arithmetic_v<E>) {
+      sort_in_place(v.data(), v.size(), less, stable);
+      return;
+    }
+  }
+  if constexpr (is_nan_last<Less>::value) {  // (stable pairs)
+    const auto end = std::stable_partition(v.begin(), v.end(), [](const E& x) { return is_number_element(x); });
     std::vector<E> tail(end, v.end());
     v.erase(end, v.end());
     auto plain = plain_order(less);
     local_sort(v, plain, stable);
     v.insert(v.end(), tail.begin(), tail.end());
     return;
-  }
-  if constexpr (is_trusted<Less>::value && std::is_arithmetic_v<E>) {
-    if (stable) {
-      // Numbers that compare equal are identical, but for the signs of zeros: the unstable
-      // sort gives the stable result once the zeros are written back in their first order.
-      std::vector<E> zeros;
-      if constexpr (std::is_floating_point_v<E>)
-        for (const E& x : v)
-          if (x == E{0}) zeros.push_back(x);
-      local_sort(v, less, false);
-      if (!zeros.empty()) std::copy(zeros.begin(), zeros.end(), std::lower_bound(v.begin(), v.end(), E{0}, less));
-      return;
-    }
   }
   const std::size_t threads = static_cast<std::size_t>(num_threads());
   if constexpr (is_trusted<Less>::value) {

@@ -45,14 +45,16 @@ struct replace {
 /// - When dmap knows the identity of `op` on T (`std::plus` and `std::multiplies`, with or
 ///   without the type, on integers, float and double: a histogram) and the map is a formula
 ///   map (not Hashed or Unstructured): each thread starts on lists and moves to a table of
-///   the whole index set at its (n / 16)-th contribution of the round when that table
-///   (n * sizeof(T) bytes) fits in 16 MiB, at its (n / 4)-th when it fits in 256 MiB; beyond
-///   256 MiB it stays on lists. A table costs a few passes over n per round (filled with the
-///   identity, summed with the other threads', sent, applied), a listed contribution some
-///   tens of times one pass's cost per element (its owner found, 16 bytes buffered, folded,
-///   sent, applied): from about n / 16 contributions per thread on, a cached table is the
-///   cheaper; a table in main memory costs more per element and every locale sends all of it,
-///   hence n / 4 (docs/performance.md, "Histogram", measured at 2^8 to 2^24 bins). The bound
+///   the whole index set at its (n / r)-th contribution of the round. On one locale r is 8
+///   while the table (n * sizeof(T) bytes) fits in 1 MiB and 4 beyond; on several locales,
+///   where every locale sends its whole table, r is 3 and 2. Beyond 256 MiB a thread stays on
+///   lists. A table costs a few passes over n per round (filled with the identity, summed
+///   with the other threads', sent, applied); a listed contribution costs its owner's lookup,
+///   4 bytes buffered and sent (8 and more when the values differ) and an update at random on
+///   the owner: the ratios are where the two cost the same (docs/performance.md,
+///   "Histogram", measured at 2^16 to 2^24 bins). `add_each`, which knows how many
+///   contributions it brings, moves a thread to its table at its first contribution when its
+///   share of the loop (the iterand's size over locales and threads) reaches n / r. The bound
 ///   keeps a table per thread within memory (2^25 int64 elements: 256 MiB per thread and as
 ///   much again at finish()).
 /// - Otherwise: `table` (with a flag per index) when n * (sizeof(T) + 1) <= 2 MiB, `lists`
@@ -60,7 +62,7 @@ struct replace {
 enum class aggregation {
   automatic,  ///< by the number of contributions and the size of the index set (the rule above)
   table,      ///< one table of the whole index set per thread, from the first contribution
-  lists       ///< one list of (order, value) per destination locale per thread
+  lists       ///< one list of orders (and values, unless all are equal) per destination locale per thread
 };
 
 /// A handle that buffers contributions `A[i] = op(A[i], x)` to the elements of an array,
@@ -77,9 +79,12 @@ enum class aggregation {
 ///   of all its elements in one message without keys (for a Block map one contiguous range),
 ///   or nothing when they are all the identity. Other ops keep a flag per index, and a locale
 ///   sends (order, value) for each element it touched. With `aggregation::lists` a thread
-///   appends (order, value) to a list per owner (found by the map's `locale_of`; with a
-///   directory map the owners are looked up at `finish()`, one one-sided read per directory
-///   home), and a list whose keys are dense is folded before it is sent.
+///   appends the element's row-major order to a list per owner (found by the map's
+///   `locale_of`), 4 bytes while the index set has at most 2^32 elements, and the value only
+///   once some value of the round differs from the others (a count travels as one value per
+///   message); a list holding at least 4 contributions per order of its span is folded before
+///   it is sent. With a directory map a thread lists (order, value) pairs and the owners are
+///   looked up at `finish()`, one one-sided read per directory home.
 /// - A bad index (outside the domain), a failed allocation or an exception of `op` is not
 ///   thrown by add(): it is kept, and `finish()` throws it on every locale, so a locale that
 ///   fails never leaves its peers waiting.
@@ -105,7 +110,8 @@ enum class aggregation {
 template <class T, std::size_t N, class Op>
 class aggregator {
   struct thread_buffers {
-    std::vector<std::vector<detail::keyed_value<T>>> to;  // per destination (directory maps: to[0])
+    std::vector<std::vector<detail::keyed_value<T>>> to;  // directory maps: to[0], owners found at finish()
+    detail::order_lists<T> lists;                         // formula maps: per destination
     std::vector<T> table;                                 // dense mode: the folded value of each order
     std::vector<unsigned char> seen;                      // dense mode: whether table[o] holds one
     std::vector<index_t> touched;                         // dense mode: the orders seen, first touch first
@@ -145,7 +151,7 @@ class aggregator {
           if (how == aggregation::table) {
             counting_ = true;
             switch_at_ = 0;
-          } else if (const index_t at = detail::table_switch_at(whole_.size(), static_cast<index_t>(sizeof(T))); at > 0) {
+          } else if (const index_t at = detail::table_switch_at(whole_.size(), static_cast<index_t>(sizeof(T)), num_locales()); at > 0) {
             counting_ = true;
             switch_at_ = at;
           }
@@ -158,15 +164,18 @@ class aggregator {
                    whole_.size() <= detail::dense_table_bytes / static_cast<index_t>(sizeof(T) + 1)));
       if constexpr (N == 1)
         if (!directory_ && !st->layers && whole_.size() > 0) owners_ = detail::one_run_owners(*st->model, whole_);
+      list_rows_ = !directory_ && !dense_ && unit_;
       if (st->layers)
         failure_ = std::make_exception_ptr(unsupported_error(
             "dmap::accumulate: the map " + st->model->name() +
             " keeps copies of elements on several locales; aggregated writes need every element stored once"));
     }
-    const auto destinations = static_cast<std::size_t>(directory_ ? 1 : num_locales());
-    buffers_ = std::make_unique<buffers_type>([destinations] {
+    const bool directory = directory_, wide = whole_.size() > index_t{1} << 32;  // orders of one word up to 2^32
+    const auto locales = static_cast<std::size_t>(num_locales());
+    buffers_ = std::make_unique<buffers_type>([directory, wide, locales] {
       thread_buffers b;
-      b.to.resize(destinations);
+      if (directory) b.to.resize(1);
+      else b.lists.reset(locales, wide);
       return b;
     });
   }
@@ -238,6 +247,13 @@ class aggregator {
     requires loop_body<F, Iterand>
   void add_each(Iterand&& iterand, F&& f) {
     const auto ops = detail::operands_of(iterand, "dmap::aggregator::add_each");
+    if constexpr (has_identity) {
+      // This call brings one contribution per element: when a thread's share of them reaches
+      // the point where it would move to its table anyway, it moves at its first. (A refused
+      // loop, a moved-from iterand say, fails in run_loop's agreement.)
+      const index_t share = ops.refused ? 0 : std::get<0>(ops.ops).whole().size() / (index_t{num_locales()} * num_threads());
+      eager_ = counting_ && share >= switch_at_;
+    }
     constexpr std::size_t count = std::tuple_size_v<loop_args_t<Iterand>>;
     constexpr std::uint64_t written = detail::parameters_written<F>(std::make_index_sequence<count>{});
     detail::run_loop(
@@ -257,7 +273,7 @@ class aggregator {
   /// True when this locale holds contributions (or a failure) not yet finished.
   bool pending() const {
     for (const auto& b : *buffers_) {
-      if (b.failure || b.live || !b.touched.empty()) return true;
+      if (b.failure || b.live || !b.touched.empty() || !b.lists.empty()) return true;
       for (const auto& v : b.to)
         if (!v.empty()) return true;
     }
@@ -277,8 +293,15 @@ class aggregator {
       aggregator* self;
       ~clear_at_exit() { self->clear(); }
     } guard{this};
-    agreed([&] { pack(); });
-    detail::exchange_into(out_, in_);
+    // A locale that fails to pack sends nothing, and the exchange's own agreement on its
+    // receive buffers throws the failure on every locale (no agreement of its own first).
+    std::exception_ptr failure;
+    try {
+      pack();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    detail::exchange_into(out_, in_, failure);
     agreed([&] { apply(in_); });
   }
 
@@ -312,41 +335,76 @@ class aggregator {
       return idx<1>{static_cast<index_t>(i)};
     }
   }
-  // add_each's loop over one row: `element(k)` is f's pair for the row's k-th element. With a
+  // add_each's loop over one row: `element(k)` is f's pair for the row's k-th element. A thread
+  // that is to go live at once (eager_) does so first. With a
   // live counting table (unit strides) a plain loop counts into it while the indices are
-  // inside; its bounds and table stay in registers (the only call, add_slowly's, is on the
-  // way out of that loop). Everything else goes through add().
+  // inside; with lists (formula maps, unit strides) a plain loop appends to them, up to the
+  // contribution at which a counting table goes live. Their bounds stay in registers and the
+  // only call, add_slowly's, is on the way out (a bad index, a failure). Everything else goes
+  // through add().
   template <class Element>
   [[gnu::noinline]] void add_row(index_t length, Element element) {
     thread_cache& c = my_cache();
+    thread_buffers& b = *c.buffers;
+    const std::array<index_t, N> lo = lo_, extent = extent_;
+    if constexpr (has_identity)
+      if (eager_ && !b.live && !b.failure) {
+        try {
+          go_live(b);
+        } catch (...) {
+          b.failure = std::current_exception();  // (kept for finish(), as add_slowly keeps it)
+        }
+      }
     index_t k = 0;
-    if constexpr (has_identity) {
-      const std::array<index_t, N> lo = lo_, extent = extent_;
-      while (k < length) {
-        T* const t = c.fast;  // live from the first add that makes the table live
-        if (t == nullptr) {
-          auto&& [i, x] = element(k);
-          add(index_of(i), static_cast<T>(x));
-          ++k;
+    while (k < length) {
+      if constexpr (has_identity) {
+        if (T* const t = c.fast) {  // live from the first add that makes the table live
+          for (; k < length; ++k) {
+            auto&& [i, x] = element(k);
+            const idx<N> at = index_of(i);
+            index_t o = 0;
+            if (!unit_order(lo, extent, at, o)) [[unlikely]] {
+              add_slowly(b, at, static_cast<T>(x));  // (a bad index: kept for finish())
+              ++k;
+              break;
+            }
+            t[o] = op_(t[o], static_cast<T>(x));
+          }
           continue;
         }
-        for (; k < length; ++k) {
+      }
+      // Lists: as many as this thread lists before its counting table goes live (all, when
+      // there is none).
+      index_t room = list_rows_ && !b.failure && !b.live ? length - k : 0;
+      if constexpr (has_identity)
+        if (counting_) room = std::min(room, switch_at_ - 1 - b.listed);
+      if (room > 0) {
+        const index_t end = k + room, from = k;
+        bool out = false;  // left at element k, which is done with (a bad index, a failure)
+        for (; k < end; ++k) {
           auto&& [i, x] = element(k);
           const idx<N> at = index_of(i);
           index_t o = 0;
           if (!unit_order(lo, extent, at, o)) [[unlikely]] {
-            add_slowly(*c.buffers, at, static_cast<T>(x));  // (a bad index: kept for finish())
-            ++k;
+            add_slowly(b, at, static_cast<T>(x));  // (a bad index: kept for finish())
+            out = true;
             break;
           }
-          t[o] = op_(t[o], static_cast<T>(x));
+          try {
+            b.lists.push(static_cast<std::size_t>(owner_of(at, o)), o, static_cast<T>(x));
+          } catch (...) {
+            b.failure = std::current_exception();  // (kept for finish(), as add_slowly keeps it)
+            out = true;
+            break;
+          }
         }
+        if constexpr (has_identity) b.listed += k - from;
+        k += out ? 1 : 0;
+        continue;
       }
-    } else {
-      for (; k < length; ++k) {
-        auto&& [i, x] = element(k);
-        add(index_of(i), static_cast<T>(x));
-      }
+      auto&& [i, x] = element(k);
+      add(index_of(i), static_cast<T>(x));
+      ++k;
     }
   }
   // add() off its hot path: first touches, lists, strided index sets, bad indices.
@@ -366,7 +424,7 @@ class aggregator {
           if (!b.live) {
             if (b.listed + 1 < switch_at_) {  // the switch_at_-th contribution goes to the table
               ++b.listed;
-              b.to[static_cast<std::size_t>(owner_of(i, o))].push_back({o, x});
+              b.lists.push(static_cast<std::size_t>(owner_of(i, o)), o, x);
               return;
             }
             go_live(b);
@@ -391,7 +449,8 @@ class aggregator {
         }
         return;
       }
-      b.to[directory_ ? 0 : static_cast<std::size_t>(owner_of(i, o))].push_back({o, x});
+      if (directory_) b.to[0].push_back({o, x});
+      else b.lists.push(static_cast<std::size_t>(owner_of(i, o)), o, x);
     } catch (...) {
       b.failure = std::current_exception();
     }
@@ -408,13 +467,17 @@ class aggregator {
       std::fill(b.table.begin(), b.table.end(), id);
     }
     T* const t = b.table.data();
-    for (auto& v : b.to) {
-      for (const auto& e : v) t[e.key] = op_(t[e.key], e.value);
-      v.clear();
-    }
+    fold_lists(b, t);
     b.live = true;
     b.fast = unit_ ? t : nullptr;
     cache().fast = b.fast;  // b is this thread's: add() found it through cache()
+  }
+  // Counting mode: folds the lists of `b` into the table `t` (of the whole index set) and
+  // empties them.
+  void fold_lists(thread_buffers& b, T* t) {
+    for (std::size_t q = 0; q < static_cast<std::size_t>(num_locales()); ++q)
+      b.lists.for_each(q, [&](index_t o, const T& x) { t[o] = op_(t[o], x); });
+    b.lists.clear(false);
   }
   // Counting mode: whether `v` is the identity, bit for bit (then it need not travel).
   static bool is_identity(const T& v) {
@@ -440,11 +503,7 @@ class aggregator {
     }
     if (sum == nullptr) return false;
     T* const s = sum->table.data();
-    for (auto& b : *buffers_)
-      for (auto& v : b.to) {
-        for (const auto& e : v) s[e.key] = op_(s[e.key], e.value);
-        v.clear();
-      }
+    for (auto& b : *buffers_) fold_lists(b, s);
     const detail::dense_routes& r = routes();
     for (std::size_t q = 0; q < out.size(); ++q) {
       const auto& runs = r.to[q];
@@ -495,7 +554,7 @@ class aggregator {
   }
   // The owner of index i (at order o) of a formula map: by the runs of orders when each
   // locale owns one (a search among P numbers), else the map's locale_of.
-  int owner_of(const idx<N>& i, index_t o) const {
+  [[gnu::always_inline]] int owner_of(const idx<N>& i, index_t o) const {
     if (!owners_.first.empty()) return owners_.owner(o);
     return state_->model->locale_of(i);
   }
@@ -512,6 +571,7 @@ class aggregator {
         if (b.failure) std::vector<detail::keyed_value<T>>().swap(v);  // perhaps out of memory: let go
         else v.clear();  // the capacity stays for the next round, like the table
       }
+      b.lists.clear(b.failure != nullptr);
       b.failure = nullptr;
       b.live = false;
       b.fast = nullptr;
@@ -583,28 +643,29 @@ class aggregator {
       }
     } else {
       // Each destination's lists are folded or copied straight from the threads' buffers.
-      std::vector<const std::vector<detail::keyed_value<T>>*> parts;
-      for (std::size_t q = 0; q < p; ++q) {
-        parts.clear();
-        for (const auto& b : *buffers_) parts.push_back(&b.to[q]);
-        detail::combined_bytes<T>(parts, op_, out[q]);
-        for (auto& b : *buffers_) b.to[q].clear();
-      }
+      std::vector<const detail::order_lists<T>*> parts;
+      for (const auto& b : *buffers_) parts.push_back(&b.lists);
+      for (std::size_t q = 0; q < p; ++q) detail::write_list_message<T>(parts, q, op_, out[q], folded_, seen_);
+      for (auto& b : *buffers_) b.lists.clear(false);
     }
   }
   // Local: applies what every locale sent, source locales in order.
   void apply(const detail::byte_buffers& incoming) {
     T* data = a_->local_data();
     for (const auto& bytes : incoming) {
-      if constexpr (has_identity)
-        if (!directory_ && bytes.size() >= sizeof(index_t)) {
-          index_t tag = 0;
-          std::memcpy(&tag, bytes.data(), sizeof tag);
+      if (!directory_ && bytes.size() >= sizeof(index_t)) {
+        index_t tag = 0;
+        std::memcpy(&tag, bytes.data(), sizeof tag);
+        if (tag == detail::list_message_tag) {
+          apply_list(detail::read_list_message<T>(bytes));
+          continue;
+        }
+        if constexpr (has_identity)
           if (tag == detail::dense_message_tag) {
             apply_table(bytes);
             continue;
           }
-        }
+      }
       if constexpr (N == 1)
         if (!directory_ && unit_ && apply_to_one_run(bytes)) continue;
       const auto entries = detail::from_bytes<detail::keyed_value<T>>(bytes);
@@ -613,6 +674,55 @@ class aggregator {
         *element = op_(*element, e.value);
       }
     }
+  }
+  // Local: applies one list message (formula maps). With a 1-D unit-stride index set of which
+  // this locale owns one unit-stride range (Block), an element is one subtraction away from
+  // its order; otherwise it is found among the pieces.
+  void apply_list(const detail::list_message<T>& m) {
+    const auto each = [&]<bool Wide, bool Uniform>(auto&& element_of) {
+      detail::list_message<T> in = m;  // (a local copy: its fields stay in registers)
+      in.wide = Wide;
+      in.uniform = Uniform;
+      for (std::size_t j = 0; j < in.count; ++j) {
+        T& e = element_of(in.order(j));
+        e = op_(e, in.value(j));
+      }
+    };
+    const auto with = [&](auto&& element_of) {
+      if (m.wide) {
+        if (m.uniform) each.template operator()<true, true>(element_of);
+        else each.template operator()<true, false>(element_of);
+      } else {
+        if (m.uniform) each.template operator()<false, true>(element_of);
+        else each.template operator()<false, false>(element_of);
+      }
+    };
+    if constexpr (N == 1) {
+      const auto& owned = a_->domain().local_subdomains();
+      if (unit_ && owned.size() == 1 && owned[0].dim(0).stride() == 1 && !owned[0].empty()) {
+        const index_t first = owned[0].dim(0).first() - lo_[0], count = owned[0].size();  // as orders
+        const auto& block = a_->local_blocks()[0];
+        T* const base = &block(idx<1>{owned[0].dim(0).first()});
+        const index_t step = block.layout.strides[0];
+        with([&](index_t o) -> T& {
+          const std::uint64_t k = static_cast<std::uint64_t>(o) - static_cast<std::uint64_t>(first);
+          if (k >= static_cast<std::uint64_t>(count)) [[unlikely]]
+            return element_at_order(o);  // throws: not this locale's
+          return base[static_cast<index_t>(k) * step];
+        });
+        return;
+      }
+    }
+    with([&](index_t o) -> T& { return element_at_order(o); });
+  }
+  // The element of order `o` in this locale's storage; runtime_error when `o` is past the index
+  // set or its index is not this locale's (a message that disagrees with the map).
+  T& element_at_order(index_t o) {
+    if (o < 0 || o >= whole_.size())
+      throw runtime_error("dmap aggregation: locale " + std::to_string(here()) + " received order " +
+                          std::to_string(o) + ", outside the index set's " + std::to_string(whole_.size()) +
+                          " elements");
+    return *detail::owned_element(*a_, whole_, o);
   }
   // Local, 1-D unit-stride index sets: applies one keyed message when this locale owns one
   // unit-stride range (Block): the element of a key is then one subtraction away, read
@@ -646,10 +756,14 @@ class aggregator {
   bool dense_ = false;                 // a table with a flag per index (no op identity known)
   bool counting_ = false;              // tables filled with the op identity (see go_live)
   index_t switch_at_ = 0;              // counting: contributions a thread lists before its table goes live
+  bool eager_ = false;                 // counting: this add_each's threads go live at once
   std::unique_ptr<detail::dense_routes> routes_;  // counting: made on first use
   detail::order_runs owners_;          // 1-D formula maps owned in one run per locale: the runs
   detail::byte_buffers out_, in_;      // the messages of the last finish(), kept for their capacity
+  std::vector<T> folded_;              // lists folded before they leave: the fold's table, kept
+  std::vector<unsigned char> seen_;    // and its flags (all zero between folds)
   bool unit_ = false;                  // every dimension of the index set has stride 1
+  bool list_rows_ = false;             // add_each appends to lists itself (formula maps, unit strides, lists)
   std::array<index_t, N> lo_{}, extent_{};  // then its first index and extent per dimension
   std::exception_ptr failure_;
   std::unique_ptr<buffers_type> buffers_;

@@ -1,12 +1,14 @@
 // The machinery behind aggregation.hpp (not part of the API): keyed_value, dense_combine_ratio,
-// dense_table_bytes, op_identity, count_table_bytes, count_switch_ratio,
-// count_cached_table_bytes, count_large_switch_ratio, table_switch_at,
+// list_fold_ratio, dense_table_bytes, op_identity, count_table_bytes,
+// count_cached_table_bytes, table_switch_ratio, table_switch_at,
 // order_runs, one_run_owners, dense_routes,
-// owned_element, combined_bytes.
+// owned_element, combined_bytes, order_lists, list_message_tag, write_list_message,
+// list_message.
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -37,9 +39,16 @@ struct keyed_value {
   T value;
 };
 
-/// Pre-combining at the source pays when a destination's keys are this dense (contributions
-/// per key of their span): a histogram's bins, say.
+/// Pre-combining keyed contributions (16 bytes and more each) at the source pays when a
+/// destination's keys are this dense (their span is below this many times their number): a
+/// histogram's bins, say.
 inline constexpr index_t dense_combine_ratio = 2;
+
+/// Folding a destination's list (order_lists: 4 bytes per contribution while the values are
+/// uniform) pays when it holds at least this many contributions per order of its span: a
+/// folded list sends (order, value) per distinct order, 12 bytes for an int64 count, so it is
+/// smaller only where most orders repeat, and a fold is one more random pass at the source.
+inline constexpr index_t list_fold_ratio = 4;
 
 /// An aggregator over an index set whose table of one value and one flag per index fits in
 /// this many bytes folds each thread's contributions into such a table as they come (dense
@@ -86,35 +95,34 @@ struct op_identity<std::multiplies<T>, T> : op_identity<std::multiplies<>, T> {}
 /// of the whole index set only when that table takes at most this many bytes.
 inline constexpr index_t count_table_bytes = index_t{1} << 28;
 
+/// A table of at most this many bytes stays in the caches (L2) while a thread counts into it;
+/// a larger one lives in main memory, where its passes cost more per element.
+inline constexpr index_t count_cached_table_bytes = index_t{1} << 20;
+
 /// With an op identity, `aggregation::automatic` starts each thread on lists and moves it to a
-/// table of the whole index set (n elements) at its (n / count_switch_ratio)-th contribution
-/// of the round: from there on a table (filled, summed, sent and applied once per round: a
-/// few passes over n elements) costs less than buffering each contribution (measured,
-/// docs/performance.md "histogram").
-inline constexpr index_t count_switch_ratio = 16;
-
-/// A table larger than this many bytes lives in main memory, not in the caches: its passes
-/// cost more per element (and every locale sends all of it), so a thread moves to it only at
-/// its (n / count_large_switch_ratio)-th contribution (measured at 2^24 int64 bins: 2 and 4
-/// locales were faster on lists at n / 8 and n / 16 contributions per thread, on the table
-/// from n / 4).
-inline constexpr index_t count_cached_table_bytes = index_t{1} << 24;
-
-/// The ratio of count_switch_ratio for tables beyond count_cached_table_bytes.
-inline constexpr index_t count_large_switch_ratio = 4;
+/// table of the whole index set (n elements) at its (n / ratio)-th contribution of the round:
+/// from there on the table (filled, summed, sent and applied once per round: a few passes
+/// over n elements, and with several locales every element sent) costs less than listing each
+/// contribution (4 bytes buffered, sent and applied at random). The ratio, measured where the
+/// two cost the same (docs/performance.md, "Histogram": 2^16 to 2^24 int64 bins at 1 x 2,
+/// 2 x 1 and 4 x 1): with one locale n / 8 for a cached table, n / 4 beyond; with several,
+/// whose tables travel whole, n / 3 and n / 2.
+constexpr index_t table_switch_ratio(bool cached, bool one_locale) {
+  return one_locale ? (cached ? 8 : 4) : (cached ? 3 : 2);
+}
 
 /// The first word of a dense message (values in route sequence, no keys): a key of a keyed
 /// message (an order) is never negative.
 inline constexpr index_t dense_message_tag = -1;
 
-/// The rule of `aggregation::automatic` with an op identity over a formula map: the
-/// contribution of a round (counted from 1) at which a thread moves to a table of the `n`
-/// elements of `element_bytes` bytes each (n / 16 up to 16 MiB, n / 4 beyond), or -1 when it
-/// never does (the table would exceed count_table_bytes).
-constexpr index_t table_switch_at(index_t n, index_t element_bytes) {
+/// The rule of `aggregation::automatic` with an op identity over a formula map on `locales`
+/// locales: the contribution of a round (counted from 1) at which a thread moves to a table of
+/// the `n` elements of `element_bytes` bytes each (n / table_switch_ratio), or -1 when it never
+/// does (the table would exceed count_table_bytes).
+constexpr index_t table_switch_at(index_t n, index_t element_bytes, int locales) {
   if (n <= 0 || element_bytes <= 0 || n > count_table_bytes / element_bytes) return -1;
   const bool cached = n <= count_cached_table_bytes / element_bytes;
-  return std::max<index_t>(1, n / (cached ? count_switch_ratio : count_large_switch_ratio));
+  return std::max<index_t>(1, n / table_switch_ratio(cached, locales <= 1));
 }
 
 /// The owners of a 1-D index set whose locales each own at most one run of consecutive
@@ -124,7 +132,7 @@ struct order_runs {
   std::vector<index_t> first;  ///< the first order of each run, increasing from 0
   std::vector<int> locale;     ///< the locale owning each run
   /// The locale owning the index at order `o` (0 <= o < the size of the index set).
-  int owner(index_t o) const {
+  [[gnu::always_inline]] int owner(index_t o) const {
     if (first.size() <= 16) {  // a branch-free count: random indices would mispredict a search
       std::size_t at = 0;
       for (const index_t f : first) at += static_cast<std::size_t>(f <= o);
@@ -310,6 +318,296 @@ void combined_bytes(const std::vector<const std::vector<keyed_value<T>>*>& parts
         at += sizeof e;
       }
   }
+}
+
+/// Contributions of one thread, a list per destination locale, each in the order they were
+/// added: the row-major orders of their indices (one 32-bit word each while the index set has
+/// at most 2^32 elements, else two: `wide`) and their values. The values are left out while
+/// every contribution of the round is the same value, bit for bit (a count: `uniform()`), and
+/// written out for every list at the first that differs. A histogram's contribution then
+/// buffers 4 bytes, where an (order, value) pair of 64-bit numbers takes 16.
+template <class T>
+class order_lists {
+ public:
+  static_assert(std::is_trivially_copyable_v<T>, "aggregated values travel as bytes");
+
+  /// Empty lists to `destinations` locales; orders of two words each when `wide`.
+  void reset(std::size_t destinations, bool wide) {
+    to_.assign(destinations, {});
+    wide_ = wide;
+    uniform_ = true;
+    any_ = false;
+  }
+  /// Appends (order `o`, value `x`) to the list of destination `q`. May throw (allocation);
+  /// then the lists are only good for clear().
+  [[gnu::always_inline]] void push(std::size_t q, index_t o, const T& x) {
+    list& l = to_[q];
+    if (uniform_) {
+      if (!any_) {
+        std::memcpy(same_.data(), &x, sizeof(T));
+        any_ = true;
+      } else if (std::memcmp(same_.data(), &x, sizeof(T)) != 0) {
+        spell_out();
+      }
+    }
+    if (!uniform_) l.values.push_back(x);
+    if (wide_) {
+      l.words.push_back(static_cast<std::uint32_t>(static_cast<std::uint64_t>(o)));
+      l.words.push_back(static_cast<std::uint32_t>(static_cast<std::uint64_t>(o) >> 32));
+    } else {
+      l.words.push_back(static_cast<std::uint32_t>(o));
+    }
+  }
+  /// The number of contributions listed for destination `q`.
+  std::size_t size(std::size_t q) const { return to_[q].words.size() >> (wide_ ? 1 : 0); }
+  /// True when no list holds a contribution.
+  bool empty() const {
+    return std::all_of(to_.begin(), to_.end(), [](const list& l) { return l.words.empty(); });
+  }
+  /// True when the orders take two words each.
+  bool wide() const { return wide_; }
+  /// True while the values are left out (every contribution of the round is `same()`).
+  bool uniform() const { return uniform_; }
+  /// The value of every contribution while uniform() (and some was listed).
+  T same() const { return std::bit_cast<T>(same_); }
+  /// The bytes of same().
+  const std::byte* same_bytes() const { return same_.data(); }
+  /// The order words of destination `q`'s list.
+  const std::vector<std::uint32_t>& words(std::size_t q) const { return to_[q].words; }
+  /// The values of destination `q`'s list (empty while uniform()).
+  const std::vector<T>& values(std::size_t q) const { return to_[q].values; }
+  /// Calls f(order, value) for each contribution to destination `q`, in the order added.
+  template <class F>
+  void for_each(std::size_t q, F&& f) const {
+    const list& l = to_[q];
+    const std::size_t n = size(q);
+    if (n == 0) return;
+    const std::uint32_t* w = l.words.data();
+    if (uniform_) {
+      const T one = same();
+      if (wide_)
+        for (std::size_t j = 0; j < n; ++j) f(static_cast<index_t>(w[2 * j] | std::uint64_t{w[2 * j + 1]} << 32), one);
+      else
+        for (std::size_t j = 0; j < n; ++j) f(static_cast<index_t>(w[j]), one);
+    } else {
+      const T* v = l.values.data();
+      if (wide_)
+        for (std::size_t j = 0; j < n; ++j) f(static_cast<index_t>(w[2 * j] | std::uint64_t{w[2 * j + 1]} << 32), v[j]);
+      else
+        for (std::size_t j = 0; j < n; ++j) f(static_cast<index_t>(w[j]), v[j]);
+    }
+  }
+  /// Empties every list for the next round; keeps their memory unless `release`.
+  void clear(bool release) {
+    for (list& l : to_) {
+      if (release) {
+        std::vector<std::uint32_t>().swap(l.words);
+        std::vector<T>().swap(l.values);
+      } else {
+        l.words.clear();
+        l.values.clear();
+      }
+    }
+    uniform_ = true;
+    any_ = false;
+  }
+
+ private:
+  struct list {
+    std::vector<std::uint32_t> words;  // the orders
+    std::vector<T> values;             // one per order, or none while uniform
+  };
+  // The first value that differs from same(): every list's values written out.
+  [[gnu::noinline]] void spell_out() {
+    const T x = same();
+    for (list& l : to_) l.values.assign(size_of(l), x);
+    uniform_ = false;
+  }
+  std::size_t size_of(const list& l) const { return l.words.size() >> (wide_ ? 1 : 0); }
+
+  std::vector<list> to_;
+  bool wide_ = false, uniform_ = true, any_ = false;
+  std::array<std::byte, sizeof(T)> same_{};
+};
+
+/// The first word of a list message (write_list_message's): never a key of a keyed message (an
+/// order or an offset, not negative) nor dense_message_tag.
+inline constexpr index_t list_message_tag = -2;
+
+/// A list message read in place: `count` contributions, orders `order(j)`, values `value(j)`.
+template <class T>
+struct list_message {
+  std::size_t count = 0;        ///< the number of contributions
+  bool wide = false;            ///< orders of two 32-bit words each
+  bool uniform = false;         ///< one value for all, `same`
+  std::array<std::byte, sizeof(T)> same{};  ///< the bytes of every contribution's value when uniform
+  const std::byte* orders = nullptr;  ///< the order words
+  const std::byte* values = nullptr;  ///< the values when not uniform
+  /// The j-th contribution's order.
+  index_t order(std::size_t j) const {
+    if (wide) {
+      std::uint32_t w[2];  // the low word first
+      std::memcpy(w, orders + 8 * j, 8);
+      return static_cast<index_t>(w[0] | std::uint64_t{w[1]} << 32);
+    }
+    std::uint32_t o;
+    std::memcpy(&o, orders + 4 * j, 4);
+    return static_cast<index_t>(o);
+  }
+  /// The j-th contribution's value.
+  T value(std::size_t j) const {
+    if (uniform) return std::bit_cast<T>(same);
+    std::array<std::byte, sizeof(T)> x;
+    std::memcpy(x.data(), values + j * sizeof(T), sizeof(T));
+    return std::bit_cast<T>(x);
+  }
+};
+
+// The header of a list message: tag, count, flags (1: wide orders, 2: one value for all).
+inline constexpr std::size_t list_header_bytes = 3 * sizeof(index_t);
+
+/// Reads a list message; throws runtime_error when its size does not match its header.
+template <class T>
+list_message<T> read_list_message(const std::vector<std::byte>& bytes) {
+  list_message<T> m;
+  index_t head[3] = {0, 0, 0};
+  if (bytes.size() >= list_header_bytes) std::memcpy(head, bytes.data(), list_header_bytes);
+  const bool sane = bytes.size() >= list_header_bytes && head[0] == list_message_tag && head[1] >= 0 &&
+                    (head[2] & ~index_t{3}) == 0 && head[1] <= static_cast<index_t>(bytes.size());
+  if (sane) {
+    m.count = static_cast<std::size_t>(head[1]);
+    m.wide = (head[2] & 1) != 0;
+    m.uniform = (head[2] & 2) != 0;
+    const std::size_t expected = list_header_bytes + (m.uniform ? sizeof(T) : m.count * sizeof(T)) +
+                                 m.count * (m.wide ? 8 : 4);
+    if (expected == bytes.size()) {
+      const std::byte* at = bytes.data() + list_header_bytes;
+      if (m.uniform) {
+        std::memcpy(m.same.data(), at, sizeof(T));
+        at += sizeof(T);
+      }
+      m.orders = at;
+      m.values = at + m.count * (m.wide ? 8 : 4);
+      return m;
+    }
+  }
+  throw runtime_error("dmap aggregation: locale " + std::to_string(here()) + " received a list message of " +
+                      std::to_string(bytes.size()) + " bytes that its header does not describe");
+}
+
+/// The message of destination `q` from the lists of every thread (`parts`, taken in turn) into
+/// `out` (its capacity reused; empty when no contribution): a header, then the orders, then the
+/// values, or one value when every contribution has the same. When the orders are dense enough
+/// (list_fold_ratio) equal orders are folded first: one contribution per distinct order, by
+/// increasing order, `op` folded over its contributions in their order. `folded` and `seen`
+/// are the fold's scratch, kept by the caller from call to call (`seen` all zero between calls).
+template <class T, class Op>
+void write_list_message(const std::vector<const order_lists<T>*>& parts, std::size_t q, Op& op,
+                        std::vector<std::byte>& out, std::vector<T>& folded, std::vector<unsigned char>& seen) {
+  std::size_t count = 0;
+  bool wide = false, uniform = true;
+  const std::byte* same = nullptr;
+  index_t lo = std::numeric_limits<index_t>::max(), hi = -1;
+  for (const auto* part : parts) {
+    const std::size_t n = part->size(q);
+    if (n == 0) continue;
+    count += n;
+    wide = part->wide();
+    if (!part->uniform()) uniform = false;
+    else if (same == nullptr) same = part->same_bytes();
+    else if (std::memcmp(same, part->same_bytes(), sizeof(T)) != 0) uniform = false;
+    const auto& w = part->words(q);
+    if (wide) {
+      for (std::size_t j = 0; j < n; ++j) {
+        const auto o = static_cast<index_t>(w[2 * j] | std::uint64_t{w[2 * j + 1]} << 32);
+        lo = std::min(lo, o);
+        hi = std::max(hi, o);
+      }
+    } else {
+      std::uint32_t l = std::numeric_limits<std::uint32_t>::max(), h = 0;
+      for (const std::uint32_t o : w) {
+        l = std::min(l, o);
+        h = std::max(h, o);
+      }
+      lo = std::min<index_t>(lo, l);
+      hi = std::max<index_t>(hi, h);
+    }
+  }
+  const auto write_header = [&](std::size_t n, bool one_value) {
+    const index_t head[3] = {list_message_tag, static_cast<index_t>(n), (wide ? 1 : 0) | (one_value ? 2 : 0)};
+    out.resize(list_header_bytes + (one_value ? sizeof(T) : n * sizeof(T)) + n * (wide ? 8 : 4));
+    std::memcpy(out.data(), head, list_header_bytes);
+    return out.data() + list_header_bytes;
+  };
+  if (count == 0) {
+    out.clear();
+    return;
+  }
+  if constexpr (std::is_default_constructible_v<T>) {
+    if (count >= 2 && static_cast<std::size_t>(hi - lo + 1) <= count / list_fold_ratio) {  // orders >= 0
+      const auto span = static_cast<std::size_t>(hi - lo + 1);
+      if (folded.size() < span) folded.resize(span);
+      if (seen.size() < span) seen.resize(span, 0);
+      std::size_t distinct = 0;
+      try {
+        for (const auto* part : parts)
+          part->for_each(q, [&](index_t o, const T& x) {
+            const auto k = static_cast<std::size_t>(o - lo);
+            if (seen[k]) {
+              folded[k] = op(folded[k], x);
+            } else {
+              folded[k] = x;
+              seen[k] = 1;
+              ++distinct;
+            }
+          });
+      } catch (...) {
+        std::fill(seen.begin(), seen.begin() + static_cast<std::ptrdiff_t>(span), 0);  // (op threw)
+        throw;
+      }
+      std::byte* orders = write_header(distinct, false);
+      std::byte* values = orders + distinct * (wide ? 8 : 4);
+      for (std::size_t k = 0; k < span; ++k)
+        if (seen[k]) {
+          seen[k] = 0;  // (all zero again for the next call)
+          const auto o = static_cast<std::uint64_t>(lo) + k;
+          if (wide) {
+            const std::uint32_t w[2] = {static_cast<std::uint32_t>(o), static_cast<std::uint32_t>(o >> 32)};
+            std::memcpy(orders, w, 8);  // the low word first, as order_lists keeps them
+            orders += 8;
+          } else {
+            const auto o32 = static_cast<std::uint32_t>(o);
+            std::memcpy(orders, &o32, 4);
+            orders += 4;
+          }
+          std::memcpy(values, &folded[k], sizeof(T));
+          values += sizeof(T);
+        }
+      return;
+    }
+  }
+  std::byte* at = write_header(count, uniform);
+  if (uniform) {
+    std::memcpy(at, same, sizeof(T));
+    at += sizeof(T);
+  }
+  for (const auto* part : parts) {
+    const auto& w = part->words(q);
+    if (w.empty()) continue;
+    std::memcpy(at, w.data(), w.size() * sizeof(std::uint32_t));
+    at += w.size() * sizeof(std::uint32_t);
+  }
+  if (!uniform)
+    for (const auto* part : parts) {
+      const std::size_t n = part->size(q);
+      if (n == 0) continue;
+      if (part->uniform()) {
+        for (std::size_t j = 0; j < n; ++j, at += sizeof(T)) std::memcpy(at, part->same_bytes(), sizeof(T));
+      } else {
+        std::memcpy(at, part->values(q).data(), n * sizeof(T));
+        at += n * sizeof(T);
+      }
+    }
 }
 
 }  // namespace dmap::detail

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "../agreement.hpp"
 #include "../collectives.hpp"
 #include "collective_calls.hpp"
 #include "messages.hpp"
@@ -61,7 +62,12 @@ std::vector<T> from_bytes(const std::vector<std::byte>& bytes) {
 /// all-to-all of sizes and one all-reduce that agrees on the receive buffers' allocation. The
 /// receive buffers keep their capacity (resized, not made anew): a caller that keeps them from
 /// call to call allocates, and faults pages in, only when its messages grow.
-inline void exchange_spans_into(const std::vector<std::span<const std::byte>>& outgoing, byte_buffers& incoming) {
+/// `before` is a failure this locale had while making its messages (then it sends nothing): the
+/// same all-reduce carries it, and when any locale failed, before or allocating, no message
+/// travels and every locale throws the failure through agree() (the first failing locale's).
+/// A caller whose messages may fail to be made thus needs no agreement of its own first.
+inline void exchange_spans_into(const std::vector<std::span<const std::byte>>& outgoing, byte_buffers& incoming,
+                                std::exception_ptr before = nullptr) {
   auto& e = env();
   const int p = e.size();
   const int me = e.rank();
@@ -69,28 +75,27 @@ inline void exchange_spans_into(const std::vector<std::span<const std::byte>>& o
     throw argument_error("dmap::detail::exchange: outgoing has " + std::to_string(outgoing.size()) +
                          " buffers, must have one per locale (" + std::to_string(p) + ")");
   std::vector<std::uint64_t> send_sizes(p), recv_sizes(p);
-  for (int q = 0; q < p; ++q) send_sizes[q] = q == me ? 0 : outgoing[q].size();
+  for (int q = 0; q < p; ++q) send_sizes[q] = q == me || before ? 0 : outgoing[q].size();
   count_collective();
   check_mpi(MPI_Alltoall(send_sizes.data(), 1, MPI_UINT64_T, recv_sizes.data(), 1,
                                  MPI_UINT64_T, e.comm()),
                     "MPI_Alltoall");
   // The receive buffers are allocated before any message moves, and one collective tells
-  // every locale whether some locale could not allocate (reported as 2^64-1 minus its id, so
-  // the lowest failing locale is named). Messages over message_piece_bytes travel in pieces.
-  constexpr std::uint64_t failed_mark = UINT64_MAX;
-  std::exception_ptr failure;
-  try {
-    incoming.resize(static_cast<std::size_t>(p));
-    for (int q = 0; q < p; ++q)
-      if (q != me) incoming[q].resize(recv_sizes[q]);
-  } catch (...) {
-    failure = std::current_exception();
+  // every locale whether some locale failed, before the exchange or allocating them; then
+  // agree() throws the failure everywhere. Messages over message_piece_bytes travel in pieces.
+  std::exception_ptr failure = before;
+  if (!failure) {
+    try {
+      incoming.resize(static_cast<std::size_t>(p));
+      for (int q = 0; q < p; ++q)
+        if (q != me) incoming[q].resize(recv_sizes[q]);
+    } catch (...) {
+      failure = std::current_exception();
+    }
   }
-  const std::uint64_t worst = all_reduce_max(failure ? failed_mark - static_cast<std::uint64_t>(me) : 0);
-  if (worst > failed_mark - static_cast<std::uint64_t>(p)) {
-    if (failure) std::rethrow_exception(failure);
-    throw runtime_error("dmap::detail::exchange: locale " + std::to_string(failed_mark - worst) +
-                        " could not allocate its receive buffers");
+  if (all_reduce_max(std::uint64_t{failure ? 1u : 0u}) != 0) {
+    agree(failure);  // throws on every locale
+    throw runtime_error("dmap::detail::exchange: a locale failed, yet the agreement found no failure");
   }
   message_batch batch(0x646d);
   for (int q = 0; q < p; ++q)
@@ -109,12 +114,15 @@ inline byte_buffers exchange_spans(const std::vector<std::span<const std::byte>>
 }
 
 /// Sends `outgoing[p]` to every locale p and leaves in `incoming[p]` what each locale sent
-/// here (see exchange_spans_into: the buffers keep their capacity); the buffer to oneself is
-/// swapped with incoming[here()] without communication.
-inline void exchange_into(byte_buffers& outgoing, byte_buffers& incoming) {
-  std::vector<std::span<const std::byte>> spans(outgoing.size());
-  for (std::size_t q = 0; q < outgoing.size(); ++q) spans[q] = outgoing[q];
-  exchange_spans_into(spans, incoming);
+/// here (see exchange_spans_into: the buffers keep their capacity, and a failure `before` of
+/// any locale is thrown on every locale); the buffer to oneself is swapped with
+/// incoming[here()] without communication.
+inline void exchange_into(byte_buffers& outgoing, byte_buffers& incoming, std::exception_ptr before = nullptr) {
+  // (After a failure `outgoing` may not be whole: nothing of it travels.)
+  std::vector<std::span<const std::byte>> spans(before ? static_cast<std::size_t>(env().size()) : outgoing.size());
+  if (!before)
+    for (std::size_t q = 0; q < outgoing.size(); ++q) spans[q] = outgoing[q];
+  exchange_spans_into(spans, incoming, before);
   std::swap(incoming[static_cast<std::size_t>(env().rank())], outgoing[static_cast<std::size_t>(env().rank())]);
 }
 

@@ -698,22 +698,34 @@ class aggregator {
       }
     };
     if constexpr (N == 1) {
-      const auto& owned = a_->domain().local_subdomains();
-      if (unit_ && owned.size() == 1 && owned[0].dim(0).stride() == 1 && !owned[0].empty()) {
-        const index_t first = owned[0].dim(0).first() - lo_[0], count = owned[0].size();  // as orders
-        const auto& block = a_->local_blocks()[0];
-        T* const base = &block(idx<1>{owned[0].dim(0).first()});
-        const index_t step = block.layout.strides[0];
+      if (const owned_run r = one_owned_run(); r.count > 0) {
         with([&](index_t o) -> T& {
-          const std::uint64_t k = static_cast<std::uint64_t>(o) - static_cast<std::uint64_t>(first);
-          if (k >= static_cast<std::uint64_t>(count)) [[unlikely]]
+          const std::uint64_t k = static_cast<std::uint64_t>(o) - static_cast<std::uint64_t>(r.first);
+          if (k >= static_cast<std::uint64_t>(r.count)) [[unlikely]]
             return element_at_order(o);  // throws: not this locale's
-          return base[static_cast<index_t>(k) * step];
+          return r.base[static_cast<index_t>(k) * r.step];
         });
         return;
       }
     }
     with([&](index_t o) -> T& { return element_at_order(o); });
+  }
+  // 1-D, unit strides: the orders [first, first + count) this locale owns as one unit-stride
+  // range (Block), order o's element at base[(o - first) * step]; count 0 when it owns its
+  // elements otherwise (then they are found among the pieces).
+  struct owned_run {
+    index_t first = 0, count = 0;
+    T* base = nullptr;
+    index_t step = 0;
+  };
+  owned_run one_owned_run() const
+    requires(N == 1)
+  {
+    const auto& owned = a_->domain().local_subdomains();
+    if (!unit_ || owned.size() != 1 || owned[0].dim(0).stride() != 1 || owned[0].empty()) return {};
+    const auto& block = a_->local_blocks()[0];
+    return {owned[0].dim(0).first() - lo_[0], owned[0].size(), &block(idx<1>{owned[0].dim(0).first()}),
+            block.layout.strides[0]};
   }
   // The element of order `o` in this locale's storage; runtime_error when `o` is past the index
   // set or its index is not this locale's (a message that disagrees with the map).
@@ -728,19 +740,15 @@ class aggregator {
   // unit-stride range (Block): the element of a key is then one subtraction away, read
   // straight from the message (no copy, no search of the pieces). False otherwise.
   bool apply_to_one_run(const std::vector<std::byte>& bytes) {
-    const auto& owned = a_->domain().local_subdomains();
-    if (owned.size() != 1 || owned[0].dim(0).stride() != 1 || owned[0].empty()) return false;
-    const index_t first = owned[0].dim(0).first(), count = owned[0].size();
-    const auto& block = a_->local_blocks()[0];
-    T* const base = &block(idx<1>{first});
-    const index_t step = block.layout.strides[0];
+    const owned_run r = one_owned_run();
+    if (r.count == 0) return false;
     const std::size_t entries = bytes.size() / sizeof(detail::keyed_value<T>);
     for (std::size_t j = 0; j < entries; ++j) {
       detail::keyed_value<T> e;
       std::memcpy(&e, bytes.data() + j * sizeof e, sizeof e);
-      const std::uint64_t k = static_cast<std::uint64_t>(lo_[0] + e.key) - static_cast<std::uint64_t>(first);
-      if (k >= static_cast<std::uint64_t>(count)) (void)detail::owned_element(*a_, whole_, e.key);  // throws
-      T& element = base[static_cast<index_t>(k) * step];
+      const std::uint64_t k = static_cast<std::uint64_t>(e.key) - static_cast<std::uint64_t>(r.first);
+      if (k >= static_cast<std::uint64_t>(r.count)) (void)detail::owned_element(*a_, whole_, e.key);  // throws
+      T& element = r.base[static_cast<index_t>(k) * r.step];
       element = op_(element, e.value);
     }
     return true;

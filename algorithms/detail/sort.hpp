@@ -299,11 +299,11 @@ void local_sort(std::vector<E>& v, Less& less, bool stable) {
     v.insert(v.end(), tail.begin(), tail.end());
     return;
   }
+  // (Left here under a trusted order: stable sorts of pairs.)
   const std::size_t threads = static_cast<std::size_t>(num_threads());
   if constexpr (is_trusted<Less>::value) {
     if (threads == 1 || v.size() < sort_grain) {
-      if (stable) std::stable_sort(v.begin(), v.end(), less);
-      else std::sort(v.begin(), v.end(), less);
+      std::stable_sort(v.begin(), v.end(), less);
       return;
     }
   } else {
@@ -319,9 +319,7 @@ void local_sort(std::vector<E>& v, Less& less, bool stable) {
   run_tasks(threads, [&](std::size_t t) {
     if constexpr (is_trusted<Less>::value) {
       const auto first = v.begin() + static_cast<std::ptrdiff_t>(bounds[t]);
-      const auto last = v.begin() + static_cast<std::ptrdiff_t>(bounds[t + 1]);
-      if (stable) std::stable_sort(first, last, less);
-      else std::sort(first, last, less);
+      std::stable_sort(first, v.begin() + static_cast<std::ptrdiff_t>(bounds[t + 1]), less);
     } else
       checked_sort(v.data() + bounds[t], bounds[t + 1] - bounds[t], less, scratch.data() + bounds[t]);
   });
@@ -813,11 +811,15 @@ void sort_by_key(array<K, 1>& keys, array<V, 1>& values, const Comp& comp, bool 
   const auto order = effective_order<K>(comp);
   // A key order on a trusted order of the keys is trusted too; NaN keys are set apart first.
   const key_order<std::remove_const_t<decltype(order)>> by_key{order};
-  const auto pairs_of = [&] {
-    std::vector<kv> v(static_cast<std::size_t>(ks.count()));
-    run_chunks(v.size(), [&](std::size_t, std::size_t a, std::size_t b) {
+  // The pairs (key, value) of positions [0, n) into v, in parallel.
+  const auto pack_pairs = [&](kv* v, std::size_t n) {
+    run_chunks(n, [&](std::size_t, std::size_t a, std::size_t b) {
       for (std::size_t i = a; i < b; ++i) v[i] = {ks.data[i], vs.data[i]};
     });
+  };
+  const auto pairs_of = [&] {
+    std::vector<kv> v(static_cast<std::size_t>(ks.count()));
+    pack_pairs(v.data(), v.size());
     return v;
   };
   if constexpr (is_trusted<std::remove_const_t<decltype(by_key)>>::value) {
@@ -830,9 +832,7 @@ void sort_by_key(array<K, 1>& keys, array<V, 1>& values, const Comp& comp, bool 
         const auto n = static_cast<std::size_t>(ks.count());
         const pooled_buffer buffer = message_buffers().take(n * sizeof(kv));
         kv* const v = buffer.as<kv>();
-        run_chunks(n, [&](std::size_t, std::size_t a, std::size_t b) {
-          for (std::size_t i = a; i < b; ++i) v[i] = {ks.data[i], vs.data[i]};
-        });
+        pack_pairs(v, n);
         sort_in_place(v, n, by_key, false);
         run_chunks(n, [&](std::size_t, std::size_t a, std::size_t b) {
           for (std::size_t i = a; i < b; ++i) {

@@ -41,8 +41,9 @@ concept sort_comparator = std::predicate<Comp&, const T&, const T&>;
 /// position k of `a`'s index set is the k-th smallest, whatever the map. Not stable (see
 /// stable_sort).
 ///
-/// A sample sort: each locale sorts its elements on its threads (std::sort per thread's chunk and a
-/// parallel merge), one all-gather of regular samples (at most 512 per locale) picks P - 1
+/// A sample sort: each locale sorts its elements on its threads (partitioned around sampled pivots
+/// into a part per thread, the first partition by all threads, then std::sort per part; in pooled
+/// storage, not fresh pages), one all-gather of regular samples (at most 512 per locale) picks P - 1
 /// splitters, one exchange sends each locale's bucket (one message per peer), each locale merges
 /// its received runs, and one all-gather of bucket sizes places the buckets: an assignment from the
 /// buckets' cut to `a`'s map. For a map cutting positions into contiguous runs in locale order
@@ -161,7 +162,7 @@ template <transferable T, class Comp = std::less<>>
   const auto src = detail::in_position_order(a);
   const auto [sorted, runs] = detail::combine(detail::summaries(src.data, src.count(), less), less);
   if (sorted) return runs;
-  auto buckets = detail::sample_sort<T>([&] { return std::vector<T>(src.data, src.data + src.count()); },
+  auto buckets = detail::sample_sort<T>([&] { return detail::pooled_vector<T>(src.data, src.data + src.count()); },
                                         src.offset(), src.starts, less, false);
   return detail::combine(
              detail::summaries(buckets.bucket.data(), static_cast<index_t>(buckets.bucket.size()), less), less)

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -27,10 +29,17 @@ class buffer_pool {
 
   /// A buffer of at least `bytes` bytes (contents unspecified).
   pooled_buffer take(std::size_t bytes);
-  /// Keeps `b` for a later take().
-  void give(std::unique_ptr<std::byte[]> b, std::size_t capacity) {
+  /// The storage of a buffer of at least `bytes` bytes (> 0), and its capacity, owned by the
+  /// caller (who may give() it back).
+  std::pair<std::unique_ptr<std::byte[]>, std::size_t> lease(std::size_t bytes);
+  /// Keeps `b` for a later take() (frees it when the list of idle buffers cannot grow).
+  void give(std::unique_ptr<std::byte[]> b, std::size_t capacity) noexcept {
     if (!b) return;
-    idle_.push_back({capacity, std::move(b)});
+    try {
+      idle_.push_back({capacity, std::move(b)});
+    } catch (...) {
+      return;  // (the pair that held b is gone, and b with it)
+    }
     if (idle_.size() > kept) {
       const auto smallest = std::min_element(idle_.begin(), idle_.end(),
                                              [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -74,20 +83,59 @@ class pooled_buffer {
   std::size_t capacity_ = 0;
 };
 
-inline pooled_buffer buffer_pool::take(std::size_t bytes) {
-  if (bytes == 0) return {};
+inline std::pair<std::unique_ptr<std::byte[]>, std::size_t> buffer_pool::lease(std::size_t bytes) {
   // The smallest idle buffer that is large enough.
   auto best = idle_.end();
   for (auto it = idle_.begin(); it != idle_.end(); ++it)
     if (it->first >= bytes && (best == idle_.end() || it->first < best->first)) best = it;
   if (best != idle_.end()) {
-    pooled_buffer out(std::move(best->second), best->first);
+    std::pair<std::unique_ptr<std::byte[]>, std::size_t> out{std::move(best->second), best->first};
     idle_.erase(best);
     return out;
   }
   auto fresh = std::make_unique_for_overwrite<std::byte[]>(bytes);
   advise_huge_pages(fresh.get(), bytes);
-  return pooled_buffer(std::move(fresh), bytes);
+  return {std::move(fresh), bytes};
 }
+
+inline pooled_buffer buffer_pool::take(std::size_t bytes) {
+  if (bytes == 0) return {};
+  auto [data, capacity] = lease(bytes);
+  return pooled_buffer(std::move(data), capacity);
+}
+
+/// An allocator whose storage comes from message_buffers() and goes back there: a vector of
+/// it reuses the memory (and the huge pages) of earlier transfers and sorts instead of fresh
+/// pages, and its elements are default-initialised (resize() of numbers writes nothing).
+/// Main thread only, like the pool; for T no more aligned than operator new guarantees.
+template <class T>
+struct pooled_allocator {
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "pooled_allocator: an over-aligned T");
+  using value_type = T;
+  pooled_allocator() = default;
+  template <class U>
+  pooled_allocator(const pooled_allocator<U>&) noexcept {}
+  /// Storage for n elements.
+  T* allocate(std::size_t n) {
+    if (n > std::size_t(-1) / sizeof(T)) throw std::bad_array_new_length();
+    return reinterpret_cast<T*>(message_buffers().lease(std::max<std::size_t>(n * sizeof(T), 1)).first.release());
+  }
+  /// Gives the storage of n elements back to the pool (its capacity counted as n elements).
+  void deallocate(T* p, std::size_t n) noexcept {
+    message_buffers().give(std::unique_ptr<std::byte[]>(reinterpret_cast<std::byte*>(p)), n * sizeof(T));
+  }
+  /// Default-initialises (no zeroing) when given no arguments.
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0) ::new (static_cast<void*>(p)) U;
+    else ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  friend bool operator==(const pooled_allocator&, const pooled_allocator&) noexcept { return true; }
+};
+
+/// A vector of pooled_allocator storage (std::allocator for over-aligned T).
+template <class T>
+using pooled_vector = std::vector<T, std::conditional_t<(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__),
+                                                         pooled_allocator<T>, std::allocator<T>>>;
 
 }  // namespace dmap::detail

@@ -61,13 +61,15 @@ std::vector<T> from_bytes(const std::vector<std::byte>& bytes) {
 /// names is not copied). Only non-empty spans travel: one message per peer and direction. One
 /// all-to-all of sizes and one all-reduce that agrees on the receive buffers' allocation. The
 /// receive buffers keep their capacity (resized, not made anew): a caller that keeps them from
-/// call to call allocates, and faults pages in, only when its messages grow.
+/// call to call allocates, and faults pages in, only when its messages grow. `Buffers` is a
+/// vector of byte vectors (of any allocator: pooled_vector<std::byte> receives into the pool).
 /// `before` is a failure this locale had while making its messages (then it sends nothing): the
 /// same all-reduce carries it, and when any locale failed, before or allocating, no message
 /// travels and every locale throws the failure through agree() (the first failing locale's).
 /// A caller whose messages may fail to be made thus needs no agreement of its own first.
-inline void exchange_spans_into(const std::vector<std::span<const std::byte>>& outgoing, byte_buffers& incoming,
-                                std::exception_ptr before = nullptr) {
+template <class Buffers = byte_buffers>
+void exchange_spans_into(const std::vector<std::span<const std::byte>>& outgoing, Buffers& incoming,
+                         std::exception_ptr before = nullptr) {
   auto& e = env();
   const int p = e.size();
   const int me = e.rank();

@@ -212,6 +212,89 @@ TEST_CASE("sort: large patterns of numbers under std::less and std::greater, sta
     }
 }
 
+TEST_CASE("parallel_partition: any number of chunks, any split, the elements kept", "[sort]") {
+  // Each chunk is partitioned, then misplaced runs are swapped across chunks: splits at either
+  // end, in one chunk, on chunk boundaries, and chunks of one or two elements' difference.
+  using dmap::detail::sort_grain;
+  std::mt19937_64 rng(31 + static_cast<unsigned>(dmap::here()));
+  bool right = true;
+  for (const std::size_t pieces : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{4}, std::size_t{7}})
+    for (const std::size_t n : {sort_grain - 1, sort_grain, sort_grain + 1, 3 * sort_grain + 5, std::size_t{100003}})
+      for (int shape = 0; shape < 6; ++shape) {
+        std::vector<std::int64_t> v(n);
+        for (std::size_t j = 0; j < n; ++j) {
+          const auto k = static_cast<std::int64_t>(j);
+          v[j] = shape == 0 ? static_cast<std::int64_t>(rng() % 1000)     // random
+                 : shape == 1 ? k                                         // ascending
+                 : shape == 2 ? -k                                        // descending
+                 : shape == 3 ? (j * pieces / n % 2 == 0 ? 0 : 1000)      // alternate chunks
+                 : shape == 4 ? 0                                         // all true
+                              : 1000;                                     // all false
+        }
+        const std::int64_t cut = shape == 0 ? 500 : shape == 1 || shape == 2 ? (shape == 1 ? 1 : -1) * static_cast<std::int64_t>(n / 3) : 1;
+        const auto pred = [&](std::int64_t x) { return shape == 2 ? x > cut : x < cut; };
+        auto want = v;
+        std::sort(want.begin(), want.end());
+        dmap::detail::partition_scratch scratch(pieces);
+        const std::size_t mid = static_cast<std::size_t>(dmap::detail::parallel_partition(v.data(), n, pred, scratch) - v.data());
+        const auto count = static_cast<std::size_t>(std::count_if(v.begin(), v.end(), pred));
+        bool ok = mid == count && std::all_of(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), pred) &&
+                  std::none_of(v.begin() + static_cast<std::ptrdiff_t>(mid), v.end(), pred);
+        std::sort(v.begin(), v.end());
+        ok = ok && v == want;
+        if (!ok) UNSCOPED_INFO("pieces " << pieces << ", n " << n << ", shape " << shape << ": split " << mid << ", want " << count);
+        right = right && ok;
+      }
+  DMAP_CHECK_ALL(right);
+}
+
+TEST_CASE("sorts of double keys: NaN keys last (with their values), with and without NaNs", "[sort]") {
+  // On one locale the pairs are packed, looked at for NaN keys while packing, and sorted in a
+  // pooled buffer; on several, sample-sorted. Keys with NaNs and keys without, both sides of
+  // the one-locale path, large enough for every thread to split.
+  std::mt19937_64 rng(37);
+  const index_t n = 3 * 16384 * dmap::num_locales() + 5;
+  for (const map_kind k : {map_kind::block, map_kind::cyclic})
+    for (const bool with_nan : {false, true}) {
+      INFO("map " << name_of(k) << (with_nan ? ", with NaN keys" : ", no NaN key"));
+      std::vector<double> keys(static_cast<std::size_t>(n));
+      std::uniform_real_distribution<double> uniform(-100.0, 100.0);
+      for (std::size_t j = 0; j < keys.size(); ++j)
+        keys[j] = with_nan && j % 7 == 3 ? std::numeric_limits<double>::quiet_NaN() : std::floor(uniform(rng));
+      std::vector<std::int64_t> positions(keys.size());
+      std::iota(positions.begin(), positions.end(), std::int64_t{0});
+      dmap::domain<1> D = domain_of(k, rect<1>{range(0, n)});
+      dmap::array<double, 1> K(D);
+      dmap::array<std::int64_t, 1> P(D);
+      fill(K, keys);
+      fill(P, positions);
+      dmap::sort_by_key(K, P);
+      const auto got = K.gather();
+      const auto from = P.gather();
+      bool ok = dmap::here() != 0 || (got.size() == keys.size() && from.size() == keys.size());
+      std::vector<bool> used(keys.size(), false);
+      for (std::size_t j = 0; ok && dmap::here() == 0 && j < got.size(); ++j) {
+        const auto q = static_cast<std::size_t>(from[j]);
+        const bool nan = got[j] != got[j];
+        ok = q < keys.size() && !used[q] && (nan ? keys[q] != keys[q] : keys[q] == got[j]);
+        // Numbers ascending, then the NaNs.
+        if (ok && j > 0) ok = nan || (got[j - 1] == got[j - 1] && got[j - 1] <= got[j]);
+        if (ok) used[q] = true;
+      }
+      DMAP_CHECK_ALL(ok);
+      // The keys alone, sorted and stable-sorted (copied noting NaNs on several locales).
+      auto want = keys;
+      std::sort(want.begin(), want.end(), [](double a, double b) { return a < b || (b != b && a == a); });
+      const auto same = [](double a, double b) { return a == b || (a != a && b != b); };
+      for (const bool stable : {false, true}) {
+        fill(K, keys);
+        if (stable) dmap::stable_sort(K);
+        else dmap::sort(K);
+        CHECK_NO_FAILURE(holds(K, want, same));
+      }
+    }
+}
+
 TEST_CASE("sort: many equal keys are spread over the locales, not piled on one", "[sort]") {
   // All elements equal: regular sampling breaks ties by position, so the buckets stay
   // balanced and the placement into Block moves nothing.

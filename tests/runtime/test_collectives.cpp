@@ -5,12 +5,16 @@
 // element per locale, so a locale's partial result is that element); the message counts of a
 // binomial tree and its reverse; locale 0's bits, gathered, for "the same on every locale".
 #include "../support.hpp"
+#include "../../runtime/detail/buffers.hpp"
 
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace test_collectives {  // one per file: the tests also build as unity batches (docs/testing.md)
@@ -305,6 +309,49 @@ TEST_CASE("messages longer than the piece size travel in pieces, cut alike on bo
                                  [](std::int64_t a, std::int64_t b) { return std::int64_t{a != b}; }) == 0;
   DMAP_CHECK_ALL(same);
   DMAP_CHECK_ALL(dmap::reduce(cut_private, std::int64_t{0}) == 3 * (10006 * 10007 / 2) + 10007);
+}
+
+TEST_CASE("pooled vectors take their storage from the message pool, give it back, and resize without writing",
+          "[collectives][pool]") {
+  using dmap::detail::pooled_vector;
+  static_assert(std::is_same_v<pooled_vector<double>::allocator_type, dmap::detail::pooled_allocator<double>>);
+  struct alignas(64) wide {
+    double x;
+  };
+  static_assert(std::is_same_v<pooled_vector<wide>::allocator_type, std::allocator<wide>>);  // over-aligned
+  const int p = dmap::num_locales(), me = dmap::here();
+  // An odd size no other buffer of the pool has: the storage given back is the one taken next.
+  const std::size_t n = (std::size_t{1} << 20) + 37 + static_cast<std::size_t>(me);
+  const double* first = nullptr;
+  {
+    pooled_vector<double> v(n);
+    for (std::size_t k = 0; k < n; ++k) v[k] = static_cast<double>(k) + 0.5;
+    first = v.data();
+  }
+  pooled_vector<double> w;
+  w.resize(n);  // default-initialised: the pool's storage, its bytes as they were
+  bool kept = w.data() == first;
+  for (std::size_t k = 0; kept && k < n; ++k) kept = w[k] == static_cast<double>(k) + 0.5;
+  DMAP_CHECK_ALL(kept);
+  // A copy constructed from values holds them; an exchange receives into pooled vectors.
+  const pooled_vector<double> copy(w.begin(), w.begin() + 1000);
+  DMAP_CHECK_ALL(copy.size() == 1000 && copy[999] == 999.5);
+  std::vector<std::vector<std::byte>> out(static_cast<std::size_t>(p));
+  std::vector<std::span<const std::byte>> spans(static_cast<std::size_t>(p));
+  for (int q = 0; q < p; ++q) {
+    out[static_cast<std::size_t>(q)].assign(static_cast<std::size_t>(100 * q + me + 1), std::byte(static_cast<unsigned char>(me * 16 + q)));
+    spans[static_cast<std::size_t>(q)] = out[static_cast<std::size_t>(q)];
+  }
+  std::vector<pooled_vector<std::byte>> in;
+  dmap::detail::exchange_spans_into(spans, in);
+  bool right = in.size() == static_cast<std::size_t>(p);
+  for (int q = 0; right && q < p; ++q) {
+    const auto& got = in[static_cast<std::size_t>(q)];
+    if (q == me) continue;
+    right = got.size() == static_cast<std::size_t>(100 * me + q + 1);
+    for (const std::byte b : got) right = right && b == std::byte(static_cast<unsigned char>(q * 16 + me));
+  }
+  DMAP_CHECK_ALL(right);
 }
 
 }  // namespace test_collectives

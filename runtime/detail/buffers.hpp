@@ -26,6 +26,9 @@ class buffer_pool {
  public:
   /// At most this many idle buffers are kept (the largest ones).
   static constexpr std::size_t kept = 64;
+  /// At most this many idle bytes are kept: past it the largest idle buffers are freed (a sort
+  /// of a few GiB per locale would otherwise keep several times that after it returned).
+  static constexpr std::size_t kept_bytes = std::size_t{1} << 30;
 
   /// A buffer of at least `bytes` bytes (contents unspecified).
   pooled_buffer take(std::size_t bytes);
@@ -40,15 +43,22 @@ class buffer_pool {
     } catch (...) {
       return;  // (the pair that held b is gone, and b with it)
     }
-    if (idle_.size() > kept) {
-      const auto smallest = std::min_element(idle_.begin(), idle_.end(),
-                                             [](const auto& x, const auto& y) { return x.first < y.first; });
-      idle_.erase(smallest);
-    }
+    idle_bytes_ += capacity;
+    const auto by_size = [](const auto& x, const auto& y) { return x.first < y.first; };
+    while (idle_.size() > kept) drop(std::min_element(idle_.begin(), idle_.end(), by_size));
+    while (idle_bytes_ > kept_bytes) drop(std::max_element(idle_.begin(), idle_.end(), by_size));
   }
+  /// The bytes of the idle buffers.
+  std::size_t idle_bytes() const noexcept { return idle_bytes_; }
 
  private:
-  std::vector<std::pair<std::size_t, std::unique_ptr<std::byte[]>>> idle_;
+  using idle_buffer = std::pair<std::size_t, std::unique_ptr<std::byte[]>>;
+  void drop(std::vector<idle_buffer>::iterator it) noexcept {
+    idle_bytes_ -= it->first;
+    idle_.erase(it);
+  }
+  std::vector<idle_buffer> idle_;
+  std::size_t idle_bytes_ = 0;
 };
 
 /// The process's pool.
@@ -90,7 +100,7 @@ inline std::pair<std::unique_ptr<std::byte[]>, std::size_t> buffer_pool::lease(s
     if (it->first >= bytes && (best == idle_.end() || it->first < best->first)) best = it;
   if (best != idle_.end()) {
     std::pair<std::unique_ptr<std::byte[]>, std::size_t> out{std::move(best->second), best->first};
-    idle_.erase(best);
+    drop(best);
     return out;
   }
   auto fresh = std::make_unique_for_overwrite<std::byte[]>(bytes);

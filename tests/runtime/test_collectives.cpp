@@ -328,8 +328,16 @@ TEST_CASE("pooled vectors take their storage from the message pool, give it back
     for (std::size_t k = 0; k < n; ++k) v[k] = static_cast<double>(k) + 0.5;
     first = v.data();
   }
+  auto& pool = dmap::detail::message_buffers();
+  const std::size_t idle = pool.idle_bytes();
+  DMAP_CHECK_ALL(idle >= n * sizeof(double) && idle <= dmap::detail::buffer_pool::kept_bytes);
+  // Past kept_bytes of idle storage the largest buffers are freed: one that alone passes it
+  // is not kept (a small allocation standing for a large one, freed at once).
+  pool.give(std::make_unique<std::byte[]>(16), dmap::detail::buffer_pool::kept_bytes + 1);
+  DMAP_CHECK_ALL(pool.idle_bytes() == idle);
   pooled_vector<double> w;
   w.resize(n);  // default-initialised: the pool's storage, its bytes as they were
+  DMAP_CHECK_ALL(pool.idle_bytes() < idle);
   bool kept = w.data() == first;
   for (std::size_t k = 0; kept && k < n; ++k) kept = w[k] == static_cast<double>(k) + 0.5;
   DMAP_CHECK_ALL(kept);

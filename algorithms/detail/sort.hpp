@@ -1,7 +1,7 @@
 // The machinery behind sort.hpp (not part of the API): nan_last, trusted_order, is_trusted,
 // effective_order, sort_grain, checked_merge, checked_sort, merge_piece, cut_merge, merge_cuts,
 // run_merge_pieces, merge_runs, merge_sources, key_order, is_nan_last, plain_order,
-// is_number_element, local_sort, chunk_count, run_chunks, sort_part, partition_scratch,
+// is_number_element, local_sort, chunk_count, run_chunks, any_chunk, sort_part, partition_scratch,
 // parallel_partition, split_part, sort_in_place, sort_sample, samples_per_locale, sorted_buckets, sample_sort,
 // run_info, local_run, cut_of, position_ordered, in_position_order, starts_of_buckets,
 // exchange_bucket_parts, place_buckets, key_value, place_pairs, check_sortable, copy_noting_nan, sort_array,
@@ -342,6 +342,15 @@ void run_chunks(std::size_t n, F&& f) {
   run_tasks(pieces, [&](std::size_t t) { f(t, n * t / pieces, n * (t + 1) / pieces); });
 }
 
+/// Calls test(a, b) for each of run_chunks' ranges [a, b) of [0, n), on this locale's threads;
+/// true when some call returned true.
+template <class F>
+bool any_chunk(std::size_t n, F&& test) {
+  std::vector<unsigned char> found(chunk_count(n), 0);
+  run_chunks(n, [&](std::size_t t, std::size_t a, std::size_t b) { found[t] = test(a, b); });
+  return std::find(found.begin(), found.end(), 1) != found.end();
+}
+
 /// A stretch [first, last) of the elements sort_in_place partitions, and how many
 /// threads will sort it (0: its elements are all equivalent, already in order).
 struct sort_part {
@@ -463,12 +472,8 @@ void sort_in_place(E* data, std::size_t n, const Less& less, bool stable) {
   if constexpr (is_nan_last<Less>::value) {
     // The NaNs go to the end (a parallel look for one first: most inputs have none).
     const auto number = [](const E& x) { return is_number_element(x); };
-    std::vector<unsigned char> has_nan(chunk_count(n), 0);
-    run_chunks(n, [&](std::size_t t, std::size_t a, std::size_t b) {
-      has_nan[t] = !std::all_of(data + a, data + b, number);
-    });
     E* end = data + n;
-    if (std::find(has_nan.begin(), has_nan.end(), 1) != has_nan.end())
+    if (any_chunk(n, [&](std::size_t a, std::size_t b) { return !std::all_of(data + a, data + b, number); }))
       end = stable ? std::stable_partition(data, data + n, number) : std::partition(data, data + n, number);
     sort_in_place(data, static_cast<std::size_t>(end - data), plain_order(less), stable);
   } else {
@@ -873,16 +878,14 @@ void check_sortable(const array<T, 1>& a, const char* who, const char* name) {
 template <class T>
 pooled_vector<T> copy_noting_nan(const T* from, std::size_t n, bool& numbers) {
   pooled_vector<T> v(n);
-  std::vector<unsigned char> nan(chunk_count(n), 0);
-  run_chunks(n, [&](std::size_t t, std::size_t a, std::size_t b) {
+  numbers = !any_chunk(n, [&](std::size_t a, std::size_t b) {
     bool found = false;
     for (std::size_t i = a; i < b; ++i) {
       v[i] = from[i];
       if constexpr (std::is_floating_point_v<T>) found |= from[i] != from[i];
     }
-    nan[t] = found;
+    return found;
   });
-  numbers = std::find(nan.begin(), nan.end(), 1) == nan.end();
   return v;
 }
 
@@ -924,16 +927,14 @@ void sort_by_key(array<K, 1>& keys, array<V, 1>& values, const Comp& comp, bool 
   const key_order<std::remove_const_t<decltype(order)>> by_key{order};
   // The pairs (key, value) of positions [0, n) into v, in parallel; true when no key is a NaN.
   const auto pack_pairs = [&](kv* v, std::size_t n) {
-    std::vector<unsigned char> nan(chunk_count(n), 0);
-    run_chunks(n, [&](std::size_t t, std::size_t a, std::size_t b) {
+    return !any_chunk(n, [&](std::size_t a, std::size_t b) {
       bool found = false;
       for (std::size_t i = a; i < b; ++i) {
         v[i] = {ks.data[i], vs.data[i]};
         if constexpr (std::is_floating_point_v<K>) found |= ks.data[i] != ks.data[i];
       }
-      nan[t] = found;
+      return found;
     });
-    return std::find(nan.begin(), nan.end(), 1) == nan.end();
   };
   bool numbers = false;
   const auto pairs_of = [&] {

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Configures and generates dmap (no build) with each ON/OFF option flipped from its default alone,
-# and with a few combinations, each in a temporary build folder; prints one line per case and
-# exits non-zero if any case fails to configure or generate. The options are read from a default
-# configure's cache (every DMAP_* BOOL), so a new option joins the matrix by itself.
+# and with a few combinations; prints one line per case and exits non-zero if any case fails to
+# configure or generate. The options are read from a default configure's cache (every DMAP_*
+# BOOL), so a new option joins the matrix by itself. The single flips are made in turn in that
+# default build folder, each case setting the option before it back to its default, as a user
+# flips an option in an existing build (about 2 s a case instead of 6: the compiler and package
+# checks are cached); the combinations each configure a fresh folder, as a first configure does.
 #
 #   bash scripts/check-configure-matrix.sh [extra cmake arguments, given to every case]
 #
@@ -17,11 +20,12 @@ trap 'rm -rf "$WORK"' EXIT
 
 failures=0
 cases=0
-# run_case <name> [cmake -D arguments...]: configures and generates in a fresh folder.
+# run_case <name> [cmake -D arguments...]: configures and generates in a fresh folder, or with
+# IN=<folder> again in that configured folder (which it keeps).
 run_case() {
   local name=$1
   shift
-  local dir="$WORK/case$cases"
+  local dir=${IN:-"$WORK/case$cases"}
   cases=$((cases + 1))
   local start=$SECONDS
   if "$CMAKE" -S . -B "$dir" "${EXTRA[@]}" "$@" >"$dir.log" 2>&1; then
@@ -31,7 +35,7 @@ run_case() {
     sed 's/^/    /' "$dir.log" | grep -v '^    -- ' | tail -n 30
     failures=$((failures + 1))
   fi
-  rm -rf "$dir"
+  [[ -n ${IN:-} ]] || rm -rf "$dir"
 }
 
 # The defaults, and from their cache the BOOL options with their default values.
@@ -43,13 +47,13 @@ if ! "$CMAKE" -S . -B "$defaults" "${EXTRA[@]}" >"$defaults.log" 2>&1; then
 fi
 echo "configure-matrix: ok    defaults"
 mapfile -t options < <(sed -n 's/^\(DMAP_[A-Z0-9_]*\):BOOL=\(.*\)$/\1=\2/p' "$defaults/CMakeCache.txt" | sort)
-rm -rf "$defaults"
 if [[ ${#options[@]} -lt 5 ]]; then
   echo "configure-matrix: FAIL  found only ${#options[@]} DMAP_* options in the cache: ${options[*]}"
   exit 1
 fi
 
 all_off=()
+restore=()   # the option the case before flipped, set back to its default
 for entry in "${options[@]}"; do
   option=${entry%%=*}
   value=${entry#*=}
@@ -57,9 +61,11 @@ for entry in "${options[@]}"; do
     ON | TRUE | YES | 1) flipped=OFF ;;
     *) flipped=ON ;;
   esac
-  run_case "$option=$flipped" "-D$option=$flipped"
+  IN=$defaults run_case "$option=$flipped" "${restore[@]}" "-D$option=$flipped"
+  restore=("-D$option=$value")
   all_off+=("-D$option=OFF")
 done
+rm -rf "$defaults"
 
 run_case "all options OFF" "${all_off[@]}"
 run_case "DMAP_HDF5=OFF + tests, examples, bench" -DDMAP_HDF5=OFF -DDMAP_BUILD_TESTS=ON -DDMAP_BUILD_EXAMPLES=ON \

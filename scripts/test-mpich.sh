@@ -19,5 +19,5 @@ if [[ -f build-mpich/CMakeCache.txt ]] && ! grep -qx 'CMAKE_GENERATOR:INTERNAL=N
 fi
 cmake --preset mpich                          # build-mpich/: DMAP_MPI=mpich, Release library, -Werror
 cmake --build --preset mpich -j "$JOBS"       # the library and dmap_tests
-ctest --preset mpich                          # unit_np1, unit_np3
+ctest --preset mpich                          # unit_np1, unit_np3_nodes2
 echo "test-mpich.sh: the unit suite passed over MPICH at 1 and 3 locales ($((SECONDS - start)) s)"

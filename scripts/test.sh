@@ -35,6 +35,6 @@ if [[ "${DMAP_SANITIZERS:-1}" != 0 ]]; then
   cmake --preset sanitize
   cmake --build --preset sanitize -j "$JOBS"   # the two test binaries (and the library), side by side
   # The test preset sets ASAN_OPTIONS (no leak reports: Open MPI keeps its allocations until
-  # exit, so they would be about MPI, not dmap) and runs unit_np3 and bad_input_np1/3.
+  # exit, so they would be about MPI, not dmap) and runs unit_np3_nodes2 and bad_input_np1/3.
   ctest --preset sanitize
 fi

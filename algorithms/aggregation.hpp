@@ -47,12 +47,12 @@ struct replace {
 ///   map (not Hashed or Unstructured): each thread starts on lists and moves to a table of
 ///   the whole index set at its (n / r)-th contribution of the round. On one locale r is 8
 ///   while the table (n * sizeof(T) bytes) fits in 1 MiB and 4 beyond; on several locales,
-///   where every locale sends its whole table, r is 3 and 2. Beyond 256 MiB a thread stays on
+///   where every locale sends its whole table, r is 2 and 5/4. Beyond 256 MiB a thread stays on
 ///   lists. A table costs a few passes over n per round (filled with the identity, summed
 ///   with the other threads', sent, applied); a listed contribution costs its owner's lookup,
 ///   4 bytes buffered and sent (8 and more when the values differ) and an update at random on
 ///   the owner: the ratios are where the two cost the same (docs/performance.md,
-///   "Histogram", measured at 2^16 to 2^24 bins). `add_each`, which knows how many
+///   "Histogram", measured at 2^14 to 2^24 bins). `add_each`, which knows how many
 ///   contributions it brings, moves a thread to its table at its first contribution when its
 ///   share of the loop (the iterand's size over locales and threads) reaches n / r. The bound
 ///   keeps a table per thread within memory (2^25 int64 elements: 256 MiB per thread and as
@@ -83,7 +83,7 @@ enum class aggregation {
 ///   `locale_of`), 4 bytes while the index set has at most 2^32 elements, and the value only
 ///   once some value of the round differs from the others (a count travels as one value per
 ///   message); a list holding at least 4 contributions per order of its span is folded before
-///   it is sent. With a directory map a thread lists (order, value) pairs and the owners are
+///   it is sent. A locale applies its lists for itself where they are (no copy, no fold). With a directory map a thread lists (order, value) pairs and the owners are
 ///   looked up at `finish()`, one one-sided read per directory home.
 /// - A bad index (outside the domain), a failed allocation or an exception of `op` is not
 ///   thrown by add(): it is kept, and `finish()` throws it on every locale, so a locale that
@@ -595,6 +595,7 @@ class aggregator {
     const auto p = static_cast<std::size_t>(num_locales());
     detail::byte_buffers& out = out_;
     out.resize(p);
+    own_in_lists_ = false;
     if constexpr (has_identity)
       if (counting_ && pack_table(out)) return;
     if (dense_ || directory_) {
@@ -642,17 +643,29 @@ class aggregator {
         std::vector<detail::keyed_value<T>>().swap(to[q]);
       }
     } else {
-      // Each destination's lists are folded or copied straight from the threads' buffers.
+      // Each other destination's lists are folded or copied straight from the threads'
+      // buffers; this locale's own stay in them, and apply() takes them from there (no copy,
+      // no fold: a fold saves bytes on the wire only). finish() empties the lists after.
       std::vector<const detail::order_lists<T>*> parts;
       for (const auto& b : *buffers_) parts.push_back(&b.lists);
-      for (std::size_t q = 0; q < p; ++q) detail::write_list_message<T>(parts, q, op_, out[q], folded_, seen_);
-      for (auto& b : *buffers_) b.lists.clear(false);
+      const auto me = static_cast<std::size_t>(here());
+      for (std::size_t q = 0; q < p; ++q)
+        if (q == me) out[q].clear();
+        else detail::write_list_message<T>(parts, q, op_, out[q], folded_, seen_);
+      own_in_lists_ = true;
     }
   }
-  // Local: applies what every locale sent, source locales in order.
+  // Local: applies what every locale sent, source locales in order (this locale's own
+  // contributions from its threads' lists when pack() left them there).
   void apply(const detail::byte_buffers& incoming) {
     T* data = a_->local_data();
-    for (const auto& bytes : incoming) {
+    const auto me = static_cast<std::size_t>(here());
+    for (std::size_t source = 0; source < incoming.size(); ++source) {
+      const auto& bytes = incoming[source];
+      if (source == me && own_in_lists_) {
+        apply_own_lists();
+        continue;
+      }
       if (!directory_ && bytes.size() >= sizeof(index_t)) {
         index_t tag = 0;
         std::memcpy(&tag, bytes.data(), sizeof tag);
@@ -679,6 +692,17 @@ class aggregator {
   // this locale owns one unit-stride range (Block), an element is one subtraction away from
   // its order; otherwise it is found among the pieces.
   void apply_list(const detail::list_message<T>& m) {
+    if constexpr (N == 1) {
+      // Orders all inside this locale's one run (the header's least and greatest say so): the
+      // plain loop of apply_to_run, reading the message in place.
+      const owned_run r = one_owned_run();
+      if (r.count > 0 && m.count > 0 && m.lo >= r.first && m.hi - r.first < r.count) {
+        const T one = m.value(0);  // (used when uniform)
+        detail::apply_to_run<T>(m.orders, m.count, m.wide, m.uniform ? nullptr : m.values, &one, r.base, r.first, r.step,
+                                op_);
+        return;
+      }
+    }
     const auto each = [&]<bool Wide, bool Uniform>(auto&& element_of) {
       detail::list_message<T> in = m;  // (a local copy: its fields stay in registers)
       in.wide = Wide;
@@ -688,7 +712,7 @@ class aggregator {
         e = op_(e, in.value(j));
       }
     };
-    const auto with = [&](auto&& element_of) {
+    with_owned_elements([&](auto&& element_of) {
       if (m.wide) {
         if (m.uniform) each.template operator()<true, true>(element_of);
         else each.template operator()<true, false>(element_of);
@@ -696,10 +720,44 @@ class aggregator {
         if (m.uniform) each.template operator()<false, true>(element_of);
         else each.template operator()<false, false>(element_of);
       }
-    };
+    });
+  }
+  // Local: applies this locale's contributions to itself straight from the threads' lists,
+  // thread after thread, each in the order added (as a message of them would hold them).
+  void apply_own_lists() {
+    const auto me = static_cast<std::size_t>(here());
+    if constexpr (N == 1) {
+      // Listed by the runs of owners_, which give this locale the run it owns: no order to
+      // check (a map whose pieces disagree with its runs takes the checked way below).
+      if (const owned_run r = one_owned_run(); r.count > 0 && owners_gives_me(r)) {
+        for (const auto& b : *buffers_) {
+          const auto& l = b.lists;
+          if (l.size(me) == 0) continue;
+          const T one = l.same();  // (used while uniform)
+          detail::apply_to_run<T>(reinterpret_cast<const std::byte*>(l.words(me).data()), l.size(me), l.wide(),
+                                  l.uniform() ? nullptr : reinterpret_cast<const std::byte*>(l.values(me).data()), &one,
+                                  r.base, r.first, r.step, op_);
+        }
+        return;
+      }
+    }
+    with_owned_elements([&](auto&& element_of) {
+      for (const auto& b : *buffers_)
+        b.lists.for_each(me, [&](index_t o, const T& x) {
+          T& e = element_of(o);
+          e = op_(e, x);
+        });
+    });
+  }
+  // Calls `apply_each(element_of)` with the function from an order to its element in this
+  // locale's storage: with a 1-D unit-stride index set of which this locale owns one
+  // unit-stride range (Block) one subtraction away, otherwise found among the pieces; an
+  // order this locale does not own throws runtime_error.
+  template <class Apply>
+  void with_owned_elements(Apply&& apply_each) {
     if constexpr (N == 1) {
       if (const owned_run r = one_owned_run(); r.count > 0) {
-        with([&](index_t o) -> T& {
+        apply_each([&](index_t o) -> T& {
           const std::uint64_t k = static_cast<std::uint64_t>(o) - static_cast<std::uint64_t>(r.first);
           if (k >= static_cast<std::uint64_t>(r.count)) [[unlikely]]
             return element_at_order(o);  // throws: not this locale's
@@ -708,7 +766,7 @@ class aggregator {
         return;
       }
     }
-    with([&](index_t o) -> T& { return element_at_order(o); });
+    apply_each([&](index_t o) -> T& { return element_at_order(o); });
   }
   // 1-D, unit strides: the orders [first, first + count) this locale owns as one unit-stride
   // range (Block), order o's element at base[(o - first) * step]; count 0 when it owns its
@@ -726,6 +784,16 @@ class aggregator {
     const auto& block = a_->local_blocks()[0];
     return {owned[0].dim(0).first() - lo_[0], owned[0].size(), &block(idx<1>{owned[0].dim(0).first()}),
             block.layout.strides[0]};
+  }
+  // 1-D: whether owners_ holds the run `r` (this locale's, as its pieces say) for this locale.
+  bool owners_gives_me(const owned_run& r) const {
+    const int me = here();
+    for (std::size_t k = 0; k < owners_.first.size(); ++k)
+      if (owners_.locale[k] == me) {
+        const index_t end = k + 1 < owners_.first.size() ? owners_.first[k + 1] : whole_.size();
+        return owners_.first[k] == r.first && end - owners_.first[k] == r.count;
+      }
+    return false;
   }
   // The element of order `o` in this locale's storage; runtime_error when `o` is past the index
   // set or its index is not this locale's (a message that disagrees with the map).
@@ -770,6 +838,7 @@ class aggregator {
   detail::byte_buffers out_, in_;      // the messages of the last finish(), kept for their capacity
   std::vector<T> folded_;              // lists folded before they leave: the fold's table, kept
   std::vector<unsigned char> seen_;    // and its flags (all zero between folds)
+  bool own_in_lists_ = false;          // pack() left this locale's own contributions in the lists
   bool unit_ = false;                  // every dimension of the index set has stride 1
   bool list_rows_ = false;             // add_each appends to lists itself (formula maps, unit strides, lists)
   std::array<index_t, N> lo_{}, extent_{};  // then its first index and extent per dimension

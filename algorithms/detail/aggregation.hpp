@@ -1,6 +1,6 @@
 // The machinery behind aggregation.hpp (not part of the API): keyed_value, dense_combine_ratio,
 // list_fold_ratio, dense_table_bytes, op_identity, count_table_bytes,
-// count_cached_table_bytes, table_switch_ratio, table_switch_at,
+// count_cached_table_bytes, fraction, table_switch_fraction, table_switch_at,
 // order_runs, one_run_owners, dense_routes,
 // owned_element, combined_bytes, order_lists, list_message_tag, write_list_message,
 // list_message.
@@ -99,16 +99,23 @@ inline constexpr index_t count_table_bytes = index_t{1} << 28;
 /// a larger one lives in main memory, where its passes cost more per element.
 inline constexpr index_t count_cached_table_bytes = index_t{1} << 20;
 
+/// A fraction `num / den` of a count.
+struct fraction {
+  index_t num;  ///< the numerator
+  index_t den;  ///< the denominator (> 0)
+};
+
 /// With an op identity, `aggregation::automatic` starts each thread on lists and moves it to a
-/// table of the whole index set (n elements) at its (n / ratio)-th contribution of the round:
-/// from there on the table (filled, summed, sent and applied once per round: a few passes
-/// over n elements, and with several locales every element sent) costs less than listing each
-/// contribution (4 bytes buffered, sent and applied at random). The ratio, measured where the
-/// two cost the same (docs/performance.md, "Histogram": 2^16 to 2^24 int64 bins at 1 x 2,
-/// 2 x 1 and 4 x 1): with one locale n / 8 for a cached table, n / 4 beyond; with several,
-/// whose tables travel whole, n / 3 and n / 2.
-constexpr index_t table_switch_ratio(bool cached, bool one_locale) {
-  return one_locale ? (cached ? 8 : 4) : (cached ? 3 : 2);
+/// table of the whole index set (n elements) at its (n * f)-th contribution of the round, f this
+/// fraction: from there on the table (filled, summed, sent and applied once per round: a few
+/// passes over n elements, and with several locales every element sent) costs less than listing
+/// each contribution (4 bytes buffered, sent and applied at random). Measured where the two cost
+/// the same (docs/performance.md, "Histogram: the switch point measured again": 2^14 to 2^24
+/// int64 bins at 1 x 2, 2 x 1 and 4 x 1): with one locale n / 8 for a cached table, n / 4
+/// beyond; with several, whose tables travel whole, n / 2 and 4n / 5.
+constexpr fraction table_switch_fraction(bool cached, bool one_locale) {
+  if (one_locale) return {1, cached ? 8 : 4};
+  return cached ? fraction{1, 2} : fraction{4, 5};
 }
 
 /// The first word of a dense message (values in route sequence, no keys): a key of a keyed
@@ -117,12 +124,13 @@ inline constexpr index_t dense_message_tag = -1;
 
 /// The rule of `aggregation::automatic` with an op identity over a formula map on `locales`
 /// locales: the contribution of a round (counted from 1) at which a thread moves to a table of
-/// the `n` elements of `element_bytes` bytes each (n / table_switch_ratio), or -1 when it never
-/// does (the table would exceed count_table_bytes).
+/// the `n` elements of `element_bytes` bytes each (n times table_switch_fraction, rounded
+/// down, at least 1), or -1 when it never does (the table would exceed count_table_bytes).
 constexpr index_t table_switch_at(index_t n, index_t element_bytes, int locales) {
   if (n <= 0 || element_bytes <= 0 || n > count_table_bytes / element_bytes) return -1;
   const bool cached = n <= count_cached_table_bytes / element_bytes;
-  return std::max<index_t>(1, n / table_switch_ratio(cached, locales <= 1));
+  const fraction f = table_switch_fraction(cached, locales <= 1);
+  return std::max<index_t>(1, n * f.num / f.den);  // (n <= 2^28: no overflow)
 }
 
 /// The owners of a 1-D index set whose locales each own at most one run of consecutive
@@ -430,14 +438,65 @@ class order_lists {
   std::array<std::byte, sizeof(T)> same_{};
 };
 
+/// Applies `count` contributions to a run of elements, unchecked: the orders at `orders` (32-bit
+/// words, two each, the low first, when `wide`), the values at `values` (or `*one` for every
+/// contribution when `values` is null), both read as bytes (no alignment needed); the element of
+/// order o is `base[(o - first) * step]`. Every order must lie in the run (the caller has made
+/// sure): the loops hold nothing but the update, which keeps as many of the random updates in
+/// flight as the core allows.
+template <class T, class Op>
+void apply_to_run(const std::byte* orders, std::size_t count, bool wide, const std::byte* values, const T* one,
+                  T* base, index_t first, index_t step, Op& op) {
+  const auto each = [&]<bool Wide, bool Unit>(auto&& value_of) {
+    T* const b = base;
+    const index_t f = first, s = step;
+    const std::byte* const w = orders;
+    for (std::size_t j = 0; j < count; ++j) {
+      index_t o;
+      if constexpr (Wide) {
+        std::uint32_t x[2];  // the low word first
+        std::memcpy(x, w + 8 * j, 8);
+        o = static_cast<index_t>(x[0] | std::uint64_t{x[1]} << 32);
+      } else {
+        std::uint32_t x;
+        std::memcpy(&x, w + 4 * j, 4);
+        o = static_cast<index_t>(x);
+      }
+      T& e = b[Unit ? o - f : (o - f) * s];
+      e = op(e, value_of(j));
+    }
+  };
+  const auto with_values = [&]<bool Wide, bool Unit>() {
+    if (values == nullptr) {
+      const T x = *one;
+      each.template operator()<Wide, Unit>([x](std::size_t) { return x; });
+    } else {
+      each.template operator()<Wide, Unit>([values](std::size_t j) {
+        std::array<std::byte, sizeof(T)> x;
+        std::memcpy(x.data(), values + j * sizeof(T), sizeof(T));
+        return std::bit_cast<T>(x);
+      });
+    }
+  };
+  if (wide) {
+    if (step == 1) with_values.template operator()<true, true>();
+    else with_values.template operator()<true, false>();
+  } else {
+    if (step == 1) with_values.template operator()<false, true>();
+    else with_values.template operator()<false, false>();
+  }
+}
+
 /// The first word of a list message (write_list_message's): never a key of a keyed message (an
 /// order or an offset, not negative) nor dense_message_tag.
 inline constexpr index_t list_message_tag = -2;
 
-/// A list message read in place: `count` contributions, orders `order(j)`, values `value(j)`.
+/// A list message read in place: `count` contributions, orders `order(j)` (all in [lo, hi]),
+/// values `value(j)`.
 template <class T>
 struct list_message {
   std::size_t count = 0;        ///< the number of contributions
+  index_t lo = 0, hi = -1;      ///< the least and the greatest order (as the sender found them)
   bool wide = false;            ///< orders of two 32-bit words each
   bool uniform = false;         ///< one value for all, `same`
   std::array<std::byte, sizeof(T)> same{};  ///< the bytes of every contribution's value when uniform
@@ -463,19 +522,23 @@ struct list_message {
   }
 };
 
-// The header of a list message: tag, count, flags (1: wide orders, 2: one value for all).
-inline constexpr std::size_t list_header_bytes = 3 * sizeof(index_t);
+// The header of a list message: tag, count, flags (1: wide orders, 2: one value for all), the
+// least and the greatest order.
+inline constexpr std::size_t list_header_bytes = 5 * sizeof(index_t);
 
 /// Reads a list message; throws runtime_error when its size does not match its header.
 template <class T>
 list_message<T> read_list_message(const std::vector<std::byte>& bytes) {
   list_message<T> m;
-  index_t head[3] = {0, 0, 0};
+  index_t head[5] = {0, 0, 0, 0, 0};
   if (bytes.size() >= list_header_bytes) std::memcpy(head, bytes.data(), list_header_bytes);
   const bool sane = bytes.size() >= list_header_bytes && head[0] == list_message_tag && head[1] >= 0 &&
-                    (head[2] & ~index_t{3}) == 0 && head[1] <= static_cast<index_t>(bytes.size());
+                    (head[2] & ~index_t{3}) == 0 && head[1] <= static_cast<index_t>(bytes.size()) &&
+                    (head[1] == 0 || (head[3] >= 0 && head[3] <= head[4]));
   if (sane) {
     m.count = static_cast<std::size_t>(head[1]);
+    m.lo = head[3];
+    m.hi = head[4];
     m.wide = (head[2] & 1) != 0;
     m.uniform = (head[2] & 2) != 0;
     const std::size_t expected = list_header_bytes + (m.uniform ? sizeof(T) : m.count * sizeof(T)) +
@@ -496,18 +559,20 @@ list_message<T> read_list_message(const std::vector<std::byte>& bytes) {
 }
 
 /// The message of destination `q` from the lists of every thread (`parts`, taken in turn) into
-/// `out` (its capacity reused; empty when no contribution): a header, then the orders, then the
-/// values, or one value when every contribution has the same. When the orders are dense enough
+/// `out` (its capacity reused; empty when no contribution): a header (with the least and the
+/// greatest order), then the orders, then the values, or one value when every contribution has
+/// the same. When the orders are dense enough
 /// (list_fold_ratio) equal orders are folded first: one contribution per distinct order, by
 /// increasing order, `op` folded over its contributions in their order. `folded` and `seen`
 /// are the fold's scratch, kept by the caller from call to call (`seen` all zero between calls).
+/// The orders are copied and their span found in one pass (a chunk copied, then scanned while
+/// in the cache); a message that is to be folded is then written again.
 template <class T, class Op>
 void write_list_message(const std::vector<const order_lists<T>*>& parts, std::size_t q, Op& op,
                         std::vector<std::byte>& out, std::vector<T>& folded, std::vector<unsigned char>& seen) {
   std::size_t count = 0;
   bool wide = false, uniform = true;
   const std::byte* same = nullptr;
-  index_t lo = std::numeric_limits<index_t>::max(), hi = -1;
   for (const auto* part : parts) {
     const std::size_t n = part->size(q);
     if (n == 0) continue;
@@ -516,25 +581,9 @@ void write_list_message(const std::vector<const order_lists<T>*>& parts, std::si
     if (!part->uniform()) uniform = false;
     else if (same == nullptr) same = part->same_bytes();
     else if (std::memcmp(same, part->same_bytes(), sizeof(T)) != 0) uniform = false;
-    const auto& w = part->words(q);
-    if (wide) {
-      for (std::size_t j = 0; j < n; ++j) {
-        const auto o = static_cast<index_t>(w[2 * j] | std::uint64_t{w[2 * j + 1]} << 32);
-        lo = std::min(lo, o);
-        hi = std::max(hi, o);
-      }
-    } else {
-      std::uint32_t l = std::numeric_limits<std::uint32_t>::max(), h = 0;
-      for (const std::uint32_t o : w) {
-        l = std::min(l, o);
-        h = std::max(h, o);
-      }
-      lo = std::min<index_t>(lo, l);
-      hi = std::max<index_t>(hi, h);
-    }
   }
   const auto write_header = [&](std::size_t n, bool one_value) {
-    const index_t head[3] = {list_message_tag, static_cast<index_t>(n), (wide ? 1 : 0) | (one_value ? 2 : 0)};
+    const index_t head[5] = {list_message_tag, static_cast<index_t>(n), (wide ? 1 : 0) | (one_value ? 2 : 0), 0, -1};
     out.resize(list_header_bytes + (one_value ? sizeof(T) : n * sizeof(T)) + n * (wide ? 8 : 4));
     std::memcpy(out.data(), head, list_header_bytes);
     return out.data() + list_header_bytes;
@@ -543,71 +592,97 @@ void write_list_message(const std::vector<const order_lists<T>*>& parts, std::si
     out.clear();
     return;
   }
-  if constexpr (std::is_default_constructible_v<T>) {
-    if (count >= 2 && static_cast<std::size_t>(hi - lo + 1) <= count / list_fold_ratio) {  // orders >= 0
-      const auto span = static_cast<std::size_t>(hi - lo + 1);
-      if (folded.size() < span) folded.resize(span);
-      if (seen.size() < span) seen.resize(span, 0);
-      std::size_t distinct = 0;
-      try {
-        for (const auto* part : parts)
-          part->for_each(q, [&](index_t o, const T& x) {
-            const auto k = static_cast<std::size_t>(o - lo);
-            if (seen[k]) {
-              folded[k] = op(folded[k], x);
-            } else {
-              folded[k] = x;
-              seen[k] = 1;
-              ++distinct;
-            }
-          });
-      } catch (...) {
-        std::fill(seen.begin(), seen.begin() + static_cast<std::ptrdiff_t>(span), 0);  // (op threw)
-        throw;
-      }
-      std::byte* orders = write_header(distinct, false);
-      std::byte* values = orders + distinct * (wide ? 8 : 4);
-      for (std::size_t k = 0; k < span; ++k)
-        if (seen[k]) {
-          seen[k] = 0;  // (all zero again for the next call)
-          const auto o = static_cast<std::uint64_t>(lo) + k;
-          if (wide) {
-            const std::uint32_t w[2] = {static_cast<std::uint32_t>(o), static_cast<std::uint32_t>(o >> 32)};
-            std::memcpy(orders, w, 8);  // the low word first, as order_lists keeps them
-            orders += 8;
-          } else {
-            const auto o32 = static_cast<std::uint32_t>(o);
-            std::memcpy(orders, &o32, 4);
-            orders += 4;
-          }
-          std::memcpy(values, &folded[k], sizeof(T));
-          values += sizeof(T);
-        }
-      return;
-    }
-  }
+  // The message unfolded: header, [the one value], the orders (copied and spanned), the values.
   std::byte* at = write_header(count, uniform);
   if (uniform) {
     std::memcpy(at, same, sizeof(T));
     at += sizeof(T);
   }
+  index_t lo = std::numeric_limits<index_t>::max(), hi = -1;
+  constexpr std::size_t chunk = 4096;  // words: 16 KiB, scanned from L1 after their copy
   for (const auto* part : parts) {
     const auto& w = part->words(q);
-    if (w.empty()) continue;
-    std::memcpy(at, w.data(), w.size() * sizeof(std::uint32_t));
-    at += w.size() * sizeof(std::uint32_t);
-  }
-  if (!uniform)
-    for (const auto* part : parts) {
-      const std::size_t n = part->size(q);
-      if (n == 0) continue;
-      if (part->uniform()) {
-        for (std::size_t j = 0; j < n; ++j, at += sizeof(T)) std::memcpy(at, part->same_bytes(), sizeof(T));
+    for (std::size_t from = 0; from < w.size(); from += chunk) {
+      const std::size_t len = std::min(chunk, w.size() - from);
+      const std::uint32_t* src = w.data() + from;
+      std::memcpy(at, src, len * sizeof(std::uint32_t));
+      at += len * sizeof(std::uint32_t);
+      if (wide) {
+        for (std::size_t j = 0; j + 1 < len; j += 2) {  // (a chunk holds whole orders: it is even)
+          const auto o = static_cast<index_t>(src[j] | std::uint64_t{src[j + 1]} << 32);
+          lo = std::min(lo, o);
+          hi = std::max(hi, o);
+        }
       } else {
-        std::memcpy(at, part->values(q).data(), n * sizeof(T));
-        at += n * sizeof(T);
+        std::uint32_t l = std::numeric_limits<std::uint32_t>::max(), h = 0;
+        for (std::size_t j = 0; j < len; ++j) {
+          l = std::min(l, src[j]);
+          h = std::max(h, src[j]);
+        }
+        lo = std::min<index_t>(lo, l);
+        hi = std::max<index_t>(hi, h);
       }
     }
+  }
+  const index_t bounds[2] = {lo, hi};  // (the header's last two words)
+  std::memcpy(out.data() + 3 * sizeof(index_t), bounds, sizeof bounds);
+  const bool fold = std::is_default_constructible_v<T> && count >= 2 &&
+                    static_cast<std::size_t>(hi - lo + 1) <= count / list_fold_ratio;  // orders >= 0
+  if (!fold) {
+    if (!uniform)
+      for (const auto* part : parts) {
+        const std::size_t n = part->size(q);
+        if (n == 0) continue;
+        if (part->uniform()) {
+          for (std::size_t j = 0; j < n; ++j, at += sizeof(T)) std::memcpy(at, part->same_bytes(), sizeof(T));
+        } else {
+          std::memcpy(at, part->values(q).data(), n * sizeof(T));
+          at += n * sizeof(T);
+        }
+      }
+    return;
+  }
+  if constexpr (std::is_default_constructible_v<T>) {
+    const auto span = static_cast<std::size_t>(hi - lo + 1);
+    if (folded.size() < span) folded.resize(span);
+    if (seen.size() < span) seen.resize(span, 0);
+    std::size_t distinct = 0;
+    try {
+      for (const auto* part : parts)
+        part->for_each(q, [&](index_t o, const T& x) {
+          const auto k = static_cast<std::size_t>(o - lo);
+          if (seen[k]) {
+            folded[k] = op(folded[k], x);
+          } else {
+            folded[k] = x;
+            seen[k] = 1;
+            ++distinct;
+          }
+        });
+    } catch (...) {
+      std::fill(seen.begin(), seen.begin() + static_cast<std::ptrdiff_t>(span), 0);  // (op threw)
+      throw;
+    }
+    std::byte* orders = write_header(distinct, false);
+    std::memcpy(out.data() + 3 * sizeof(index_t), bounds, sizeof bounds);  // (the same least and greatest)
+    std::byte* values = orders + distinct * (wide ? 8 : 4);
+    for (std::size_t k = 0; k < span; ++k)
+      if (seen[k]) {
+        seen[k] = 0;  // (all zero again for the next call)
+        const auto o = static_cast<std::uint64_t>(lo) + k;
+        if (wide) {
+          const std::uint32_t w[2] = {static_cast<std::uint32_t>(o), static_cast<std::uint32_t>(o >> 32)};
+          std::memcpy(orders, w, 8);  // the low word first, as order_lists keeps them
+          orders += 8;
+        } else {
+          const auto o32 = static_cast<std::uint32_t>(o);
+          std::memcpy(orders, &o32, 4);
+          orders += 4;
+        }
+        std::memcpy(values, &folded[k], sizeof(T));
+        values += sizeof(T);
+      }
+  }
 }
 
 }  // namespace dmap::detail

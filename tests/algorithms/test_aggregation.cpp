@@ -211,7 +211,7 @@ TEST_CASE("aggregation: serial adds to local and remote elements, repeated round
 TEST_CASE("aggregation: few contributions to a large domain (automatic lists, sent unfolded)", "[aggregation]") {
   // 240007 int64 elements and 41 contributions per locale, far fewer than the n / 8 that
   // would move a thread to a table: lists; the orders are sparse, so they travel as they were
-  // added (repeats included): to each peer a 24-byte header and a 4-byte order and an 8-byte
+  // added (repeats included): to each peer a 40-byte header and a 4-byte order and an 8-byte
   // value each (the values differ).
   const int p = dmap::num_locales(), me = dmap::here();
   const index_t n = 240007;
@@ -229,7 +229,7 @@ TEST_CASE("aggregation: few contributions to a large domain (automatic lists, se
     ++away[static_cast<std::size_t>(D.locale_of(idx<1>{scramble(me, 0) % n}))];
     std::uint64_t bytes = 0;
     for (int q = 0; q < p; ++q)
-      if (q != me && away[static_cast<std::size_t>(q)] > 0) bytes += 24 + 12 * away[static_cast<std::size_t>(q)];
+      if (q != me && away[static_cast<std::size_t>(q)] > 0) bytes += 40 + 12 * away[static_cast<std::size_t>(q)];
     dmap::reset_counters();
     acc.finish();
     DMAP_CHECK_ALL(dmap::counters().bytes_sent == bytes);
@@ -253,12 +253,12 @@ TEST_CASE("aggregation: few contributions to a large domain (automatic lists, se
 TEST_CASE("aggregation: automatic moves a thread to a table by its contributions and the table's size",
           "[aggregation]") {
   // Serial adds (one thread per locale): a thread lists until its (n / r)-th contribution of
-  // the round (r: 8 on one locale, 3 on several, for a cached table), then folds into a table
+  // the round (r: 8 on one locale, 2 on several, for a cached table), then folds into a table
   // of the whole index set, which is sent densely (a tag and every value of each peer's
   // elements) instead of lists of orders.
   const int p = dmap::num_locales(), me = dmap::here();
   const index_t n = 1001;
-  const index_t at = p == 1 ? 125 : 333;  // n / 8, n / 3
+  const index_t at = p == 1 ? 125 : 500;  // n / 8, n / 2
   REQUIRE(dmap::detail::table_switch_at(n, 8, p) == at);
   for (const auto k : {maps::map_kind::block, maps::map_kind::cyclic, maps::map_kind::irregular}) {
     INFO("map " << maps::name_of(k));
@@ -275,13 +275,13 @@ TEST_CASE("aggregation: automatic moves a thread to a table by its contributions
         acc.add(i, 1);
         ++listed_to[static_cast<std::size_t>(D.locale_of(idx<1>{i}))];
       }
-      // Lists: to each peer, a 24-byte header, the one value (every contribution is 1) and a
+      // Lists: to each peer, a 40-byte header, the one value (every contribution is 1) and a
       // 4-byte order per contribution (distinct orders, too sparse to fold). A table: to each
       // peer owning a touched element, a tag and all its values (untouched: 0).
       std::uint64_t list_bytes = 0, dense_bytes = 0;
       for (int q = 0; q < p; ++q)
         if (q != me && listed_to[static_cast<std::size_t>(q)] > 0) {
-          list_bytes += 24 + 8 + 4 * listed_to[static_cast<std::size_t>(q)];
+          list_bytes += 40 + 8 + 4 * listed_to[static_cast<std::size_t>(q)];
           dense_bytes += 8 + 8 * static_cast<std::uint64_t>(owned_by[static_cast<std::size_t>(q)]);
         }
       dmap::reset_counters();
@@ -337,21 +337,22 @@ TEST_CASE("aggregation: add_each at the switch point sends a table, below it lis
 TEST_CASE("aggregation: the automatic rule's thresholds", "[aggregation]") {
   // The rule the constructor applies (an op identity, a formula map): on one locale the
   // (n / 8)-th contribution moves a thread to a table, at least the first; beyond 1 MiB of
-  // table the (n / 4)-th. On several locales n / 3 and n / 2. No table beyond 256 MiB.
+  // table the (n / 4)-th. On several locales n / 2 and 4n / 5 (rounded down). No table beyond
+  // 256 MiB.
   using dmap::detail::table_switch_at;
   DMAP_CHECK_ALL(table_switch_at(1, 8, 1) == 1);
   DMAP_CHECK_ALL(table_switch_at(2, 8, 4) == 1);
   DMAP_CHECK_ALL(table_switch_at(1001, 8, 1) == 125);
-  DMAP_CHECK_ALL(table_switch_at(1001, 8, 2) == 333);
-  DMAP_CHECK_ALL(table_switch_at(1001, 8, 7) == 333);
+  DMAP_CHECK_ALL(table_switch_at(1001, 8, 2) == 500);
+  DMAP_CHECK_ALL(table_switch_at(1001, 8, 7) == 500);
   DMAP_CHECK_ALL(table_switch_at(index_t{1} << 17, 8, 1) == index_t{1} << 14);             // 1 MiB: n / 8
-  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 17, 8, 3) == (index_t{1} << 17) / 3);       // n / 3
+  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 17, 8, 3) == index_t{1} << 16);             // n / 2
   DMAP_CHECK_ALL(table_switch_at((index_t{1} << 17) + 4, 8, 1) == (index_t{1} << 15) + 1);  // beyond: n / 4
-  DMAP_CHECK_ALL(table_switch_at((index_t{1} << 17) + 4, 8, 2) == (index_t{1} << 16) + 2);  // n / 2
+  DMAP_CHECK_ALL(table_switch_at((index_t{1} << 17) + 4, 8, 2) == 104860);  // 4n / 5: 104860.8
   DMAP_CHECK_ALL(table_switch_at(index_t{1} << 25, 8, 1) == index_t{1} << 23);  // 256 MiB of int64: allowed
-  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 25, 8, 4) == index_t{1} << 24);
+  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 25, 8, 4) == 26843545);  // 4 * 2^25 / 5 = 26843545.6
   DMAP_CHECK_ALL(table_switch_at((index_t{1} << 25) + 1, 8, 1) == -1);  // one more: lists
-  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 26, 4, 2) == index_t{1} << 25);  // 256 MiB of float
+  DMAP_CHECK_ALL(table_switch_at(index_t{1} << 26, 4, 2) == 53687091);  // 256 MiB of float: 4 * 2^26 / 5
   DMAP_CHECK_ALL(table_switch_at(0, 8, 1) == -1);
   DMAP_CHECK_ALL(table_switch_at(std::numeric_limits<index_t>::max(), 1, 1) == -1);
 }
@@ -381,8 +382,10 @@ TEST_CASE("aggregation: lists of orders, one word or two, and the messages made 
     auto m = read_list_message<std::int64_t>(out);
     CHECK(m.uniform);
     CHECK(m.wide == wide);
-    CHECK(out.size() == 24 + 8 + 20 * (wide ? 8 : 4));
+    CHECK(out.size() == 40 + 8 + 20 * (wide ? 8 : 4));
     REQUIRE(m.count == 20);
+    CHECK(m.lo == base);            // the header's least and greatest order
+    CHECK(m.hi == base + 7 * 28);
     for (std::size_t j = 0; j < 10; ++j) {
       CHECK(m.order(j) == base + 7 * (3 * static_cast<index_t>(j) + 1));  // a's list to 1 first, in its order
       CHECK(m.order(10 + j) == base + 7 * static_cast<index_t>(j));        // then b's
@@ -400,7 +403,9 @@ TEST_CASE("aggregation: lists of orders, one word or two, and the messages made 
     m = read_list_message<std::int64_t>(out);
     CHECK(!m.uniform);
     REQUIRE(m.count == 11);
-    CHECK(out.size() == 24 + 11 * (8 + (wide ? 8 : 4)));
+    CHECK(out.size() == 40 + 11 * (8 + (wide ? 8 : 4)));
+    CHECK(m.lo == base);
+    CHECK(m.hi == base + 7 * 29);  // a's j = 29
     CHECK(m.order(10) == base);
     CHECK(m.value(10) == -5);
     CHECK(m.value(9) == 1);
@@ -411,6 +416,8 @@ TEST_CASE("aggregation: lists of orders, one word or two, and the messages made 
     write_list_message<std::int64_t>({&c}, 0, op, out, folded, seen);
     m = read_list_message<std::int64_t>(out);
     REQUIRE(m.count == 10);
+    CHECK(m.lo == base);
+    CHECK(m.hi == base + 9);
     for (std::size_t k = 0; k < 10; ++k) {
       const auto o = static_cast<index_t>(k);  // order base + o took j = 9 - o, 19 - o, 29 - o, 39 - o
       CHECK(m.order(k) == base + o);
@@ -445,6 +452,13 @@ TEST_CASE("aggregation: lists of orders, one word or two, and the messages made 
     bad = out;
     bad[16] = std::byte{4};  // an unknown flag
     CHECK_THROWS_AS(read_list_message<std::int64_t>(bad), dmap::runtime_error);
+    // A span that cannot hold the orders: the least past the greatest, or below 0.
+    for (const auto& [lo, hi] : {std::pair<index_t, index_t>{5, 4}, {-1, 10}, {std::numeric_limits<index_t>::min(), 0}}) {
+      bad = out;
+      std::memcpy(bad.data() + 24, &lo, 8);
+      std::memcpy(bad.data() + 32, &hi, 8);
+      CHECK_THROWS_AS(read_list_message<std::int64_t>(bad), dmap::runtime_error);
+    }
     CHECK_THROWS_AS(read_list_message<std::int64_t>(std::vector<std::byte>(5)), dmap::runtime_error);
     // Nothing listed for a destination: no message.
     c.clear(true);
@@ -616,7 +630,7 @@ TEST_CASE("aggregation: one message per peer with data", "[aggregation]") {
     // them touched), no keys.
     std::uint64_t to_next = 0;
     for (const index_t i : targets) to_next += D.locale_of(idx<1>{i}) == next && next != me;
-    const std::uint64_t listed = to_next > 0 ? 24 + to_next * 12 : 0, dense = to_next > 0 ? 8 + to_next * 8 : 0;
+    const std::uint64_t listed = to_next > 0 ? 40 + to_next * 12 : 0, dense = to_next > 0 ? 8 + to_next * 8 : 0;
     DMAP_CHECK_ALL(spent.bytes_sent == (how == dmap::aggregation::lists ? listed : dense));
     DMAP_CHECK_ALL(mismatches(D, A, [&](index_t) { return p == 1 ? 4 : 8; }) == 0);
 

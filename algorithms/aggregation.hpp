@@ -83,8 +83,9 @@ enum class aggregation {
 ///   `locale_of`), 4 bytes while the index set has at most 2^32 elements, and the value only
 ///   once some value of the round differs from the others (a count travels as one value per
 ///   message); a list holding at least 4 contributions per order of its span is folded before
-///   it is sent. A locale applies its lists for itself where they are (no copy, no fold). With a directory map a thread lists (order, value) pairs and the owners are
-///   looked up at `finish()`, one one-sided read per directory home.
+///   it is sent. A locale applies its lists for itself where they are (no copy, no fold). With
+///   a directory map a thread lists (order, value) pairs and the owners are looked up at
+///   `finish()`, one one-sided read per directory home.
 /// - A bad index (outside the domain), a failed allocation or an exception of `op` is not
 ///   thrown by add(): it is kept, and `finish()` throws it on every locale, so a locale that
 ///   fails never leaves its peers waiting.
@@ -690,7 +691,8 @@ class aggregator {
   }
   // Local: applies one list message (formula maps). With a 1-D unit-stride index set of which
   // this locale owns one unit-stride range (Block), an element is one subtraction away from
-  // its order; otherwise it is found among the pieces.
+  // its order, unchecked when the message's span lies in the range; otherwise it is found
+  // among the pieces, every order checked.
   void apply_list(const detail::list_message<T>& m) {
     if constexpr (N == 1) {
       // Orders all inside this locale's one run (the header's least and greatest say so): the

@@ -8,9 +8,11 @@
 #include "../maps_2d.hpp"
 #include "../support.hpp"
 
+#include <array>
 #include <cstdint>
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -376,6 +378,67 @@ TEST_CASE("scans of pieces that cut rows scan the stretches where they are", "[s
   CHECK_NO_FAILURE(compare(Y, xinc, t3, std::accumulate(xs.begin(), xs.end(), i64{0})));
   DMAP_CHECK_ALL(spent3.messages_sent == 0);
   CHECK_NO_FAILURE(check_sums(X, Y));
+}
+
+}  // namespace test_scan
+
+namespace test_scan {
+
+TEST_CASE("scans send their runs' start positions as progressions", "[scan]") {
+  using dmap::detail::progressions_of;
+  using dmap::detail::scan_run;
+  const auto starts = [](std::vector<index_t> firsts) {
+    std::vector<scan_run> runs;
+    for (const index_t f : firsts) runs.push_back({f, 1, 0});
+    std::vector<std::array<index_t, 3>> out;
+    for (const auto& g : progressions_of(runs)) out.push_back({g.first, g.step, g.count});
+    return out;
+  };
+  using v = std::vector<std::array<index_t, 3>>;
+  CHECK(starts({}).empty());
+  CHECK(starts({5}) == v{{5, 0, 1}});
+  CHECK(starts({0, 2048}) == v{{0, 2048, 2}});
+  // The rows of a 2-D Block piece: one progression, however many rows.
+  std::vector<index_t> rows;
+  for (index_t r = 0; r < 1000; ++r) rows.push_back(7 + r * 4096);
+  CHECK(starts(rows) == v{{7, 4096, 1000}});
+  // A step that changes starts a new progression at the first run that breaks it.
+  CHECK(starts({0, 5, 6, 7, 20}) == v{{0, 5, 2}, {6, 1, 2}, {20, 0, 1}});
+  CHECK(starts({-9, -3, 3, 9, 10, 11, 12}) == v{{-9, 6, 4}, {10, 1, 3}});
+  // Positions near the int64 limits.
+  const index_t big = std::numeric_limits<index_t>::max();
+  CHECK(starts({big - 30, big - 20, big - 10}) == v{{big - 30, 10, 3}});
+}
+
+TEST_CASE("a scan's plan kept on its domain follows the operands and the domain's changes", "[scan]") {
+  // Columns cut across the locales, so every locale plans one stretch per row. The plan is kept
+  // on the input's domain; another output, new values, another array at the old one's place and
+  // a change of the domain's indices must each scan right.
+  const int p = dmap::num_locales();
+  dmap::domain<2> D(dmap::block<2>{dmap::target_grid<2>{{1, p}}}, rect<2>{range(0, 41), range(0, 13 * p + 2)});
+  const auto check = [](dmap::array<i64, 2>& in, dmap::array<i64, 2>& out) {
+    const auto xs = in.gather();
+    std::vector<i64> inc(xs.size());
+    std::inclusive_scan(xs.begin(), xs.end(), inc.begin());
+    return compare(out, inc, dmap::inclusive_scan(in, out), std::accumulate(xs.begin(), xs.end(), i64{0}));
+  };
+  dmap::array<i64, 2> A(D), B(D), C(D);
+  fill(A);
+  CHECK_NO_FAILURE(check(A, B));
+  CHECK_NO_FAILURE(check(A, C));  // another output
+  dmap::forall(A, [](i64& x) { x = 3 * x + 1; });
+  CHECK_NO_FAILURE(check(A, B));  // new values, the first output again
+  {
+    dmap::array<i64, 2> E(D);  // perhaps where a freed array was
+    CHECK_NO_FAILURE(check(A, E));
+  }
+  dmap::array<i64, 2> F(D);
+  CHECK_NO_FAILURE(check(A, F));
+  CHECK_NO_FAILURE(check(A, A));  // in place
+  D.set_indices(rect<2>{range(-5, 30), range(2, 11 * p + 9)});  // other pieces, other storage
+  fill(A);
+  CHECK_NO_FAILURE(check(A, B));
+  CHECK_NO_FAILURE(check(A, F));
 }
 
 }  // namespace test_scan
